@@ -1,0 +1,122 @@
+"""The ``hgner`` command: train, evaluate (and tag). Bad input exits 2 with one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .errors import HgnerError
+
+DEFAULT_MODEL = "en-conll03"
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive whole numbers, got {text!r}")
+    return values
+
+
+def _names(text: str) -> list[str]:
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .decoders import available_decoders
+    from .pipeline import CrfsuiteReference  # noqa: F401  (registers the crfsuite reference decoder)
+
+    parser = argparse.ArgumentParser(prog="hgner", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    train = commands.add_parser("train", help="train a linear-chain CRF on a CoNLL corpus")
+    train.add_argument("--train", required=True, metavar="CORPUS", help="training corpus (file, conll2003:train, nltk:...)")
+    train.add_argument("--dev", metavar="CORPUS", help="development corpus: its F1 goes into the model's metadata")
+    train.add_argument("--out", required=True, metavar="DIR", help="model directory to write (e.g. models/my-model)")
+    train.add_argument("--scheme", help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected when omitted)")
+    train.add_argument("--model-scheme", default="IOB2", help="tag scheme the model predicts (default IOB2)")
+    train.add_argument("--c1", type=float, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
+    train.add_argument("--c2", type=float, default=0.01, help="L2 regularisation (default 0.01)")
+    train.add_argument("--max-iterations", type=int, default=200, help="L-BFGS iterations (default 200)")
+    train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
+                       help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
+
+    evaluate = commands.add_parser("evaluate", help="score decoders on a tagged corpus")
+    evaluate.add_argument("--model", default=DEFAULT_MODEL, help=f"model name or directory (default {DEFAULT_MODEL})")
+    evaluate.add_argument("--corpus", required=True, help="CoNLL file, conll2003:SPLIT, nltk:ieer or nltk:conll2002/FILE")
+    evaluate.add_argument("--decoders", type=_names, default=["viterbi"],
+                          help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
+    evaluate.add_argument("--sweeps", type=_int_list, default=[100], help="sweep counts for samplers, e.g. 100,400,800")
+    evaluate.add_argument("--seeds", type=int, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
+    evaluate.add_argument("--scheme", help="tag scheme of the corpus (detected when omitted)")
+    evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
+    evaluate.add_argument("--graph", choices=["chain"], default="chain", help="graph to decode (default chain)")
+    evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
+    evaluate.add_argument("--predictions", metavar="FILE",
+                          help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "train":
+            return _train(args)
+        if args.command == "evaluate":
+            return _evaluate(args)
+    except HgnerError as error:
+        print(f"hgner {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hgner: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from . import model as crf
+    from .corpus import load_corpus
+    from .evaluate import evaluate
+
+    train_corpus = load_corpus(args.train, args.scheme)
+    dev_corpus = load_corpus(args.dev, args.scheme) if args.dev else None
+    label_map = {t: "O" for t in args.drop_type}
+    print(f"training on {train_corpus.name}: {len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens",
+          file=sys.stderr)
+    trained = crf.train(train_corpus, args.out, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
+                        max_iterations=args.max_iterations, label_map=label_map)
+    if dev_corpus is not None:
+        report = evaluate(trained, dev_corpus, ["viterbi"])
+        trained.metadata["dev"] = {"corpus": dev_corpus.name, "f1": round(report["results"][0]["f1"], 2)}
+        crf.write_metadata(trained.directory, trained.metadata)
+        print(f"dev F1 on {dev_corpus.name}: {report['results'][0]['f1']:.2f}", file=sys.stderr)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from .corpus import load_corpus
+    from .decoders import decoder_class
+    from .evaluate import evaluate, format_report, write_json
+    from .model import CrfModel
+
+    for name in args.decoders:
+        decoder_class(name)  # unknown names fail before any work
+    if args.seeds < 1:
+        raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
+    model = CrfModel.load(args.model)
+    corpus = load_corpus(args.corpus, args.scheme)
+    report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
+                      mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
+    format_report(report, sys.stdout)
+    if args.json:
+        write_json(report, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Corpora as documents of tagged sentences: the CoNLL reader and writer, and NLTK's corpora.
+
+Documents are kept (``-DOCSTART-`` ends one) because skip-chain edges live inside documents.
+Corpus names accepted wherever a path is: a file path, ``conll2003:train|testa|testb`` (found
+under ``$HGNER_CONLL2003`` or ``../shared/corpora/conll2003``), ``nltk:ieer`` and
+``nltk:conll2002/{esp,ned}.{train,testa}`` (found through ``$NLTK_DATA`` or ``../shared/nltk_data``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from . import schemes
+from .errors import ConllFormatError, HgnerError
+
+DOCSTART = "-DOCSTART-"
+
+
+@dataclass
+class Sentence:
+    """Tokens with their gold tags (``tags`` is None for untagged text); ``line`` is where it starts."""
+
+    tokens: list[str]
+    tags: list[str] | None = None
+    line: int | None = None
+
+
+@dataclass
+class Document:
+    """An ordered list of sentences: the unit that skip-chain edges may span."""
+
+    name: str
+    sentences: list[Sentence] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> list[str]:
+        return [token for sentence in self.sentences for token in sentence.tokens]
+
+
+@dataclass
+class Corpus:
+    name: str
+    scheme: str
+    documents: list[Document]
+    notes: list[str] = field(default_factory=list)  # e.g. gold entities that did not align with tokens
+
+    @property
+    def sentences(self) -> list[Sentence]:
+        return [s for d in self.documents for s in d.sentences]
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(s.tokens) for s in self.sentences)
+
+
+def shared_dir() -> Path | None:
+    """``$HGNER_SHARED`` or ``../shared`` (relative to the working directory), when it exists."""
+    candidate = Path(os.environ.get("HGNER_SHARED", "../shared"))
+    return candidate if candidate.is_dir() else None
+
+
+def conll2003_dir() -> Path | None:
+    """Where eng.train/testa/testb are: ``$HGNER_CONLL2003`` or ``<shared>/corpora/conll2003``."""
+    if "HGNER_CONLL2003" in os.environ:
+        return Path(os.environ["HGNER_CONLL2003"])
+    shared = shared_dir()
+    if shared is not None and (shared / "corpora" / "conll2003").is_dir():
+        return shared / "corpora" / "conll2003"
+    return None
+
+
+def use_shared_nltk_data() -> None:
+    """Let NLTK find ``<shared>/nltk_data`` when ``$NLTK_DATA`` does not point elsewhere."""
+    import nltk
+
+    shared = shared_dir()
+    if shared is not None and (shared / "nltk_data").is_dir():
+        path = str((shared / "nltk_data").resolve())
+        if path not in nltk.data.path:
+            nltk.data.path.append(path)
+
+
+# --- CoNLL files ---------------------------------------------------------------------------
+
+
+def read_conll(path: str | os.PathLike, scheme: str | None = None) -> Corpus:
+    """Read a CoNLL file: token first, tag last, blank lines between sentences.
+
+    ``scheme`` (IOB1, IOB2/BIO, BIOES) is checked when given and detected otherwise.
+    Raises :class:`ConllFormatError` naming the line for anything malformed.
+    """
+    path = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
+    return parse_conll(_decode_lines(raw, path), path, scheme)
+
+
+def _decode_lines(raw: bytes, path: str) -> Iterator[str]:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    for number, line in enumerate(raw.splitlines(), start=1):
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ConllFormatError(path, number, f"not UTF-8 (byte {line[error.start]:#04x} at column {error.start + 1})") from None
+
+
+def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) -> Corpus:
+    """Parse CoNLL lines (without line ends) from ``source`` (a name used in errors and documents)."""
+    documents: list[Document] = []
+    document: Document | None = None
+    tokens: list[str] = []
+    tags: list[str] = []
+    start_line = 0
+    n_columns = 0
+    columns_line = 0
+
+    def end_sentence() -> None:
+        nonlocal tokens, tags, document
+        if tokens:
+            if document is None:
+                document = Document(f"{Path(source).name}#{len(documents) + 1}")
+                documents.append(document)
+            document.sentences.append(Sentence(tokens, tags, start_line))
+        tokens, tags = [], []
+
+    for number, line in enumerate(lines, start=1):
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        fields = line.split()
+        if not fields:
+            end_sentence()
+            continue
+        if fields[0] == DOCSTART:
+            end_sentence()
+            document = Document(f"{Path(source).name}#{len(documents) + 1}")
+            documents.append(document)
+            continue
+        if len(fields) < 2:
+            raise ConllFormatError(source, number, f"expected a token and a tag, got 1 column ({fields[0]!r})")
+        if n_columns == 0:
+            n_columns, columns_line = len(fields), number
+        elif len(fields) != n_columns:
+            raise ConllFormatError(
+                source, number, f"expected {n_columns} columns (as on line {columns_line}), got {len(fields)}"
+            )
+        tag = fields[-1]
+        if not schemes.is_wellformed(tag):
+            raise ConllFormatError(source, number, f"malformed tag {tag!r} (expected O or B-/I-/E-/S- followed by a type)")
+        if not tokens:
+            start_line = number
+        tokens.append(fields[0])
+        tags.append(tag)
+    end_sentence()
+
+    corpus_scheme = schemes.normalize_scheme(scheme) if scheme else schemes.detect(
+        s.tags for d in documents for s in d.sentences
+    )
+    for doc in documents:
+        for sentence in doc.sentences:
+            problem = schemes.check(sentence.tags, corpus_scheme)
+            if problem is not None:
+                position, reason = problem
+                line = sentence.line + min(position, len(sentence.tokens) - 1)
+                raise ConllFormatError(source, line, f"{reason} (scheme {corpus_scheme})")
+    return Corpus(source, corpus_scheme, documents)
+
+
+def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]]) -> None:
+    """Write ``token gold predicted`` lines, one blank line after each sentence and a
+    ``-DOCSTART- -X- O O``-style line before each document, as conlleval and seqeval read them.
+
+    ``predictions`` holds one tag list per sentence of ``corpus``, in corpus order.
+    """
+    sentences = iter(predictions)
+    for document in corpus.documents:
+        out.write(f"{DOCSTART} O O\n\n")
+        for sentence in document.sentences:
+            predicted = next(sentences)
+            for token, gold, guess in zip(sentence.tokens, sentence.tags or ["O"] * len(predicted), predicted):
+                out.write(f"{token} {gold} {guess}\n")
+            out.write("\n")
+
+
+def convert_corpus(corpus: Corpus, scheme: str) -> Corpus:
+    """A copy of ``corpus`` with gold tags rewritten in ``scheme``."""
+    scheme = schemes.normalize_scheme(scheme)
+    documents = [
+        Document(d.name, [Sentence(s.tokens, schemes.convert(s.tags, scheme), s.line) for s in d.sentences])
+        for d in corpus.documents
+    ]
+    return Corpus(corpus.name, scheme, documents, list(corpus.notes))
+
+
+# --- corpus names ------------------------------------------------------------------------------
+
+
+def load_corpus(name: str, scheme: str | None = None) -> Corpus:
+    """Load a corpus by file path or by name (see the module docstring)."""
+    if name.startswith("nltk:"):
+        return _load_nltk(name, scheme)
+    if name.startswith("conll2003:"):
+        split = name.partition(":")[2]
+        if split not in ("train", "testa", "testb"):
+            raise HgnerError(f"corpus {name!r}: expected conll2003:train, conll2003:testa or conll2003:testb")
+        directory = conll2003_dir()
+        if directory is None:
+            raise HgnerError(f"corpus {name!r}: CoNLL-2003 not found; set HGNER_CONLL2003 to the folder with eng.{split}")
+        return read_conll(directory / f"eng.{split}", scheme)
+    if not Path(name).exists():
+        raise HgnerError(f"corpus {name!r}: no such file (give a CoNLL file, conll2003:SPLIT, nltk:ieer or nltk:conll2002/FILE)")
+    return read_conll(name, scheme)
+
+
+def _load_nltk(name: str, scheme: str | None) -> Corpus:
+    use_shared_nltk_data()
+    what = name.partition(":")[2]
+    if what == "ieer":
+        from .ieer import read_ieer
+
+        return read_ieer()
+    if what.startswith("conll2002/"):
+        fileid = what.partition("/")[2]
+        from nltk.corpus import conll2002
+
+        try:
+            fileids = conll2002.fileids()
+        except LookupError:
+            raise HgnerError(f"corpus {name!r}: NLTK's conll2002 package not found; set NLTK_DATA") from None
+        if fileid not in fileids:
+            raise HgnerError(f"corpus {name!r}: expected one of {', '.join('nltk:conll2002/' + f for f in fileids)}")
+        with conll2002.open(fileid) as stream:
+            return parse_conll(stream.read().splitlines(), name, scheme)
+    raise HgnerError(f"corpus {name!r}: expected nltk:ieer or nltk:conll2002/FILE")

@@ -1,0 +1,129 @@
+"""Exact inference on chains: Viterbi (max-sum) and forward-backward (sum-product)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..errors import GraphError
+from ..graph import FactorGraph
+from .base import Decoder, Decoding, register
+
+
+def _incoming_tables(graph: FactorGraph) -> np.ndarray:
+    """(n,) potential table of the chain edge into each variable, -1 where a chain starts."""
+    if not graph.is_chain:
+        raise GraphError(
+            f"this decoder is exact only on chains, but the graph has {graph.n_skip_edges} skip edges; "
+            "use a sampler (gibbs, herded) or exact"
+        )
+    incoming = np.full(graph.n_variables, -1, np.int64)
+    incoming[graph.edges[:, 1]] = graph.edge_potential
+    return incoming
+
+
+@numba.njit(cache=True, nogil=True)
+def _viterbi(unary, potentials, incoming):  # pragma: no cover - compiled
+    n, k = unary.shape
+    delta = np.empty((n, k))
+    back = np.zeros((n, k), np.int64)
+    labels = np.empty(n, np.int64)
+    for i in range(n):
+        t = incoming[i]
+        if t < 0:
+            for b in range(k):
+                delta[i, b] = unary[i, b]
+        else:
+            for b in range(k):
+                best = -np.inf
+                arg = 0
+                for a in range(k):
+                    value = delta[i - 1, a] + potentials[t, a, b]
+                    if value > best:
+                        best = value
+                        arg = a
+                delta[i, b] = best + unary[i, b]
+                back[i, b] = arg
+    i = n - 1
+    while i >= 0:
+        # the end of a chain: the last variable, or one whose successor starts a new chain
+        label = 0
+        for b in range(1, k):
+            if delta[i, b] > delta[i, label]:
+                label = b
+        labels[i] = label
+        while incoming[i] >= 0:
+            labels[i - 1] = back[i, labels[i]]
+            i -= 1
+        i -= 1
+    return labels
+
+
+@numba.njit(cache=True, nogil=True)
+def _logsumexp(values):  # pragma: no cover - compiled
+    top = values.max()
+    return top + np.log(np.exp(values - top).sum())
+
+
+@numba.njit(cache=True, nogil=True)
+def _forward_backward(unary, potentials, incoming):  # pragma: no cover - compiled
+    n, k = unary.shape
+    alpha = np.empty((n, k))
+    beta = np.zeros((n, k))
+    scratch = np.empty(k)
+    for i in range(n):
+        t = incoming[i]
+        for b in range(k):
+            if t < 0:
+                alpha[i, b] = unary[i, b]
+            else:
+                for a in range(k):
+                    scratch[a] = alpha[i - 1, a] + potentials[t, a, b]
+                alpha[i, b] = _logsumexp(scratch) + unary[i, b]
+    for i in range(n - 2, -1, -1):
+        t = incoming[i + 1]
+        if t < 0:
+            continue  # i ends a chain: beta stays 0
+        for a in range(k):
+            for b in range(k):
+                scratch[b] = potentials[t, a, b] + unary[i + 1, b] + beta[i + 1, b]
+            beta[i, a] = _logsumexp(scratch)
+    marginals = np.empty((n, k))
+    log_z = 0.0
+    for i in range(n):
+        for b in range(k):
+            scratch[b] = alpha[i, b] + beta[i, b]
+        z = _logsumexp(scratch)
+        if i == n - 1 or incoming[i + 1] < 0:
+            log_z += z
+        for b in range(k):
+            marginals[i, b] = np.exp(scratch[b] - z)
+    return marginals, log_z
+
+
+def viterbi(graph: FactorGraph) -> np.ndarray:
+    """(n,) the highest-scoring labelling of a chain graph."""
+    return _viterbi(graph.unary, graph.potentials, _incoming_tables(graph))
+
+
+def forward_backward(graph: FactorGraph) -> tuple[np.ndarray, float]:
+    """(n, K) exact marginals of a chain graph, and its log partition function."""
+    return _forward_backward(graph.unary, graph.potentials, _incoming_tables(graph))
+
+
+@register("viterbi")
+class Viterbi(Decoder):
+    """Max-sum on the chain; exact, and raises on graphs with skip edges.
+
+    Args:
+        marginals: also run forward-backward so each label gets its exact marginal (confidence).
+    """
+
+    exact = True
+
+    def __init__(self, marginals: bool = False) -> None:
+        self.marginals = marginals
+
+    def decode(self, graph: FactorGraph) -> Decoding:
+        labels = viterbi(graph)
+        return Decoding(labels, forward_backward(graph)[0] if self.marginals else None)

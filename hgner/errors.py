@@ -1,0 +1,36 @@
+"""The exceptions hgner raises for bad input; the CLI turns each into one line and exit status 2."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class HgnerError(Exception):
+    """Base class: a problem with the user's input, model or arguments (never a bug)."""
+
+
+class ConllFormatError(HgnerError):
+    """A CoNLL file that cannot be read: carries the path and the 1-based line number."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {message}")
+
+
+class UnknownDecoderError(HgnerError):
+    """A decoder name that is not registered; the message lists the registered names."""
+
+    def __init__(self, name: str, available: Iterable[str]) -> None:
+        self.name = name
+        self.available = sorted(available)
+        super().__init__(f"unknown decoder {name!r}; expected one of: {', '.join(self.available)}")
+
+
+class ModelError(HgnerError):
+    """A model name or directory that cannot be loaded, or a model that does not fit the request."""
+
+
+class GraphError(HgnerError):
+    """A factor graph whose arrays have the wrong shape or values, or a decoder that cannot handle it."""

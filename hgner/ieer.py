@@ -1,0 +1,70 @@
+"""NLTK's ``ieer`` corpus (NIST 1999 IE-ER newswire) as a tagged corpus.
+
+Each document's text is rebuilt from NLTK's parse (leaves joined by single spaces), tokenized
+with the tagger's own :class:`~hgner.tokenizer.TextTokenizer`, and the gold ENAMEX spans are
+projected onto those tokens: PERSON/ORGANIZATION/LOCATION become PER/ORG/LOC, everything else
+(TIMEX, NUMEX, ...) is O. An entity whose edges fall inside a token cannot be represented; it
+is counted in ``Corpus.notes``, never hidden.
+"""
+
+from __future__ import annotations
+
+from .corpus import Corpus, Document, Sentence
+from .errors import HgnerError
+from .tokenizer import TextTokenizer
+
+ENAMEX_TYPES = {"PERSON": "PER", "ORGANIZATION": "ORG", "LOCATION": "LOC"}
+
+
+def _text_and_spans(tree) -> tuple[str, list[tuple[int, int, str]]]:
+    """Leaves joined by spaces, and the character spans of the mapped ENAMEX entities."""
+    pieces: list[str] = []
+    spans: list[tuple[int, int, str]] = []
+    length = 0
+    for child in tree:
+        words = child.leaves() if hasattr(child, "label") else [child]
+        text = " ".join(words)
+        start = length + (1 if pieces else 0)
+        pieces.append(text)
+        length = start + len(text)
+        if hasattr(child, "label") and child.label() in ENAMEX_TYPES:
+            spans.append((start, length, ENAMEX_TYPES[child.label()]))
+    return " ".join(pieces), spans
+
+
+def read_ieer(tokenizer: TextTokenizer | None = None) -> Corpus:
+    """All 94 IEER documents (their TEXT sections), tokenized and tagged in IOB2."""
+    from nltk.corpus import ieer
+
+    tokenizer = tokenizer or TextTokenizer()
+    try:
+        fileids = ieer.fileids()
+    except LookupError:
+        raise HgnerError("corpus 'nltk:ieer': NLTK's ieer package not found; set NLTK_DATA") from None
+    documents: list[Document] = []
+    misaligned = 0
+    n_entities = 0
+    for fileid in fileids:
+        for parsed in ieer.parsed_docs(fileid):
+            text, spans = _text_and_spans(parsed.text)
+            sentences = tokenizer(text)
+            starts = {start: (si, ti) for si, s in enumerate(sentences) for ti, (start, _) in enumerate(s.offsets)}
+            ends = {end: (si, ti) for si, s in enumerate(sentences) for ti, (_, end) in enumerate(s.offsets)}
+            tags = [["O"] * len(s.tokens) for s in sentences]
+            for start, end, entity_type in spans:
+                n_entities += 1
+                first, last = starts.get(start), ends.get(end)
+                if first is None or last is None or first[0] != last[0]:
+                    misaligned += 1
+                    continue
+                sentence_tags = tags[first[0]]
+                sentence_tags[first[1]] = f"B-{entity_type}"
+                for i in range(first[1] + 1, last[1] + 1):
+                    sentence_tags[i] = f"I-{entity_type}"
+            name = f"ieer/{parsed.docno.strip()}"
+            documents.append(Document(name, [Sentence(s.tokens, t) for s, t in zip(sentences, tags)]))
+    notes = [
+        f"{misaligned} of {n_entities} gold entities do not align with token boundaries "
+        "or cross a sentence boundary, and are left out of the gold standard"
+    ]
+    return Corpus("nltk:ieer", "IOB2", documents, notes)

@@ -1,0 +1,79 @@
+"""Documents in, tags out: features -> factor graph -> decoder -> tags. ``hgner evaluate``,
+``hgner tag`` and the spaCy component all decode through :class:`Pipeline`, so they never disagree."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .decoders import Decoder, Decoding, register
+from .errors import GraphError
+from .graph import FactorGraph
+from .model import CrfModel, Features
+
+
+@register("crfsuite")
+class CrfsuiteReference(Decoder):
+    """crfsuite's own tagger, for checking that our Viterbi equals it. It decodes the model's
+    features sentence by sentence, so it cannot decode a bare graph."""
+
+    exact = True
+
+    def decode(self, graph: FactorGraph) -> Decoding:
+        raise GraphError("the crfsuite reference decodes a model's features, not a graph; use it through a Pipeline")
+
+
+@dataclass
+class DocumentGraph:
+    """A document prepared for decoding: its features, sentence lengths and chain graph."""
+
+    features: Features
+    lengths: list[int]
+    chain: FactorGraph
+    graph: FactorGraph  # the graph decoders see: the chain, or the chain plus skip edges
+
+    def split(self, labels: np.ndarray) -> list[np.ndarray]:
+        """Per-sentence pieces of a (n,) array."""
+        return np.split(labels, np.cumsum(self.lengths)[:-1]) if self.lengths else []
+
+
+@dataclass
+class DocumentResult:
+    """A decoded document: tags per sentence (model scheme), label indices, optional marginals."""
+
+    tags: list[list[str]]
+    labels: np.ndarray
+    marginals: np.ndarray | None = None
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+class Pipeline:
+    """A model and a decoder, applied to documents given as sentences of tokens."""
+
+    def __init__(self, model: CrfModel, decoder: Decoder, graph: str = "chain") -> None:
+        if graph != "chain":
+            raise GraphError(f"unknown graph kind {graph!r}; expected chain")
+        self.model = model
+        self.decoder = decoder
+        self.graph_kind = graph
+
+    def prepare(self, sentences: Sequence[Sequence[str]]) -> DocumentGraph:
+        features = self.model.features(sentences)
+        chain = self.model.chain_graph(features)
+        return DocumentGraph(features, [len(s) for s in sentences], chain, chain)
+
+    def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
+        labels_index = {label: k for k, label in enumerate(self.model.labels)}
+        if isinstance(self.decoder, CrfsuiteReference):
+            tags = self.model.crfsuite_tag(prepared.features)
+            labels = np.array([labels_index[t] for sentence in tags for t in sentence], dtype=np.int64)
+            return DocumentResult(tags, labels)
+        decoding = self.decoder.decode(prepared.graph)
+        names = self.model.labels
+        tags = [[names[k] for k in piece] for piece in prepared.split(decoding.labels)]
+        return DocumentResult(tags, decoding.labels, decoding.marginals, decoding.stats)
+
+    def decode(self, sentences: Sequence[Sequence[str]]) -> DocumentResult:
+        return self.decode_prepared(self.prepare(sentences))

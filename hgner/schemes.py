@@ -1,0 +1,150 @@
+"""Tagging schemes (IOB1, IOB2 a.k.a. BIO, BIOES): parsing, validation, spans and conversion.
+
+A span is ``(start, end, type)`` with ``end`` exclusive. :func:`chunks` reads spans from any
+tag sequence with conlleval's chunking rules (extended to E-/S- tags exactly as seqeval's
+default mode does), so it is lenient: every sequence has a reading. :func:`check` says where a
+sequence breaks the grammar of a declared scheme.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+SCHEMES = ("IOB1", "IOB2", "BIOES")
+SCHEME_ALIASES = {"IOB1": "IOB1", "IOB2": "IOB2", "BIO": "IOB2", "BIOES": "BIOES", "IOBES": "BIOES"}
+PREFIXES = {"IOB1": "BI", "IOB2": "BI", "BIOES": "BIES"}
+
+_TAG = re.compile(r"^(?:O|[BIES]-[A-Za-z0-9][A-Za-z0-9_.$-]*)$")
+
+Span = tuple[int, int, str]
+
+
+def normalize_scheme(name: str) -> str:
+    """The canonical scheme name for ``name`` (case-insensitive; ``BIO`` means IOB2)."""
+    try:
+        return SCHEME_ALIASES[name.upper()]
+    except KeyError:
+        raise ValueError(f"unknown tag scheme {name!r}; expected one of IOB1, IOB2 (BIO), BIOES") from None
+
+
+def is_wellformed(tag: str) -> bool:
+    """True for ``O`` and ``P-TYPE`` with P in B/I/E/S and a type that starts with a letter or digit."""
+    return _TAG.match(tag) is not None
+
+
+def split_tag(tag: str) -> tuple[str, str]:
+    """``"B-PER" -> ("B", "PER")``, ``"O" -> ("O", "")``; untyped tags such as ``"I"`` get type ``""``.
+
+    Like conlleval, everything after the first hyphen is the type (``"I--ORG" -> ("I", "-ORG")``).
+    """
+    prefix, _, entity_type = tag.partition("-")
+    return prefix, entity_type
+
+
+def _end_of_chunk(prev_prefix: str, prefix: str, prev_type: str, entity_type: str) -> bool:
+    if prev_prefix in ("E", "S"):
+        return True
+    if prev_prefix in ("B", "I") and prefix in ("B", "S", "O"):
+        return True
+    return prev_prefix not in ("O", ".") and prev_type != entity_type
+
+
+def _start_of_chunk(prev_prefix: str, prefix: str, prev_type: str, entity_type: str) -> bool:
+    if prefix in ("B", "S"):
+        return True
+    if prev_prefix in ("E", "S", "O") and prefix in ("E", "I"):
+        return True
+    return prefix not in ("O", ".") and prev_type != entity_type
+
+
+def chunks(tags: Sequence[str]) -> list[Span]:
+    """Spans read with conlleval's rules (seqeval's default mode for E-/S-); any sequence is accepted."""
+    spans: list[Span] = []
+    prev_prefix, prev_type, start = "O", "", 0
+    for i, tag in enumerate([*tags, "O"]):
+        prefix, entity_type = split_tag(tag)
+        if prefix == "O":
+            entity_type = ""
+        if _end_of_chunk(prev_prefix, prefix, prev_type, entity_type):
+            spans.append((start, i, prev_type))
+        if _start_of_chunk(prev_prefix, prefix, prev_type, entity_type):
+            start = i
+        prev_prefix, prev_type = prefix, entity_type
+    return spans
+
+
+def check(tags: Sequence[str], scheme: str) -> tuple[int, str] | None:
+    """The first position whose tag breaks ``scheme``'s grammar, with the reason; None if valid.
+
+    IOB1: only B-/I- prefixes. B- should separate two adjacent chunks of one type, but a B- after
+    O or another type is unambiguous and is accepted as a chunk start, as conlleval reads it
+    (the official CoNLL-2003 eng.train has two).
+    IOB2: every chunk starts with B-. BIOES: B- (I-)* E- or S-.
+    """
+    scheme = normalize_scheme(scheme)
+    allowed = PREFIXES[scheme]
+    prev_prefix, prev_type = "O", ""
+    for i, tag in enumerate(tags):
+        prefix, entity_type = split_tag(tag)
+        if prefix != "O" and prefix not in allowed:
+            return i, f"tag {tag!r} has prefix {prefix}- which {scheme} does not use"
+        continues = prev_prefix != "O" and prev_type == entity_type
+        if scheme == "IOB2" and prefix == "I" and not continues:
+            return i, f"tag {tag!r} after {_show(prev_prefix, prev_type)}: IOB2 chunks start with B-"
+        if scheme == "BIOES":
+            open_chunk = prev_prefix in ("B", "I")
+            if prefix in ("I", "E") and not (open_chunk and prev_type == entity_type):
+                return i, f"tag {tag!r} after {_show(prev_prefix, prev_type)}: BIOES I-/E- must continue a B- chunk of the same type"
+            if prefix in ("B", "S", "O") and open_chunk:
+                return i, f"tag {tag!r} after {_show(prev_prefix, prev_type)}: BIOES chunk left open (expected I-{prev_type} or E-{prev_type})"
+        prev_prefix, prev_type = prefix, entity_type
+    if scheme == "BIOES" and prev_prefix in ("B", "I"):
+        return len(tags), f"sentence ends inside a chunk of type {prev_type} (expected E-{prev_type})"
+    return None
+
+
+def _show(prefix: str, entity_type: str) -> str:
+    return "O" if prefix == "O" else f"'{prefix}-{entity_type}'"
+
+
+def detect(tag_sequences: Iterable[Sequence[str]]) -> str:
+    """Guess the scheme of some tag sequences: BIOES if any E-/S- tag, IOB1 if some chunk
+    starts with I-, otherwise IOB2 (which is also what sequences without entities get)."""
+    seen_iob1 = False
+    for tags in tag_sequences:
+        if any(tag[:2] in ("E-", "S-") for tag in tags):
+            return "BIOES"
+        if not seen_iob1:
+            prev_prefix, prev_type = "O", ""
+            for tag in tags:
+                prefix, entity_type = split_tag(tag)
+                if prefix == "I" and (prev_prefix == "O" or prev_type != entity_type):
+                    seen_iob1 = True
+                    break
+                prev_prefix, prev_type = prefix, entity_type
+    return "IOB1" if seen_iob1 else "IOB2"
+
+
+def render(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
+    """Tags of length ``length`` in ``scheme`` for non-overlapping ``spans``."""
+    scheme = normalize_scheme(scheme)
+    tags = ["O"] * length
+    prev_end, prev_type = -1, ""
+    for start, end, entity_type in sorted(spans):
+        if scheme == "BIOES" and end - start == 1:
+            tags[start] = f"S-{entity_type}"
+        else:
+            for i in range(start, end):
+                tags[i] = f"I-{entity_type}"
+            if scheme == "IOB2" or scheme == "BIOES" or (prev_end == start and prev_type == entity_type):
+                tags[start] = f"B-{entity_type}"
+            if scheme == "BIOES":
+                tags[end - 1] = f"E-{entity_type}"
+        prev_end, prev_type = end, entity_type
+    return tags
+
+
+def convert(tags: Sequence[str], scheme: str) -> list[str]:
+    """``tags`` (any scheme, read leniently) rewritten in ``scheme``."""
+    return render(chunks(tags), len(tags), scheme)

@@ -1,0 +1,136 @@
+"""Entity-level precision, recall and F1, as the NER community scores them.
+
+``conlleval`` mode (the default) reads chunks with conlleval.pl's rules, so on IOB1 and IOB2
+files it gives exactly conlleval's numbers (E-/S- tags are read as seqeval's default mode
+reads them). ``strict`` mode counts a chunk only when its tags are exactly the scheme's
+rendering of it (``B- I-...`` in IOB2, ``B- I-... E-`` or ``S-`` in BIOES), as seqeval's strict
+mode does; in IOB1 every B/I/O sequence has one reading, so strict equals conlleval there.
+Figures are percentages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from . import schemes
+
+MODES = ("conlleval", "strict")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Chunks found correctly, predicted, and in the gold standard (the support)."""
+
+    correct: int = 0
+    predicted: int = 0
+    gold: int = 0
+
+    @property
+    def precision(self) -> float:
+        return 100.0 * self.correct / self.predicted if self.predicted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return 100.0 * self.correct / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1, "support": self.gold}
+
+
+@dataclass(frozen=True)
+class Score:
+    """Micro-averaged counts, per-type counts, token accuracy, and how they were computed."""
+
+    scheme: str
+    mode: str
+    micro: Counts
+    per_type: dict[str, Counts] = field(default_factory=dict)
+    token_accuracy: float = 0.0
+
+    @property
+    def macro_f1(self) -> float:
+        """Unweighted mean of the per-type F1 (types seen in gold or predictions)."""
+        return sum(c.f1 for c in self.per_type.values()) / len(self.per_type) if self.per_type else 0.0
+
+    def report(self) -> str:
+        """A conlleval-style text report that states the scheme and mode."""
+        lines = [
+            f"scheme {self.scheme}, mode {self.mode}; token accuracy {self.token_accuracy:.2f}%",
+            f"{'type':<8} {'precision':>9} {'recall':>9} {'F1':>9} {'support':>8} {'predicted':>9}",
+        ]
+        rows = [*sorted(self.per_type.items()), ("micro", self.micro)]
+        for name, c in rows:
+            lines.append(f"{name:<8} {c.precision:9.2f} {c.recall:9.2f} {c.f1:9.2f} {c.gold:8d} {c.predicted:9d}")
+        lines.append(f"{'macro':<8} {'':>9} {'':>9} {self.macro_f1:9.2f}")
+        return "\n".join(lines)
+
+
+def entity_spans(tags: Sequence[str], scheme: str, mode: str = "conlleval") -> list[schemes.Span]:
+    """The chunks a scorer in ``mode`` reads from one sentence's tags."""
+    found = schemes.chunks(tags)
+    if mode == "conlleval" or schemes.normalize_scheme(scheme) == "IOB1":
+        return found
+    if mode != "strict":
+        raise ValueError(f"unknown scoring mode {mode!r}; expected one of {', '.join(MODES)}")
+    return [
+        (start, end, entity_type)
+        for start, end, entity_type in found
+        if list(tags[start:end]) == schemes.render([(0, end - start, entity_type)], end - start, scheme)
+    ]
+
+
+def score(
+    gold: Iterable[Sequence[str]],
+    predicted: Iterable[Sequence[str]],
+    scheme: str,
+    mode: str = "conlleval",
+) -> Score:
+    """Score predicted tag sequences against gold ones, sentence by sentence (chunks never
+    cross a sentence boundary, as conlleval's blank lines ensure)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown scoring mode {mode!r}; expected one of {', '.join(MODES)}")
+    correct: Counter[str] = Counter()
+    found_predicted: Counter[str] = Counter()
+    found_gold: Counter[str] = Counter()
+    tokens = right = 0
+    for gold_tags, predicted_tags in zip(gold, predicted, strict=True):
+        if len(gold_tags) != len(predicted_tags):
+            raise ValueError(f"sentence has {len(gold_tags)} gold tags but {len(predicted_tags)} predicted")
+        gold_spans = set(entity_spans(gold_tags, scheme, mode))
+        predicted_spans = set(entity_spans(predicted_tags, scheme, mode))
+        found_gold.update(t for _, _, t in gold_spans)
+        found_predicted.update(t for _, _, t in predicted_spans)
+        correct.update(t for _, _, t in gold_spans & predicted_spans)
+        tokens += len(gold_tags)
+        right += sum(g == p for g, p in zip(gold_tags, predicted_tags))
+    types = sorted(set(found_gold) | set(found_predicted))
+    per_type = {t: Counts(correct[t], found_predicted[t], found_gold[t]) for t in types}
+    micro = Counts(sum(correct.values()), sum(found_predicted.values()), sum(found_gold.values()))
+    return Score(schemes.normalize_scheme(scheme), mode, micro, per_type, 100.0 * right / tokens if tokens else 0.0)
+
+
+def consistency_disagreement(documents: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
+    """Among pairs of occurrences of the same capitalised word form inside one document, the
+    fraction whose entity types (``O`` counts as a type) differ.
+
+    ``documents`` yields ``(tokens, tags)`` per document, flattened over its sentences.
+    """
+    pairs = disagreeing = 0
+    for tokens, tags in documents:
+        types_by_word: dict[str, Counter[str]] = {}
+        for token, tag in zip(tokens, tags):
+            if token[:1].isupper():
+                types_by_word.setdefault(token, Counter())[schemes.split_tag(tag)[1] or "O"] += 1
+        for counts in types_by_word.values():
+            total = sum(counts.values())
+            same = sum(c * (c - 1) // 2 for c in counts.values())
+            pairs += total * (total - 1) // 2
+            disagreeing += total * (total - 1) // 2 - same
+    return 100.0 * disagreeing / pairs if pairs else 0.0
