@@ -57,7 +57,42 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     evaluate.add_argument("--predictions", metavar="FILE",
                           help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several)")
+    _add_tag_parser(commands, available_decoders())
     return parser
+
+
+def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -> None:
+    from . import tag
+
+    parser = commands.add_parser(
+        "tag", help="tag raw text: arguments, files or standard input",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Tag raw text. Each input is one document: an argument that names an existing file is read "
+                    "as a file (UTF-8); one that looks like a path (contains '/' or ends in .txt/.md/..., no spaces) "
+                    "but does not exist is an error; any other argument is the text itself. No argument, or '-', "
+                    "reads standard input. --text or --files force one reading.",
+        epilog=f"defaults: --model {tag.DEFAULT_MODEL} --decoder {tag.DEFAULT_DECODER} (the best measured configuration)\n"
+               "entity confidence: the minimum over the entity's tokens of the marginal probability of the predicted "
+               "tag\n(exact for viterbi, sample frequencies for samplers, null for a decoder without marginals)",
+    )
+    parser.add_argument("inputs", nargs="*", metavar="INPUT", help="text, file, or '-' for standard input (the default)")
+    reading = parser.add_mutually_exclusive_group()
+    reading.add_argument("--text", dest="reading", action="store_const", const="text", default="auto",
+                         help="every INPUT is text, even if a file of that name exists")
+    reading.add_argument("--files", dest="reading", action="store_const", const="files",
+                         help="every INPUT is a file: a missing one is an error")
+    parser.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
+    parser.add_argument("--decoder", default=tag.DEFAULT_DECODER,
+                        help=f"decoder (default {tag.DEFAULT_DECODER}); available: {', '.join(decoders)}")
+    parser.add_argument("--graph", choices=tag.GRAPHS, default="chain",
+                        help=f"chain, or skip (skip edges within a document; documents over {tag.SKIP_MAX_TOKENS} "
+                             "tokens are tagged in chunks of that size with a warning)")
+    parser.add_argument("--sweeps", type=int, help="sweeps for sampling decoders (their default when omitted)")
+    parser.add_argument("--seed", type=int, help="random seed for stochastic decoders")
+    parser.add_argument("--format", choices=tag.FORMATS, default="inline",
+                        help="inline: [Jim Smith](PER) markup; conll: token and tag per line; jsonl: one JSON object "
+                             "per document with character offsets and confidences; html: a displaCy page (default inline)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _train(args)
         if args.command == "evaluate":
             return _evaluate(args)
+        if args.command == "tag":
+            from .tag import run
+
+            return run(args)
     except HgnerError as error:
         print(f"hgner {args.command}: error: {error}", file=sys.stderr)
         return 2
@@ -108,8 +147,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         decoder_class(name)  # unknown names fail before any work
     if args.seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
-    model = CrfModel.load(args.model)
     corpus = load_corpus(args.corpus, args.scheme)
+    model = CrfModel.load(args.model)
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                       mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
     format_report(report, sys.stdout)

@@ -66,14 +66,14 @@ class FactorGraph:
         if potentials is None:
             if m:
                 raise GraphError(f"{m} edges given without potentials")
-            potentials = np.zeros((1, k, k))
+            potentials = np.zeros((k, k))
         potentials = np.asarray(potentials, dtype=np.float64)
+        if potentials.ndim not in (2, 3) or potentials.shape[-2:] != (k, k):
+            raise GraphError(f"potentials must have shape (K, K), (m, K, K) or (P, K, K) with K={k}, got {potentials.shape}")
         if potentials.ndim == 2:
             potentials = potentials[None]
             if edge_potential is None:
                 edge_potential = np.zeros(m, np.int64)
-        if potentials.ndim != 3 or potentials.shape[1:] != (k, k):
-            raise GraphError(f"potentials must have shape (K, K), (m, K, K) or (P, K, K) with K={k}, got {potentials.shape}")
         if edge_potential is None:
             if len(potentials) != m:
                 raise GraphError(f"per-edge potentials must have shape ({m}, {k}, {k}), got {potentials.shape}; "

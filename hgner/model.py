@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from itertools import repeat
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -23,7 +24,7 @@ import scipy.sparse
 from . import __version__, schemes
 from .corpus import Corpus
 from .errors import ModelError
-from .features import FeatureConfig, document_features
+from .features import FeatureConfig, FeatureResources, document_features, learn_truecase
 from .graph import FactorGraph
 from .tokenizer import NAME as TOKENIZER_NAME
 
@@ -33,10 +34,19 @@ META_FILE = "meta.json"
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
 
 
+def shipped_models_dir() -> Path:
+    """Where the shipped models are: the installed ``hgner.models`` package data, or the
+    top-level ``models/`` folder when running from a source checkout."""
+    try:
+        return Path(str(resources.files("hgner.models")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "models"
+
+
 def builtin_models() -> list[str]:
     """Names of the models shipped with the package."""
-    root = resources.files("hgner.models")
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / META_FILE).is_file())
+    root = shipped_models_dir()
+    return sorted(p.name for p in root.iterdir() if (p / META_FILE).is_file()) if root.is_dir() else []
 
 
 def model_directory(name_or_path: str | Path) -> Path:
@@ -45,9 +55,9 @@ def model_directory(name_or_path: str | Path) -> Path:
     if (path / META_FILE).is_file():
         return path
     if path.name == str(name_or_path):  # a bare name: look among the shipped models
-        candidate = resources.files("hgner.models") / str(name_or_path)
-        if candidate.is_dir() and (candidate / META_FILE).is_file():
-            return Path(str(candidate))
+        candidate = shipped_models_dir() / str(name_or_path)
+        if (candidate / META_FILE).is_file():
+            return candidate
     known = ", ".join(builtin_models()) or "none installed"
     raise ModelError(f"model {str(name_or_path)!r}: not a model directory (no {META_FILE}) "
                      f"and not a shipped model (shipped: {known})")
@@ -66,6 +76,7 @@ class CrfModel:
         self.directory = directory
         self.metadata = metadata
         self.feature_config = FeatureConfig.from_json(metadata["features"])
+        self.resources = FeatureResources.load(directory)
         self.scheme: str = metadata["scheme"]
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(directory / MODEL_FILE))
@@ -80,6 +91,7 @@ class CrfModel:
             values.append(weight)
         self.state_weights = np.zeros((len(self.attribute_index), len(self.labels)))
         self.state_weights[rows, cols] = values
+        self._padded_weights = np.vstack([self.state_weights, np.zeros((1, len(self.labels)))])
         self.transitions = np.zeros((len(self.labels), len(self.labels)))
         for (first, second), weight in info.transitions.items():
             self.transitions[label_index[first], label_index[second]] = weight
@@ -103,22 +115,26 @@ class CrfModel:
 
     def features(self, sentences: Sequence[Sequence[str]]) -> Features:
         """Attributes of a document given as token lists, one list per sentence."""
-        return document_features(sentences, self.feature_config)
+        return document_features(sentences, self.feature_config, self.resources)
 
     def unary(self, features: Features) -> np.ndarray:
         """(n, K) state scores of a document's tokens: attribute indicator matrix times weights."""
-        index = self.attribute_index
-        columns: list[int] = []
-        row_ends = [0]
+        get = self.attribute_index.get
+        flat: list[str] = []
+        lengths: list[int] = []
         for sentence in features:
             for attributes in sentence:
-                columns.extend(index[a] for a in attributes if a in index)
-                row_ends.append(len(columns))
+                flat.extend(attributes)
+                lengths.append(len(attributes))
+        n_attributes = len(self.attribute_index)
+        # unknown attributes point at an all-zero extra row of the weights
+        columns = np.fromiter(map(get, flat, repeat(n_attributes)), dtype=np.int64, count=len(flat))
+        row_ends = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=row_ends[1:])
         indicator = scipy.sparse.csr_matrix(
-            (np.ones(len(columns)), np.asarray(columns, dtype=np.int64), np.asarray(row_ends, dtype=np.int64)),
-            shape=(len(row_ends) - 1, len(self.attribute_index)),
+            (np.ones(len(columns)), columns, row_ends), shape=(len(lengths), n_attributes + 1)
         )
-        return np.asarray(indicator @ self.state_weights)
+        return np.asarray(indicator @ self._padded_weights)
 
     def chain_graph(self, features: Features) -> FactorGraph:
         """The document's factor graph: one chain per sentence, no edge across sentences."""
@@ -176,9 +192,17 @@ def train(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     scheme = schemes.normalize_scheme(scheme)
+    resources = FeatureResources(
+        truecase=learn_truecase(s.tokens for s in corpus.sentences) if config.truecase else {}
+    )
+    for stale in out.glob("*.json"):
+        if stale.name != META_FILE:
+            stale.unlink()
+    resource_files = resources.save(out)
     xs, ys = [], []
     for document in corpus.documents:
-        for sentence, features in zip(document.sentences, document_features([s.tokens for s in document.sentences], config)):
+        sentences = [s.tokens for s in document.sentences]
+        for sentence, features in zip(document.sentences, document_features(sentences, config, resources)):
             xs.append(features)
             ys.append(schemes.render(map_types(schemes.chunks(sentence.tags), label_map), len(sentence.tokens), scheme))
     started = time.perf_counter()
@@ -202,6 +226,7 @@ def train(
         "hgner_version": __version__,
         "crfsuite_version": pycrfsuite.__version__ if hasattr(pycrfsuite, "__version__") else "unknown",
         "label_map": label_map or {},
+        "resources": resource_files,
         "training": {
             "corpus": corpus.name,
             "sha256": corpus_checksum(corpus),
@@ -213,6 +238,7 @@ def train(
             "max_iterations": max_iterations,
             "seconds": round(seconds, 1),
         },
+        "model_bytes": sum(p.stat().st_size for p in [out / MODEL_FILE, *(out / f for f in resource_files)]),
     }
     write_metadata(out, metadata)
     return CrfModel(out, metadata)

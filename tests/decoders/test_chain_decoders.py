@@ -1,0 +1,75 @@
+"""Viterbi and forward-backward against enumeration and against crfsuite's own tagger."""
+
+import numpy as np
+import pytest
+from bruteforce import brute_map, brute_marginals, random_graph
+
+from hgner.decoders import make_decoder
+from hgner.decoders.chain import forward_backward, viterbi
+from hgner.errors import GraphError
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_viterbi_and_marginals_equal_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 5))
+    lengths = [int(x) for x in rng.integers(1, 4, size=int(rng.integers(1, 3)))]
+    graph = random_graph(rng, sum(lengths), k, lengths, scale=2.0)
+    labels, best = brute_map(graph)
+    assert viterbi(graph).tolist() == labels.tolist()
+    marginals, _ = forward_backward(graph)
+    np.testing.assert_allclose(marginals, brute_marginals(graph), atol=1e-10)
+
+
+def test_log_partition_function():
+    rng = np.random.default_rng(0)
+    graph = random_graph(rng, 5, 3, [2, 3])
+    from bruteforce import all_scores
+
+    _, scores = all_scores(graph)
+    assert forward_backward(graph)[1] == pytest.approx(np.log(np.exp(scores).sum()))
+
+
+def test_viterbi_refuses_skip_edges():
+    graph = random_graph(np.random.default_rng(1), 6, 2, [3, 3], n_skip=1)
+    with pytest.raises(GraphError, match="1 skip edges"):
+        make_decoder("viterbi").decode(graph)
+
+
+def test_viterbi_marginals_option():
+    graph = random_graph(np.random.default_rng(2), 4, 3)
+    assert make_decoder("viterbi").decode(graph).marginals is None
+    np.testing.assert_allclose(make_decoder("viterbi", marginals=True).decode(graph).marginals.sum(axis=1), 1.0)
+
+
+def test_tiny_model_matches_crfsuite(tiny_model, tiny_corpus):
+    """Same label sequences as crfsuite's tagger, marginals within 1e-6."""
+    for document in tiny_corpus.documents:
+        features = tiny_model.features([s.tokens for s in document.sentences])
+        graph = tiny_model.chain_graph(features)
+        ours = [tiny_model.labels[k] for k in viterbi(graph)]
+        theirs = [tag for sentence in tiny_model.crfsuite_tag(features) for tag in sentence]
+        assert ours == theirs
+        marginals, _ = forward_backward(graph)
+        reference = np.concatenate([tiny_model.crfsuite_marginals(s) for s in features])
+        np.testing.assert_allclose(marginals, reference, atol=1e-6)
+
+
+@pytest.mark.corpus
+def test_shipped_model_matches_crfsuite_on_eng_testb(conll2003):
+    """Every sentence of eng.testb: identical labels; marginals within 1e-6 (checked on a sample)."""
+    from hgner.corpus import read_conll
+    from hgner.model import CrfModel, builtin_models
+
+    if "en-conll03" not in builtin_models():
+        pytest.skip("the shipped model en-conll03 is not installed")
+    model = CrfModel.load("en-conll03")
+    corpus = read_conll(conll2003 / "eng.testb")
+    for index, document in enumerate(corpus.documents):
+        features = model.features([s.tokens for s in document.sentences])
+        graph = model.chain_graph(features)
+        ours = [model.labels[k] for k in viterbi(graph)]
+        assert ours == [tag for sentence in model.crfsuite_tag(features) for tag in sentence]
+        if index % 20 == 0:
+            reference = np.concatenate([model.crfsuite_marginals(s) for s in features])
+            np.testing.assert_allclose(forward_backward(graph)[0], reference, atol=1e-6)

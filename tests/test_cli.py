@@ -1,0 +1,102 @@
+"""The hgner command: exit status 2 and one line for bad input, the evaluate report and JSON."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from hgner.cli import main
+from hgner.corpus import write_conll
+
+JSON_KEYS = {"corpus", "model", "scheme", "mode", "documents", "sentences", "tokens", "results"}
+RESULT_KEYS = {"decoder", "sweeps", "seed", "f1", "precision", "recall", "per_type", "decode_seconds",
+               "total_seconds", "viterbi_agreement", "mean_score_gap", "consistency_disagreement"}
+
+
+@pytest.fixture()
+def corpus_file(tmp_path, tiny_corpus):
+    path = tmp_path / "gold.conll"
+    with open(path, "w") as out:
+        write_conll(out, tiny_corpus, [s.tags for s in tiny_corpus.sentences])
+    return path
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    return err
+
+
+def test_evaluate_json_schema(tmp_path, tiny_model, corpus_file, capsys):
+    out = tmp_path / "report.json"
+    predictions = tmp_path / "pred.conll"
+    code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file),
+                 "--decoders", "viterbi,crfsuite", "--json", str(out), "--predictions", str(predictions)])
+    assert code == 0
+    table = capsys.readouterr().out
+    assert "scheme IOB2, mode conlleval" in table
+    report = json.loads(out.read_text())
+    assert JSON_KEYS <= set(report)
+    assert [r["decoder"] for r in report["results"]] == ["viterbi", "crfsuite"]
+    for result in report["results"]:
+        assert RESULT_KEYS <= set(result)
+        assert result["viterbi_agreement"] == 1.0
+        assert result["mean_score_gap"] == pytest.approx(0.0, abs=1e-9)
+    assert (tmp_path / "pred.viterbi.conll").is_file() and (tmp_path / "pred.crfsuite.conll").is_file()
+
+
+def test_predictions_score_the_same_with_seqeval(tmp_path, tiny_model, corpus_file):
+    from seqeval.metrics import f1_score
+
+    out, predictions = tmp_path / "r.json", tmp_path / "p.conll"
+    main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file),
+          "--json", str(out), "--predictions", str(predictions)])
+    gold, guessed = [], []
+    for block in predictions.read_text().split("\n\n"):
+        rows = [line.split() for line in block.splitlines() if line and not line.startswith("-DOCSTART-")]
+        if rows:
+            gold.append([r[1] for r in rows])
+            guessed.append([r[2] for r in rows])
+    assert json.loads(out.read_text())["results"][0]["f1"] == pytest.approx(100 * f1_score(gold, guessed), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["evaluate", "--corpus", "missing.conll"], "no such file"),
+        (["evaluate", "--corpus", "nltk:nothing"], "expected nltk:ieer"),
+        (["evaluate", "--model", "no-such-model", "--corpus", "x"], "not a shipped model"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(argv, expected, capsys):
+    assert main(argv) == 2
+    assert expected in one_line_error(capsys)
+
+
+def test_unknown_decoder_lists_the_options(tiny_model, corpus_file, capsys):
+    code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--decoders", "nope"])
+    assert code == 2
+    assert "unknown decoder 'nope'; expected one of: " in one_line_error(capsys)
+
+
+def test_malformed_corpus_names_file_and_line(tmp_path, tiny_model, capsys):
+    bad = tmp_path / "bad.conll"
+    bad.write_text("John B-PER\nSmith I--PER\n")
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(bad)]) == 2
+    assert f"{bad}:2: malformed tag 'I--PER'" in one_line_error(capsys)
+
+
+def test_argparse_errors_exit_2():
+    result = subprocess.run([sys.executable, "-m", "hgner.cli", "evaluate", "--sweeps", "x,1", "--corpus", "c"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "expected comma-separated whole numbers" in result.stderr
+
+
+def test_train_command_writes_a_model(tmp_path, corpus_file, capsys):
+    out = tmp_path / "model"
+    assert main(["train", "--train", str(corpus_file), "--dev", str(corpus_file), "--out", str(out),
+                 "--max-iterations", "10"]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["dev"]["f1"] > 0
+    assert "dev F1" in capsys.readouterr().err

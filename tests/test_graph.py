@@ -1,0 +1,62 @@
+import numpy as np
+import pytest
+from bruteforce import random_graph
+
+from hgner.errors import GraphError
+from hgner.graph import FactorGraph
+
+
+def test_chain_edges_stay_inside_sentences():
+    graph = FactorGraph.chain(np.zeros((7, 2)), np.zeros((2, 2)), [3, 1, 3])
+    assert graph.edges.tolist() == [[0, 1], [1, 2], [4, 5], [5, 6]]
+    assert graph.chain_lengths.tolist() == [3, 1, 3]
+    assert graph.is_chain and graph.n_skip_edges == 0
+
+
+def test_skip_edges_come_after_chain_edges_with_their_own_table():
+    chain = FactorGraph.chain(np.zeros((5, 2)), np.eye(2), [2, 3])
+    graph = chain.with_edges([[0, 4]], 2 * np.eye(2))
+    assert graph.n_chain_edges == 3 and graph.n_skip_edges == 1 and not graph.is_chain
+    assert graph.edge_potential.tolist() == [0, 0, 0, 1]
+    assert graph.chain_lengths.tolist() == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"unary": np.zeros(3)}, r"unary must have shape \(n, K\).*got \(3,\)"),
+        ({"unary": np.zeros((3, 2)), "edges": np.array([[0, 5]]), "potentials": np.zeros((2, 2))}, r"variables 0\.\.2"),
+        ({"unary": np.zeros((3, 2)), "edges": np.array([[1, 1]]), "potentials": np.zeros((2, 2))}, "itself"),
+        ({"unary": np.zeros((3, 2)), "edges": np.array([[0, 1]]), "potentials": np.zeros((3, 3))}, r"K=2, got \(3, 3\)"),
+        ({"unary": np.zeros((3, 2)), "edges": np.array([[0, 1]])}, "without potentials"),
+        ({"unary": np.zeros((3, 2)), "edges": np.array([[0, 2]]), "potentials": np.zeros((2, 2))}, "consecutive"),
+        ({"unary": np.full((3, 2), np.nan)}, "finite"),
+        ({"unary": np.zeros((3, 2)), "labels": ("O",)}, "expected 2 label names, got 1"),
+    ],
+)
+def test_bad_shapes_say_expected_and_got(kwargs, message):
+    with pytest.raises(GraphError, match=message):
+        FactorGraph(**kwargs)
+
+
+def test_chain_lengths_must_cover_the_variables():
+    with pytest.raises(GraphError, match="add up to 4, expected 5"):
+        FactorGraph.chain(np.zeros((5, 2)), np.zeros((2, 2)), [2, 2])
+
+
+def test_score_and_local_scores_agree():
+    rng = np.random.default_rng(3)
+    graph = random_graph(rng, 6, 3, [2, 4], n_skip=3)
+    y = rng.integers(3, size=6)
+    for i in range(6):
+        local = graph.local_scores(y, i)
+        for label in range(3):
+            changed = y.copy()
+            changed[i] = label
+            assert graph.score(changed) - graph.score(y) == pytest.approx(local[label] - local[y[i]])
+
+
+def test_per_edge_potentials_are_accepted():
+    potentials = np.stack([np.eye(2), 2 * np.eye(2)])
+    graph = FactorGraph(np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), potentials)
+    assert graph.score(np.array([1, 1, 1])) == 3.0

@@ -1,0 +1,52 @@
+import json
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+from hgner.errors import ModelError
+from hgner.model import META_FILE, MODEL_FILE, CrfModel, train
+
+
+def test_model_directory_is_crfsuite_plus_json(tiny_model):
+    files = sorted(p.name for p in tiny_model.directory.iterdir())
+    assert files == sorted([MODEL_FILE, META_FILE])
+    meta = json.loads((tiny_model.directory / META_FILE).read_text())
+    for key in ("labels", "scheme", "features", "tokenizer", "hgner_version", "training"):
+        assert key in meta
+    assert len(meta["training"]["sha256"]) == 64
+    assert set(meta["labels"]) == set(tiny_model.labels)
+
+
+def test_training_leaves_no_temp_files(tmp_path, tiny_corpus):
+    before = set(os.listdir(tempfile.gettempdir()))
+    train(tiny_corpus, tmp_path / "m", max_iterations=5, verbose=False)
+    assert set(os.listdir(tempfile.gettempdir())) - before == set()
+
+
+def test_load_round_trip(tiny_model):
+    again = CrfModel.load(tiny_model.directory)
+    assert again.labels == tiny_model.labels
+    np.testing.assert_array_equal(again.state_weights, tiny_model.state_weights)
+    np.testing.assert_array_equal(again.transitions, tiny_model.transitions)
+
+
+def test_unary_is_the_sum_of_state_weights(tiny_model):
+    features = tiny_model.features([["John", "Smith", "visited", "Paris", "."]])
+    unary = tiny_model.unary(features)
+    for i, attributes in enumerate(features[0]):
+        rows = [tiny_model.attribute_index[a] for a in attributes if a in tiny_model.attribute_index]
+        np.testing.assert_allclose(unary[i], tiny_model.state_weights[rows].sum(axis=0))
+
+
+def test_label_map_drops_a_type(tmp_path, tiny_corpus):
+    model = train(tiny_corpus, tmp_path / "m", max_iterations=5, label_map={"ORG": "O"}, verbose=False)
+    assert model.entity_types == ["LOC", "PER"]
+
+
+def test_unknown_model_lists_the_shipped_ones(tmp_path):
+    with pytest.raises(ModelError, match="not a model directory"):
+        CrfModel.load(tmp_path / "nothing")
+    with pytest.raises(ModelError, match="shipped"):
+        CrfModel.load("no-such-model")
