@@ -66,12 +66,16 @@ def test_predictions_score_the_same_with_seqeval(tmp_path, tiny_model, corpus_fi
     [
         (["evaluate", "--corpus", "missing.conll"], "no such file"),
         (["evaluate", "--corpus", "nltk:nothing"], "expected nltk:ieer"),
-        (["evaluate", "--model", "no-such-model", "--corpus", "x"], "not a shipped model"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv, expected, capsys):
     assert main(argv) == 2
     assert expected in one_line_error(capsys)
+
+
+def test_unknown_model_exits_2(corpus_file, capsys):
+    assert main(["evaluate", "--model", "no-such-model", "--corpus", str(corpus_file)]) == 2
+    assert "not a shipped model" in one_line_error(capsys)
 
 
 def test_unknown_decoder_lists_the_options(tiny_model, corpus_file, capsys):
