@@ -1,0 +1,155 @@
+"""The ``hgner`` spaCy pipeline component: ``nlp.add_pipe("hgner", config={...})``.
+
+A whole ``Doc`` is one document (skip edges may join any two of its sentences). The component
+tags the Doc's own tokens (whitespace tokens left out) sentence by sentence: the Doc's sentence
+boundaries when it has them, otherwise the sentencizer's (computed on a copy: the Doc's own
+sentence annotation is left alone). Decoding is :class:`hgner.tag.Tagger`'s, so entities equal
+``hgner tag``'s for the same tokens.
+
+Entities go to ``doc.ents`` (``target="ents"``) or to the span group ``doc.spans[target]``.
+``overwrite=True`` replaces what is there. ``overwrite=False`` (the default) keeps it: in
+``doc.ents`` every existing entity stays and a predicted entity is added only if it overlaps
+none of them (as spaCy's EntityRuler does without ``overwrite_ents``); a span group, which may
+overlap, gets the predicted spans appended. Each predicted span carries its confidence in
+``span._.hgner_confidence`` (see :mod:`hgner.tag`; ``None`` when the decoder has no marginals).
+
+Importing this module loads no numba or crfsuite: the model loads with the first Doc.
+Serialization writes ``cfg`` (JSON settings) and ``model/`` (a copy of the model directory)
+under the component's folder, so ``spacy.load`` restores it without the original model path.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import ensure_path
+
+from .errors import HgnerError
+from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
+from .tokenizer import TextTokenizer
+
+CONFIDENCE = "hgner_confidence"
+CFG_FILE = "cfg"
+MODEL_DIR = "model"
+
+if not Span.has_extension(CONFIDENCE):
+    Span.set_extension(CONFIDENCE, default=None)
+
+
+@Language.factory(
+    "hgner",
+    default_config={
+        "model": DEFAULT_MODEL,
+        "decoder": DEFAULT_DECODER,
+        "graph": "chain",
+        "sweeps": None,
+        "seed": None,
+        "target": "ents",
+        "overwrite": False,
+    },
+)
+def make_hgner(
+    nlp: Language,
+    name: str,
+    *,
+    model: str,
+    decoder: str,
+    graph: str,
+    sweeps: int | None,
+    seed: int | None,
+    target: str,
+    overwrite: bool,
+) -> HgnerComponent:
+    """The ``hgner`` factory. ``model``: a shipped model name or a model directory; ``target``:
+    ``"ents"`` or a ``doc.spans`` key; the other settings as for ``hgner tag``."""
+    return HgnerComponent(nlp, name, model=model, decoder=decoder, graph=graph, sweeps=sweeps, seed=seed,
+                          target=target, overwrite=overwrite)
+
+
+class HgnerComponent:
+    """Tags each Doc with an hgner model; see the module docstring for the rules."""
+
+    def __init__(self, nlp: Language, name: str = "hgner", **cfg: Any) -> None:
+        self.name = name
+        self.cfg: dict[str, Any] = cfg
+        self.model_path: str | Path = cfg["model"]
+        self._tagger: Tagger | None = None
+
+    @property
+    def tagger(self) -> Tagger:
+        """The model and decoder, loaded on first use."""
+        if self._tagger is None:
+            cfg = self.cfg
+            self._tagger = Tagger(self.model_path, cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"])
+        return self._tagger
+
+    def __call__(self, doc: Doc) -> Doc:
+        if doc.has_annotation("SENT_START"):
+            sentences = TextTokenizer.from_doc(doc)
+        else:
+            sentences = TextTokenizer.from_doc(self._sentencizer(doc.copy()))
+        spans = []
+        for group in self.tagger.tag_sentences(doc.text, sentences):
+            for entity in group.entities:
+                span = doc.char_span(entity.start, entity.end, label=entity.label)
+                span._.set(CONFIDENCE, entity.confidence)
+                spans.append(span)
+        if self.cfg["target"] == "ents":
+            self._set_ents(doc, spans)
+        elif self.cfg["overwrite"] or self.cfg["target"] not in doc.spans:
+            doc.spans[self.cfg["target"]] = spans
+        else:
+            doc.spans[self.cfg["target"]].extend(spans)
+        return doc
+
+    @cached_property
+    def _sentencizer(self) -> Callable[[Doc], Doc]:
+        """spaCy's rule-based sentencizer, as ``hgner tag`` uses it."""
+        from spacy.pipeline import Sentencizer
+
+        return Sentencizer()
+
+    def _set_ents(self, doc: Doc, spans: list[Span]) -> None:
+        if self.cfg["overwrite"] or not doc.ents:
+            doc.ents = spans
+            return
+        taken = {i for entity in doc.ents for i in range(entity.start, entity.end)}
+        doc.ents = [*doc.ents, *(s for s in spans if taken.isdisjoint(range(s.start, s.end)))]
+
+    def _model_directory(self) -> Path:
+        from .model import model_directory
+
+        return model_directory(self.model_path)
+
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+        """Write ``cfg`` and a copy of the model directory as ``model/``."""
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / CFG_FILE).write_text(json.dumps(self.cfg, indent=2) + "\n", encoding="utf-8")
+        source = self._model_directory()
+        target = path / MODEL_DIR
+        if source.resolve() != target.resolve():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(source, target)
+
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
+        """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
+        path = ensure_path(path)
+        try:
+            self.cfg = json.loads((path / CFG_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise HgnerError(f"{path / CFG_FILE}: cannot read the hgner component settings ({error})") from None
+        self.model_path = path / MODEL_DIR
+        self._tagger = None
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the settings only (for spawned worker processes); the model reloads there."""
+        return {"name": self.name, "cfg": self.cfg, "model_path": self.model_path, "_tagger": None}
