@@ -60,44 +60,61 @@ def _viterbi(unary, potentials, incoming):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _logsumexp(values):  # pragma: no cover - compiled
-    top = values.max()
-    return top + np.log(np.exp(values - top).sum())
-
-
-@numba.njit(cache=True, nogil=True)
 def _forward_backward(unary, potentials, incoming):  # pragma: no cover - compiled
+    """Scaled sum-product in probability space (as crfsuite does): every row of alpha is
+    normalised and its scale kept, so no logarithm or exponential sits in the inner loops."""
     n, k = unary.shape
-    alpha = np.empty((n, k))
-    beta = np.zeros((n, k))
-    scratch = np.empty(k)
+    shift = np.empty(n)
+    u = np.empty((n, k))
     for i in range(n):
-        t = incoming[i]
+        shift[i] = unary[i].max()
         for b in range(k):
-            if t < 0:
-                alpha[i, b] = unary[i, b]
-            else:
-                for a in range(k):
-                    scratch[a] = alpha[i - 1, a] + potentials[t, a, b]
-                alpha[i, b] = _logsumexp(scratch) + unary[i, b]
-    for i in range(n - 2, -1, -1):
-        t = incoming[i + 1]
-        if t < 0:
-            continue  # i ends a chain: beta stays 0
+            u[i, b] = np.exp(unary[i, b] - shift[i])
+    table_shift = np.empty(len(potentials))
+    edge = np.empty_like(potentials)
+    for t in range(len(potentials)):
+        table_shift[t] = potentials[t].max()
         for a in range(k):
             for b in range(k):
-                scratch[b] = potentials[t, a, b] + unary[i + 1, b] + beta[i + 1, b]
-            beta[i, a] = _logsumexp(scratch)
-    marginals = np.empty((n, k))
+                edge[t, a, b] = np.exp(potentials[t, a, b] - table_shift[t])
+    alpha = np.empty((n, k))
+    beta = np.empty((n, k))
     log_z = 0.0
     for i in range(n):
+        t = incoming[i]
+        total = 0.0
         for b in range(k):
-            scratch[b] = alpha[i, b] + beta[i, b]
-        z = _logsumexp(scratch)
+            value = u[i, b]
+            if t >= 0:
+                inner = 0.0
+                for a in range(k):
+                    inner += alpha[i - 1, a] * edge[t, a, b]
+                value *= inner
+            alpha[i, b] = value
+            total += value
+        for b in range(k):
+            alpha[i, b] /= total
+        log_z += np.log(total) + shift[i] + (table_shift[t] if t >= 0 else 0.0)
+    for i in range(n - 1, -1, -1):
         if i == n - 1 or incoming[i + 1] < 0:
-            log_z += z
+            for a in range(k):
+                beta[i, a] = 1.0
+            continue
+        t = incoming[i + 1]
+        total = 0.0
+        for a in range(k):
+            value = 0.0
+            for b in range(k):
+                value += edge[t, a, b] * u[i + 1, b] * beta[i + 1, b]
+            beta[i, a] = value
+            total += value
+        for a in range(k):
+            beta[i, a] /= total
+    marginals = alpha * beta
+    for i in range(n):
+        total = marginals[i].sum()
         for b in range(k):
-            marginals[i, b] = np.exp(scratch[b] - z)
+            marginals[i, b] /= total
     return marginals, log_z
 
 
