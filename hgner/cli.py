@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
     evaluate.add_argument("--graph", choices=["chain"], default="chain", help="graph to decode (default chain)")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
+    evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",
                           help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several)")
     _add_tag_parser(commands, available_decoders())
@@ -142,6 +143,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .decoders import decoder_class
     from .evaluate import evaluate, format_report, write_json
     from .model import CrfModel
+    from .report import format_table3, plot
 
     for name in args.decoders:
         decoder_class(name)  # unknown names fail before any work
@@ -152,8 +154,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                       mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
     format_report(report, sys.stdout)
+    if any(r["sweeps"] is not None for r in report["results"]):
+        sys.stdout.write("\nF1 by sweeps (mean (sd) over seeds; decoding seconds in brackets):\n")
+        format_table3(report, sys.stdout)
     if args.json:
         write_json(report, args.json)
+    if args.plot:
+        plot(report, args.plot)
     return 0
 
 

@@ -1,0 +1,78 @@
+"""Views of an evaluate report: the herded Gibbs paper's Table 3 layout, and F1 plots."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any, TextIO
+
+
+def _cell(rows: list[dict[str, Any]]) -> str:
+    """``F1 [seconds]`` for one run, ``mean (sd) [mean seconds]`` over several seeds."""
+    f1s = [r["f1"] for r in rows]
+    seconds = statistics.mean(r["decode_seconds"] for r in rows)
+    if len(rows) == 1:
+        return f"{f1s[0]:.2f} [{seconds:.2f} s]"
+    return f"{statistics.mean(f1s):.2f} ({statistics.stdev(f1s):.2f}) [{seconds:.2f} s]"
+
+
+def grouped(report: dict[str, Any]) -> dict[str, dict[int | None, list[dict[str, Any]]]]:
+    """Results by decoder, then by sweep count (None for decoders without sweeps), in run order."""
+    groups: dict[str, dict[int | None, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for result in report["results"]:
+        groups[result["decoder"]][result["sweeps"]].append(result)
+    return groups
+
+
+def format_table3(report: dict[str, Any], out: TextIO) -> None:
+    """Decoders as rows, sweep counts as columns: F1, mean (sd) over seeds where there are
+    several, decoding seconds for the whole corpus in brackets."""
+    groups = grouped(report)
+    sweep_counts = sorted({s for by_sweeps in groups.values() for s in by_sweeps if s is not None})
+    columns = [str(s) for s in sweep_counts] or ["F1"]
+    cells = {
+        decoder: [_cell(by_sweeps[s]) if s in by_sweeps else "" for s in sweep_counts]
+        if None not in by_sweeps else [_cell(by_sweeps[None])] + [""] * (len(columns) - 1)
+        for decoder, by_sweeps in groups.items()
+    }
+    width = max([len(c) for row in cells.values() for c in row] + [len(c) for c in columns])
+    out.write(f"{'method':<12}" + "".join(f" | {c:<{width}}" for c in columns) + "\n")
+    out.write("-" * 12 + "".join("-+-" + "-" * width for _ in columns) + "\n")
+    for decoder, row in cells.items():
+        out.write(f"{decoder:<12}" + "".join(f" | {c:<{width}}" for c in row) + "\n")
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """F1 against sweeps and against decoding seconds, one line per decoder (mean over seeds,
+    error bars one sd); decoders without sweeps are drawn as horizontal reference lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (by_sweeps_axis, by_seconds_axis) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for decoder, by_sweeps in grouped(report).items():
+        if None in by_sweeps:
+            f1 = statistics.mean(r["f1"] for r in by_sweeps[None])
+            seconds = statistics.mean(r["decode_seconds"] for r in by_sweeps[None])
+            line = by_sweeps_axis.axhline(f1, linestyle="--", linewidth=1, label=f"{decoder} ({f1:.2f})")
+            by_seconds_axis.plot([seconds], [f1], marker="*", markersize=12, linestyle="", color=line.get_color(),
+                                 label=decoder)
+            continue
+        sweeps = sorted(by_sweeps)
+        means = [statistics.mean(r["f1"] for r in by_sweeps[s]) for s in sweeps]
+        sds = [statistics.stdev(r["f1"] for r in by_sweeps[s]) if len(by_sweeps[s]) > 1 else 0.0 for s in sweeps]
+        seconds = [statistics.mean(r["decode_seconds"] for r in by_sweeps[s]) for s in sweeps]
+        bars = by_sweeps_axis.errorbar(sweeps, means, yerr=sds, marker="o", capsize=3, label=decoder)
+        by_seconds_axis.errorbar(seconds, means, yerr=sds, marker="o", capsize=3, color=bars.lines[0].get_color(),
+                                 label=decoder)
+    by_sweeps_axis.set(xscale="log", xlabel="sweeps", ylabel="entity F1 (%)", title="F1 against sweeps")
+    by_seconds_axis.set(xscale="log", xlabel="decoding seconds (whole corpus)", ylabel="entity F1 (%)",
+                        title="F1 against time")
+    for axis in (by_sweeps_axis, by_seconds_axis):
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend(fontsize=8)
+    figure.suptitle(f"{report['model']} on {report['corpus']} ({report.get('graph', 'chain')} graph)", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
