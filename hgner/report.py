@@ -51,21 +51,20 @@ def plot(report: dict[str, Any], path: str) -> None:
     import matplotlib.pyplot as plt
 
     figure, (by_sweeps_axis, by_seconds_axis) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for decoder, by_sweeps in grouped(report).items():
+    for index, (decoder, by_sweeps) in enumerate(grouped(report).items()):
+        color = f"C{index}"
         if None in by_sweeps:
             f1 = statistics.mean(r["f1"] for r in by_sweeps[None])
             seconds = statistics.mean(r["decode_seconds"] for r in by_sweeps[None])
-            line = by_sweeps_axis.axhline(f1, linestyle="--", linewidth=1, label=f"{decoder} ({f1:.2f})")
-            by_seconds_axis.plot([seconds], [f1], marker="*", markersize=12, linestyle="", color=line.get_color(),
-                                 label=decoder)
+            by_sweeps_axis.axhline(f1, linestyle="--", linewidth=1, color=color, label=f"{decoder} ({f1:.2f})")
+            by_seconds_axis.plot([seconds], [f1], marker="*", markersize=12, linestyle="", color=color, label=decoder)
             continue
         sweeps = sorted(by_sweeps)
         means = [statistics.mean(r["f1"] for r in by_sweeps[s]) for s in sweeps]
         sds = [statistics.stdev(r["f1"] for r in by_sweeps[s]) if len(by_sweeps[s]) > 1 else 0.0 for s in sweeps]
         seconds = [statistics.mean(r["decode_seconds"] for r in by_sweeps[s]) for s in sweeps]
-        bars = by_sweeps_axis.errorbar(sweeps, means, yerr=sds, marker="o", capsize=3, label=decoder)
-        by_seconds_axis.errorbar(seconds, means, yerr=sds, marker="o", capsize=3, color=bars.lines[0].get_color(),
-                                 label=decoder)
+        by_sweeps_axis.errorbar(sweeps, means, yerr=sds, marker="o", capsize=3, color=color, label=decoder)
+        by_seconds_axis.errorbar(seconds, means, yerr=sds, marker="o", capsize=3, color=color, label=decoder)
     by_sweeps_axis.set(xscale="log", xlabel="sweeps", ylabel="entity F1 (%)", title="F1 against sweeps")
     by_seconds_axis.set(xscale="log", xlabel="decoding seconds (whole corpus)", ylabel="entity F1 (%)",
                         title="F1 against time")
