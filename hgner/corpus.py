@@ -9,6 +9,7 @@ under ``$HGNER_CONLL2003`` or ``../shared/corpora/conll2003``), ``nltk:ieer`` an
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,10 @@ from . import schemes
 from .errors import ConllFormatError, HgnerError
 
 DOCSTART = "-DOCSTART-"
+# Columns are separated by ASCII whitespace only, as conlleval splits them: a token may hold a
+# no-break space (U+00A0) or another Unicode space, which str.split() would cut it at.
+_ASCII_WHITESPACE = " \t\n\r\f\v"
+_FIELD_SEPARATOR = re.compile(r"[ \t\n\r\f\v]+")
 
 
 @dataclass
@@ -133,7 +138,8 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) ->
     for number, line in enumerate(lines, start=1):
         if number == 1 and line.startswith("\ufeff"):
             line = line[1:]
-        fields = line.split()
+        stripped = line.strip(_ASCII_WHITESPACE)
+        fields = _FIELD_SEPARATOR.split(stripped) if stripped else []
         if not fields:
             end_sentence()
             continue
@@ -176,13 +182,21 @@ def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]
     """Write ``token gold predicted`` lines, one blank line after each sentence and a
     ``-DOCSTART- -X- O O``-style line before each document, as conlleval and seqeval read them.
 
-    ``predictions`` holds one tag list per sentence of ``corpus``, in corpus order.
+    ``predictions`` holds one tag list per sentence of ``corpus``, in corpus order; a
+    ValueError says which sentence when the lists do not fit the corpus.
     """
+    predictions = list(predictions)
+    if len(predictions) != len(corpus.sentences):
+        raise ValueError(f"{len(predictions)} predicted tag lists for {len(corpus.sentences)} sentences")
     sentences = iter(predictions)
     for document in corpus.documents:
         out.write(f"{DOCSTART} O O\n\n")
-        for sentence in document.sentences:
+        for number, sentence in enumerate(document.sentences, start=1):
             predicted = next(sentences)
+            if len(predicted) != len(sentence.tokens):
+                raise ValueError(
+                    f"sentence {number} of {document.name} has {len(sentence.tokens)} tokens but {len(predicted)} predicted tags"
+                )
             for token, gold, guess in zip(sentence.tokens, sentence.tags or ["O"] * len(predicted), predicted):
                 out.write(f"{token} {gold} {guess}\n")
             out.write("\n")

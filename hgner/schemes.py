@@ -113,7 +113,7 @@ def detect(tag_sequences: Iterable[Sequence[str]]) -> str:
     starts with I-, otherwise IOB2 (which is also what sequences without entities get)."""
     seen_iob1 = False
     for tags in tag_sequences:
-        if any(tag[:2] in ("E-", "S-") for tag in tags):
+        if any(split_tag(tag)[0] in ("E", "S") for tag in tags):
             return "BIOES"
         if not seen_iob1:
             prev_prefix, prev_type = "O", ""
@@ -127,22 +127,27 @@ def detect(tag_sequences: Iterable[Sequence[str]]) -> str:
 
 
 def render(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
-    """Tags of length ``length`` in ``scheme`` for non-overlapping ``spans``."""
+    """Tags of length ``length`` in ``scheme`` for non-overlapping ``spans``; a span of type
+    ``""`` (an untyped chunk, as :func:`chunks` reads ``B``/``I``) gets untyped tags."""
     scheme = normalize_scheme(scheme)
     tags = ["O"] * length
     prev_end, prev_type = -1, ""
     for start, end, entity_type in sorted(spans):
         if scheme == "BIOES" and end - start == 1:
-            tags[start] = f"S-{entity_type}"
+            tags[start] = _join("S", entity_type)
         else:
             for i in range(start, end):
-                tags[i] = f"I-{entity_type}"
+                tags[i] = _join("I", entity_type)
             if scheme == "IOB2" or scheme == "BIOES" or (prev_end == start and prev_type == entity_type):
-                tags[start] = f"B-{entity_type}"
+                tags[start] = _join("B", entity_type)
             if scheme == "BIOES":
-                tags[end - 1] = f"E-{entity_type}"
+                tags[end - 1] = _join("E", entity_type)
         prev_end, prev_type = end, entity_type
     return tags
+
+
+def _join(prefix: str, entity_type: str) -> str:
+    return f"{prefix}-{entity_type}" if entity_type else prefix
 
 
 def convert(tags: Sequence[str], scheme: str) -> list[str]:

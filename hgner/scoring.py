@@ -1,11 +1,30 @@
 """Entity-level precision, recall and F1, as the NER community scores them.
 
-``conlleval`` mode (the default) reads chunks with conlleval.pl's rules, so on IOB1 and IOB2
-files it gives exactly conlleval's numbers (E-/S- tags are read as seqeval's default mode
-reads them). ``strict`` mode counts a chunk only when its tags are exactly the scheme's
-rendering of it (``B- I-...`` in IOB2, ``B- I-... E-`` or ``S-`` in BIOES), as seqeval's strict
-mode does; in IOB1 every B/I/O sequence has one reading, so strict equals conlleval there.
-Figures are percentages.
+``conlleval`` mode (the default) reads chunks with conlleval.pl's rules, so on B-/I-/O tags
+(IOB1 or IOB2, valid or not, typed or untyped) it gives exactly conlleval's counts and figures,
+and the same as seqeval's default mode. E-/S- tags are read as seqeval's default mode reads them.
+``strict`` mode counts a chunk only when its tags are exactly the scheme's rendering of it
+(``B- I-...`` in IOB2, ``B- I-... E-`` or ``S-`` in BIOES), as seqeval's strict mode does; in
+IOB1 every B/I/O sequence has one reading, so strict equals conlleval there. Figures are
+percentages. tests/test_scoring.py checks all of this against a transcription of conlleval.pl
+and against seqeval.
+
+Where the reference scorers differ (and what hgner does):
+
+* E-/S- tags. conlleval.pl (2004-01-26) knows E- only as IOE's end-of-chunk marker and S- not
+  at all: it ends a chunk at E- only before E-, I- or O, and never at S-. So adjacent chunks of
+  one type in valid BIOES (``S-PER S-PER``, ``E-PER B-PER``, ``B-PER I-PER S-PER``) are merged
+  into one chunk, and an untyped ``S`` is never a chunk. seqeval's default mode and hgner read
+  them as BIOES means; hgner's chunk counts on any tags equal conlleval.pl's on the tags
+  converted to IOB2 (:func:`hgner.schemes.convert`).
+* Untyped tags (``B``, ``I``): conlleval.pl and hgner count chunks of empty type ``""``;
+  seqeval calls the type ``_`` (and so cannot tell it from a type really named ``_``).
+* A type spelt ``0`` (``B-0``) is no type to conlleval.pl (Perl truthiness); hgner keeps ``0``.
+* Macro F1 over no types at all is NaN in seqeval, 0 here; conlleval.pl has no macro average.
+* seqeval's strict mode refuses E-/S- tags under IOB2 (ValueError); hgner's strict IOB2 finds no
+  chunk there. seqeval's strict IOB1 is not followed (it does not start a chunk at a B- after O).
+* Token accuracy compares tag strings; conlleval.pl compares (prefix, type), which only differs
+  for spellings such as ``B-`` against ``B``.
 """
 
 from __future__ import annotations
@@ -79,10 +98,12 @@ def entity_spans(tags: Sequence[str], scheme: str, mode: str = "conlleval") -> l
         return found
     if mode != "strict":
         raise ValueError(f"unknown scoring mode {mode!r}; expected one of {', '.join(MODES)}")
+    # Compare (prefix, type) pairs, not strings: an untyped chunk may be written "B I" or "B- I-".
     return [
         (start, end, entity_type)
         for start, end, entity_type in found
-        if list(tags[start:end]) == schemes.render([(0, end - start, entity_type)], end - start, scheme)
+        if [schemes.split_tag(tag) for tag in tags[start:end]]
+        == [schemes.split_tag(tag) for tag in schemes.render([(0, end - start, entity_type)], end - start, scheme)]
     ]
 
 
