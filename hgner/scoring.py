@@ -139,7 +139,7 @@ def score(
 
 def consistency_disagreement(documents: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
     """Among pairs of occurrences of the same capitalised word form inside one document, the
-    fraction whose entity types (``O`` counts as a type) differ.
+    percentage whose entity types (``O`` counts as a type) differ.
 
     ``documents`` yields ``(tokens, tags)`` per document, flattened over its sentences.
     """
