@@ -1,0 +1,34 @@
+"""Shared by the tagging tests: a tiny model trained once per session on tests/fixtures/tag_train.conll
+(30 templated sentences, PER/LOC/ORG/MISC), and a helper that runs the ``hgner`` command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tag_train.conll"
+SENTENCE = "Angela Merkel works for United Nations in Tokyo ."
+COMMANDS = [[sys.executable, "-m", "hgner.cli"]] + ([[shutil.which("hgner")]] if shutil.which("hgner") else [])
+
+
+@pytest.fixture(scope="session")
+def tag_model(tmp_path_factory) -> Path:
+    """The model directory (trained at most once per session, whichever test module asks first)."""
+    from hgner.corpus import load_corpus
+    from hgner.model import META_FILE, train
+
+    directory = tmp_path_factory.getbasetemp() / "tag-model"
+    if not (directory / META_FILE).is_file():
+        train(load_corpus(str(FIXTURE)), directory, max_iterations=60, verbose=False)
+    return directory
+
+
+def run_hgner(args: list[str], command: list[str] = COMMANDS[0], **kwargs) -> subprocess.CompletedProcess:
+    """``hgner ARGS`` in a fresh process, text mode, output captured."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=120, **kwargs)

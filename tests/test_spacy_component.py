@@ -1,0 +1,130 @@
+"""The ``hgner`` spaCy component: entry-point registration, serialization, multiprocessing,
+existing entities, span groups, sentence boundaries, displaCy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+import spacy
+from spacy import displacy
+
+import hgner.spacy_component  # noqa: F401  (registers the factory when running from a source tree)
+from hgner.tag import Tagger
+from tag_support import SENTENCE, tag_model  # noqa: F401  (fixture)
+
+TEXTS = [SENTENCE, "Jim Smith flew from Paris to London on Monday .\n\nThe French minister met Maria Lopez of Reuters .",
+         "  Shares of Siemens rose 3 percent in Berlin trading .  ", "", "Reuters said on Tuesday that John would visit Madrid ."]
+
+
+def pipeline(model, **config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("hgner", config={"model": str(model), **config})
+    return nlp
+
+
+def ents(doc, spans=None):
+    return [(s.start_char, s.end_char, s.label_, s._.hgner_confidence) for s in (doc.ents if spans is None else spans)]
+
+
+def test_registered_through_entry_point_in_fresh_interpreter(tag_model):
+    if not any(e.name == "hgner" for e in entry_points(group="spacy_factories")):
+        pytest.skip("hgner is not installed (pip install .): no spacy_factories entry point")
+    code = (
+        "import json, sys, spacy\n"
+        "nlp = spacy.blank('en')\n"
+        f"nlp.add_pipe('hgner', config={{'model': {str(tag_model)!r}}})\n"
+        f"doc = nlp({SENTENCE!r})\n"
+        "print(json.dumps([(e.text, e.label_, e._.hgner_confidence) for e in doc.ents]))\n"
+        "print(sorted(m for m in ('numba', 'pycrfsuite') if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.splitlines()[0])
+    assert [(t, label) for t, label, _ in found] == [("Angela Merkel", "PER"), ("United Nations", "ORG"), ("Tokyo", "LOC")]
+    assert all(0 < c <= 1 for _, _, c in found)
+
+
+def test_import_is_cheap():
+    code = "import sys, hgner.spacy_component; print(sorted(m for m in ('numba', 'pycrfsuite', 'scipy') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_same_entities_as_hgner_tag(tag_model):
+    nlp = pipeline(tag_model)
+    tagger = Tagger(tag_model)
+    for text in TEXTS:
+        doc = nlp(text)
+        expected = [(e.start, e.end, e.label, e.confidence) for g in tagger.tag_text(text) for e in g.entities]
+        assert ents(doc) == expected
+        assert len(doc) < 2 or not doc.has_annotation("SENT_START")  # the sentencizer ran on a copy
+
+
+def test_doc_sentence_boundaries_are_used(tag_model):
+    nlp = pipeline(tag_model)
+    doc = nlp.make_doc("Angela Merkel works for United Nations in Tokyo")
+    for token in doc:
+        token.is_sent_start = token.i in (0, 2)  # "Angela Merkel" | "works for ..."
+    tagged = nlp.get_pipe("hgner")(doc)
+    assert tagged.ents[0].text == "Angela Merkel"
+    assert sentence_tokens(tagged) == [["Angela", "Merkel"], ["works", "for", "United", "Nations", "in", "Tokyo"]]
+
+
+def sentence_tokens(doc):
+    from hgner.tokenizer import TextTokenizer
+
+    return [s.tokens for s in TextTokenizer.from_doc(doc)]
+
+
+def test_round_trip_without_original_model(tag_model, tmp_path):
+    model = shutil.copytree(tag_model, tmp_path / "original")
+    nlp = pipeline(model, decoder="viterbi", overwrite=True)
+    before = [ents(d) for d in nlp.pipe(TEXTS)]
+    nlp.to_disk(tmp_path / "pipeline")
+    assert sorted(p.name for p in (tmp_path / "pipeline" / "hgner").iterdir()) == ["cfg", "model"]
+    shutil.rmtree(model)
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert loaded.get_pipe("hgner").cfg["overwrite"] is True
+    assert [ents(d) for d in loaded.pipe(TEXTS)] == before
+
+
+def test_two_processes_give_the_same_entities(tag_model):
+    nlp = pipeline(tag_model)
+    single = [ents(d) for d in nlp.pipe(TEXTS * 3, batch_size=2)]
+    double = [ents(d) for d in nlp.pipe(TEXTS * 3, batch_size=2, n_process=2)]
+    assert double == single and any(single)
+
+
+def test_existing_entities_kept_or_replaced(tag_model):
+    for overwrite in (False, True):
+        nlp = pipeline(tag_model, overwrite=overwrite)
+        doc = nlp.make_doc(SENTENCE)
+        doc.ents = [doc.char_span(0, 6, label="FIRST"), doc.char_span(24, 30, label="THING")]  # "Angela", "United"
+        doc = nlp.get_pipe("hgner")(doc)
+        found = [(e.text, e.label_) for e in doc.ents]
+        if overwrite:
+            assert found == [("Angela Merkel", "PER"), ("United Nations", "ORG"), ("Tokyo", "LOC")]
+        else:  # existing entities stay; predictions that overlap them are dropped
+            assert found == [("Angela", "FIRST"), ("United", "THING"), ("Tokyo", "LOC")]
+            assert doc.ents[0]._.hgner_confidence is None and doc.ents[2]._.hgner_confidence > 0
+
+
+def test_span_group_target(tag_model):
+    nlp = pipeline(tag_model, target="hgner")
+    doc = nlp.make_doc(SENTENCE)
+    doc.spans["hgner"] = [doc[0:1]]
+    doc = nlp.get_pipe("hgner")(doc)
+    assert not doc.ents
+    assert [s.text for s in doc.spans["hgner"]] == ["Angela", "Angela Merkel", "United Nations", "Tokyo"]
+    assert [s.label_ for s in doc.spans["hgner"]][1:] == ["PER", "ORG", "LOC"]
+    assert all(s._.hgner_confidence for s in list(doc.spans["hgner"])[1:])
+
+
+def test_displacy_shows_entities(tag_model):
+    html = displacy.render(pipeline(tag_model)(SENTENCE), style="ent")
+    assert "Angela Merkel" in html and ">PER<" in html and ">LOC<" in html

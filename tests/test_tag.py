@@ -1,0 +1,179 @@
+"""``hgner tag``: every format, inputs from arguments/files/stdin, streaming, offsets, bad input,
+chunked decoding, confidences, and the README example."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import select
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hgner import tag
+from hgner.cli import main
+from hgner.tag import Tagger, text_blocks
+from tag_support import COMMANDS, SENTENCE, run_hgner, tag_model  # noqa: F401  (fixture)
+
+README = Path(__file__).parent.parent / "README.md"
+MESSY = "Café owners\u00a0in  Tokyo say:\n\n  Angela Merkel works for United Nations in Tokyo .  Jim Smith flew from Paris to London on Monday .\n"
+
+
+def one_line_error(stderr: str) -> str:
+    assert "Traceback" not in stderr and stderr.count("\n") == 1, stderr
+    return stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: Path(c[-1]).name)
+def test_jsonl_offsets_from_stdin(tag_model, command):
+    result = run_hgner(["tag", "--model", str(tag_model), "--format", "jsonl"], command, input=MESSY)
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stdout.splitlines()
+    record = json.loads(line)
+    assert record["text"] == MESSY
+    assert {"Angela Merkel", "United Nations", "Jim Smith"} <= {e["text"] for e in record["entities"]}
+    for entity in record["entities"]:
+        assert set(entity) == {"start", "end", "text", "label", "confidence"}
+        assert MESSY[entity["start"]:entity["end"]] == entity["text"]
+        assert 0.0 < entity["confidence"] <= 1.0
+
+
+def test_inline_and_conll(tag_model):
+    inline = run_hgner(["tag", "--model", str(tag_model), SENTENCE])
+    assert inline.returncode == 0, inline.stderr
+    assert inline.stdout == "[Angela Merkel](PER) works for [United Nations](ORG) in [Tokyo](LOC) .\n"
+    conll = run_hgner(["tag", "--model", str(tag_model), "--format", "conll", SENTENCE + " Jim Smith flew ."])
+    blocks = conll.stdout.split("\n\n")
+    assert blocks[0].splitlines()[:2] == ["Angela\tB-PER", "Merkel\tI-PER"]
+    assert blocks[1].splitlines()[0] == "Jim\tB-PER" and blocks[2] == ""
+
+
+def test_html(tag_model, tmp_path):
+    out = tmp_path / "page.html"
+    result = run_hgner(["tag", "--model", str(tag_model), "--format", "html", "-o", str(out), SENTENCE])
+    assert result.returncode == 0 and result.stdout == ""
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Angela Merkel" in page and ">PER<" in page
+
+
+def test_files_stream_one_document_each(tag_model, tmp_path):
+    """A file's document is printed before the next input (here stdin, still open) is read."""
+    first = tmp_path / "a.txt"
+    first.write_text(SENTENCE, encoding="utf-8")
+    process = subprocess.Popen([*COMMANDS[0], "tag", "--model", str(tag_model), "--format", "jsonl", str(first), "-"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ready, _, _ = select.select([process.stdout], [], [], 60)
+    assert ready, "no output for the first document while the second was still open"
+    assert json.loads(process.stdout.readline())["text"] == SENTENCE
+    out, _ = process.communicate("Jim Smith flew .", timeout=60)
+    assert json.loads(out)["entities"][0]["text"] == "Jim Smith"
+    assert process.returncode == 0
+
+
+def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("Paris").write_text("Jim Smith flew .", encoding="utf-8")
+    assert main(["tag", "--model", str(tag_model), "--format", "conll", "Paris"]) == 0
+    assert capsys.readouterr().out.startswith("Jim\tB-PER")  # an existing file is read
+    assert main(["tag", "--model", str(tag_model), "--format", "conll", "--text", "Paris"]) == 0
+    assert capsys.readouterr().out.startswith("Paris\t")  # --text forces text
+    assert main(["tag", "--model", str(tag_model), "--files", "Tokyo"]) == 2
+    assert "Tokyo: no such file" in capsys.readouterr().err
+    assert main(["tag", "--model", str(tag_model), "notes/missing.txt"]) == 2  # looks like a path
+    assert "notes/missing.txt: no such file (use --text" in capsys.readouterr().err
+
+
+def test_empty_input_gives_empty_output(tag_model, capsys, monkeypatch):
+    result = run_hgner(["tag", "--model", str(tag_model)], input="")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    for fmt in tag.FORMATS[:3]:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"  \n\t \n")))
+        assert main(["tag", "--model", str(tag_model), "--format", fmt]) == 0
+        assert capsys.readouterr() == ("", "")
+
+
+def test_bad_files_exit_2_with_one_line(tag_model, tmp_path, capsys):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("Angela Merkel in M\xfcnchen".encode("latin-1"))
+    result = run_hgner(["tag", "--model", str(tag_model), str(bad)])
+    assert result.returncode == 2
+    assert f"{bad}: not UTF-8 text" in one_line_error(result.stderr)
+    assert main(["tag", "--model", str(tag_model), "--files", str(tmp_path / "nope")]) == 2
+    assert "no such file" in one_line_error(capsys.readouterr().err)
+    assert main(["tag", "--model", str(tmp_path / "no-model"), SENTENCE]) == 2
+    assert "not a model directory" in one_line_error(capsys.readouterr().err)
+
+
+def test_tokenizer_mismatch_warns(tag_model, tmp_path, capsys):
+    copy = Path(shutil.copytree(tag_model, tmp_path / "model"))
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["tokenizer"] = "whitespace"
+    (copy / "meta.json").write_text(json.dumps(meta))
+    assert main(["tag", "--model", str(copy), SENTENCE]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "was trained on text tokenized by 'whitespace'" in err
+
+
+def test_chunked_decoding_equals_whole(tag_model, monkeypatch):
+    """Small blocks and groups (as for a 5 MB text) change nothing on the chain; offsets stay right."""
+    text = " ".join([MESSY] * 20)
+    whole = [e for g in Tagger(tag_model).tag_text(text) for e in g.entities]
+    monkeypatch.setattr(tag, "BLOCK_CHARS", 150)
+    monkeypatch.setattr(tag, "CHAIN_GROUP_TOKENS", 25)
+    assert all(end - start <= 150 for start, end in text_blocks(text, 150))
+    groups = list(Tagger(tag_model).tag_text(text))
+    assert len(groups) > 10
+    assert [e for g in groups for e in g.entities] == whole
+    assert all(text[e.start:e.end] == e.text for e in whole)
+
+
+def test_confidence_null_without_marginals(tag_model):
+    (group,) = Tagger(tag_model, decoder="crfsuite").tag_text(SENTENCE)
+    assert group.entities and all(e.confidence is None for e in group.entities)
+    assert json.loads(json.dumps(group.entities[0].to_json()))["confidence"] is None
+
+
+def test_confidence_is_min_token_marginal(tag_model):
+    tagger = Tagger(tag_model)
+    (group,) = tagger.tag_text(SENTENCE)
+    result = tagger.pipeline.decode([s.tokens for s in group.sentences])
+    person = group.entities[0]
+    assert person.text == "Angela Merkel"
+    assert person.confidence == pytest.approx(min(result.marginals[i, result.labels[i]] for i in (0, 1)))
+
+
+def test_sampler_confidences(tag_model):
+    from hgner.decoders import available_decoders
+
+    if "gibbs" not in available_decoders():
+        pytest.skip("no gibbs decoder registered")
+    (group,) = Tagger(tag_model, decoder="gibbs", sweeps=50, seed=1).tag_text(SENTENCE)
+    assert all(e.confidence is not None and 0 < e.confidence <= 1 for e in group.entities)
+
+
+def test_skip_graph_tags_or_says_why(tag_model):
+    result = run_hgner(["tag", "--model", str(tag_model), "--graph", "skip", "--decoder", "gibbs", SENTENCE])
+    if result.returncode:
+        assert result.returncode == 2 and "skip" in one_line_error(result.stderr)
+    else:
+        assert "[Angela Merkel](PER)" in result.stdout
+
+
+def readme_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    return text[text.index("<!-- tag:start -->"):text.index("<!-- tag:end -->")]
+
+
+def test_readme_spacy_example_runs_verbatim():
+    from hgner.model import builtin_models
+
+    (code,) = re.findall(r"```python\n(.*?)```", readme_section(), re.S)
+    if "en-conll03" not in builtin_models():
+        pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "PER" in result.stdout
