@@ -28,6 +28,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -61,8 +62,7 @@ class Entity:
     confidence: float | None
 
     def to_json(self) -> dict[str, Any]:
-        confidence = None if self.confidence is None else round(self.confidence, 4)
-        return {"start": self.start, "end": self.end, "text": self.text, "label": self.label, "confidence": confidence}
+        return {"start": self.start, "end": self.end, "text": self.text, "label": self.label, "confidence": self.confidence}
 
 
 @dataclass
@@ -266,7 +266,7 @@ class HtmlWriter(Writer):
 
     def start(self, source: str, text: str) -> None:
         super().start(source, text)
-        self.pages.append({"text": text, "ents": [], "title": source})
+        self.pages.append({"text": text, "ents": [], "title": None if source.startswith("<") else escape(source)})
 
     def group(self, group: TaggedGroup) -> None:
         self.pages[-1]["ents"] += [{"start": e.start, "end": e.end, "label": e.label} for e in group.entities]
@@ -275,9 +275,12 @@ class HtmlWriter(Writer):
         from spacy import displacy
 
         if self.pages:
-            self.out.write(displacy.render(self.pages, style="ent", manual=True, page=True, jupyter=False))
+            page = displacy.render(self.pages, style="ent", manual=True, page=True, jupyter=False, options=HTML_OPTIONS)
+            self.out.write(page)
         super().close()
 
+
+HTML_OPTIONS = {"colors": {"PER": "#aa9cfc", "MISC": "#e4e7d2"}}  # displaCy colours only spaCy's own label names
 
 WRITERS: dict[str, type[Writer]] = {"inline": InlineWriter, "conll": ConllWriter, "jsonl": JsonlWriter, "html": HtmlWriter}
 
