@@ -68,10 +68,11 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
     parser = commands.add_parser(
         "tag", help="tag raw text: arguments, files or standard input",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Tag raw text. Each input is one document: an argument that names an existing file is read "
-                    "as a file (UTF-8); one that looks like a path (contains '/' or ends in .txt/.md/..., no spaces) "
-                    "but does not exist is an error; any other argument is the text itself. No argument, or '-', "
-                    "reads standard input. --text or --files force one reading.",
+        description="Tag raw text. Each input is one document:\n"
+                    "  an argument that names an existing file is read as a file (UTF-8);\n"
+                    "  one that looks like a path ('/' in it or a .txt/.md/... ending, no spaces) but does not\n"
+                    "  exist is an error; any other argument is the text itself;\n"
+                    "  no argument, or '-', reads standard input. --text or --files force one reading.",
         epilog=f"defaults: --model {tag.DEFAULT_MODEL} --decoder {tag.DEFAULT_DECODER} (the best measured configuration)\n"
                "entity confidence: the minimum over the entity's tokens of the marginal probability of the predicted "
                "tag\n(exact for viterbi, sample frequencies for samplers, null for a decoder without marginals)",
