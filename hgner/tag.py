@@ -148,7 +148,9 @@ class Tagger:
         """Sentences of ``text`` with offsets into ``text``, tokenized block by block."""
         for start, end in text_blocks(text):
             for sentence in self.tokenizer(text[start:end]):
-                yield TokenizedSentence(sentence.tokens, [(a + start, b + start) for a, b in sentence.offsets])
+                if start:
+                    sentence = TokenizedSentence(sentence.tokens, [(a + start, b + start) for a, b in sentence.offsets])
+                yield sentence
 
     def tag_sentences(self, text: str, sentences: Iterable[TokenizedSentence]) -> Iterator[TaggedGroup]:
         """Decode ``sentences`` (offsets into ``text``) in groups of whole sentences, yielding each group."""
