@@ -8,10 +8,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import skip
 from .decoders import Decoder, Decoding, register
 from .errors import GraphError
 from .graph import FactorGraph
 from .model import CrfModel, Features
+
+
+GRAPH_KINDS = ("chain", "skip")  # skip: the chain plus skip edges between repeated names (hgner.skip)
 
 
 @register("crfsuite")
@@ -53,16 +57,18 @@ class Pipeline:
     """A model and a decoder, applied to documents given as sentences of tokens."""
 
     def __init__(self, model: CrfModel, decoder: Decoder, graph: str = "chain") -> None:
-        if graph != "chain":
-            raise GraphError(f"unknown graph kind {graph!r}; expected chain")
+        if graph not in GRAPH_KINDS:
+            raise GraphError(f"unknown graph kind {graph!r}; expected one of {', '.join(GRAPH_KINDS)}")
         self.model = model
         self.decoder = decoder
         self.graph_kind = graph
+        self.skip = skip.load(model) if graph == "skip" else None
 
     def prepare(self, sentences: Sequence[Sequence[str]]) -> DocumentGraph:
         features = self.model.features(sentences)
         chain = self.model.chain_graph(features)
-        return DocumentGraph(features, [len(s) for s in sentences], chain, chain)
+        graph = chain if self.skip is None else self.skip.graph(chain, sentences)
+        return DocumentGraph(features, [len(s) for s in sentences], chain, graph)
 
     def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
         labels_index = {label: k for k, label in enumerate(self.model.labels)}

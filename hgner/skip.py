@@ -1,0 +1,185 @@
+"""Skip-chain edges between repeated names, and their learned potential.
+
+**Which tokens are joined.** Inside one document (across sentence boundaries too, unless
+``cross_sentence`` is off) a token is a *name candidate* when its first character is an
+upper-case letter, it has at least ``min_length`` characters, and its lower-case form is not a
+function word (``function_words``: English closed-class words, which are capitalised only
+sentence-initially or in all-caps headlines, e.g. "The", "IN"). Name candidates with identical
+word forms are joined: each occurrence gets a skip edge ``(earlier, later)`` to each of its
+``previous`` most recent earlier occurrences. With the default ``previous = 1`` the occurrences
+of a word form are linked in a path, so a name repeated 20 times adds 19 edges, not 190; the
+same rule (``str.isupper`` on the first character) picks the pairs that the
+``consistency_disagreement`` figure counts.
+
+**The potential.** One (K, K) table over the model's labels, estimated piecewise from a tagged
+corpus: gold tags are put in the model's scheme (with its label map), the label pairs
+``(y_earlier, y_later)`` of every skip edge are counted, and the table is the smoothed log-ratio
+
+    log_ratio[a, b] = log p(a, b) - log p_first(a) - log p_second(b),
+
+with ``p(a, b) = (counts[a, b] + s) / (N + s K^2)`` (add-``s`` smoothing, ``s = 0.5``, the
+Krichevsky-Trofimov estimate) and ``p_first``, ``p_second`` its margins. It is positive for label
+pairs seen together more often than chance (the same entity type twice), negative otherwise.
+The graph uses ``weight * log_ratio``, where ``weight`` is chosen on a development corpus
+(``scripts/build_skip.py`` tunes it on CoNLL-2003 eng.testa). Both are stored in the model
+directory: ``skip.npz`` (``counts``, ``log_ratio``, ``labels``; read with ``allow_pickle=False``)
+and ``skip.json`` (the :class:`SkipConfig`, the weight and how both were obtained).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import schemes
+from .corpus import Corpus
+from .errors import ModelError
+from .graph import FactorGraph
+from .model import CrfModel, map_types
+
+SKIP_ARRAYS = "skip.npz"
+SKIP_META = "skip.json"
+SMOOTHING = 0.5
+
+FUNCTION_WORDS = (
+    "a", "about", "after", "all", "also", "an", "and", "any", "as", "at", "be", "because", "been",
+    "before", "but", "by", "can", "could", "did", "do", "does", "during", "each", "for", "from",
+    "had", "has", "have", "he", "her", "here", "his", "how", "i", "if", "in", "into", "is", "it",
+    "its", "may", "more", "most", "no", "not", "of", "on", "one", "or", "other", "our", "out",
+    "over", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "to", "under", "up", "was", "we", "were", "what",
+    "when", "where", "which", "while", "who", "why", "will", "with", "would", "you", "your",
+)
+
+
+@dataclass(frozen=True)
+class SkipConfig:
+    """Which repeated tokens get skip edges (see the module docstring for the rule).
+
+    previous: join each occurrence to this many most recent earlier occurrences (>= 1).
+    min_length: shortest token (in characters) that can be a name.
+    cross_sentence: also join occurrences in different sentences of the document.
+    function_words: lower-case forms never joined.
+    """
+
+    previous: int = 1
+    min_length: int = 2
+    cross_sentence: bool = True
+    function_words: tuple[str, ...] = FUNCTION_WORDS
+
+    def __post_init__(self) -> None:
+        if self.previous < 1 or self.min_length < 1:
+            raise ModelError(f"skip config needs previous >= 1 and min_length >= 1, got {self.previous} and {self.min_length}")
+
+    def is_name(self, token: str) -> bool:
+        """True when ``token`` is a name candidate."""
+        return (len(token) >= self.min_length and token[0].isupper()
+                and token.lower() not in self.function_words)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SkipConfig:
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ModelError(f"unknown skip settings {sorted(unknown)}; expected some of {sorted(cls.__dataclass_fields__)}")
+        return cls(**{k: tuple(v) if k == "function_words" else v for k, v in data.items()})
+
+
+def skip_edges(sentences: Sequence[Sequence[str]], config: SkipConfig = SkipConfig()) -> np.ndarray:
+    """(m, 2) skip edges ``(earlier, later)`` of one document given as token lists, in the
+    document's flat token numbering, ordered by the later token then most recent first."""
+    seen: dict[tuple[str, int], list[int]] = {}
+    edges: list[tuple[int, int]] = []
+    position = 0
+    for number, sentence in enumerate(sentences):
+        for token in sentence:
+            if config.is_name(token):
+                earlier = seen.setdefault((token, 0 if config.cross_sentence else number), [])
+                edges.extend((e, position) for e in reversed(earlier[-config.previous:]))
+                earlier.append(position)
+            position += 1
+    return np.array(edges, dtype=np.int64).reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class SkipModel:
+    """A model's skip potential: ``counts`` and ``log_ratio`` (K, K) over ``labels``, the tuned
+    ``weight``, the edge rule, and ``info`` (how it was estimated and tuned)."""
+
+    config: SkipConfig
+    labels: tuple[str, ...]
+    counts: np.ndarray
+    log_ratio: np.ndarray
+    weight: float = 1.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def potential(self) -> np.ndarray:
+        """(K, K) the table skip edges use: ``weight * log_ratio``."""
+        return self.weight * self.log_ratio
+
+    def graph(self, chain: FactorGraph, sentences: Sequence[Sequence[str]]) -> FactorGraph:
+        """``chain`` (a document's chain graph) plus the document's skip edges."""
+        return chain.with_edges(skip_edges(sentences, self.config), self.potential)
+
+
+def estimate(corpus: Corpus, model: CrfModel, config: SkipConfig = SkipConfig()) -> SkipModel:
+    """Count gold label pairs on the skip edges of ``corpus`` (tags put in ``model``'s scheme and
+    label map, as training does) and return their smoothed log-ratio table with weight 1."""
+    index = {label: k for k, label in enumerate(model.labels)}
+    label_map = model.metadata.get("label_map") or {}
+    counts = np.zeros((len(index), len(index)))
+    for document in corpus.documents:
+        tags = [tag for s in document.sentences
+                for tag in schemes.render(map_types(schemes.chunks(s.tags), label_map), len(s.tokens), model.scheme)]
+        unknown = set(tags) - set(index)
+        if unknown:
+            raise ModelError(f"corpus {corpus.name} has tags {sorted(unknown)} that model {model.name} lacks "
+                             f"(model labels: {', '.join(model.labels)})")
+        y = np.array([index[t] for t in tags], dtype=np.int64)
+        edges = skip_edges([s.tokens for s in document.sentences], config)
+        np.add.at(counts, (y[edges[:, 0]], y[edges[:, 1]]), 1.0)
+    return SkipModel(config, model.labels, counts, log_ratio(counts),
+                     info={"corpus": corpus.name, "edges": int(counts.sum()), "smoothing": SMOOTHING})
+
+
+def log_ratio(counts: np.ndarray, smoothing: float = SMOOTHING) -> np.ndarray:
+    """(K, K) ``log p(a, b) - log p(a) - log p(b)`` of add-``smoothing`` pair frequencies ``counts`` (K, K)."""
+    joint = (counts + smoothing) / (counts.sum() + smoothing * counts.size)
+    return np.log(joint) - np.log(joint.sum(axis=1, keepdims=True)) - np.log(joint.sum(axis=0, keepdims=True))
+
+
+def save(skip: SkipModel, directory: str | Path) -> None:
+    """Write ``skip.npz`` and ``skip.json`` into a model directory."""
+    directory = Path(directory)
+    np.savez(directory / SKIP_ARRAYS, counts=skip.counts, log_ratio=skip.log_ratio, labels=np.array(skip.labels))
+    meta = {"config": skip.config.to_json(), "weight": skip.weight, "info": skip.info}
+    (directory / SKIP_META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+
+
+def load(model: CrfModel) -> SkipModel:
+    """The skip potential stored with ``model``; raises :class:`ModelError` when it is missing or
+    was built for other labels."""
+    arrays, meta = model.directory / SKIP_ARRAYS, model.directory / SKIP_META
+    if not arrays.is_file() or not meta.is_file():
+        raise ModelError(f"model {model.name} has no skip potential (expected {arrays} and {meta}); "
+                         f"build it with: python scripts/build_skip.py {model.directory}")
+    try:
+        with np.load(arrays, allow_pickle=False) as stored:
+            counts, table, labels = stored["counts"], stored["log_ratio"], tuple(str(v) for v in stored["labels"])
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        config, weight, info = SkipConfig.from_json(data["config"]), float(data["weight"]), data.get("info", {})
+    except (OSError, ValueError, KeyError) as error:
+        raise ModelError(f"model {model.name}: cannot read its skip potential ({error})") from None
+    k = len(model.labels)
+    if labels != model.labels or table.shape != (k, k):
+        raise ModelError(f"skip potential of model {model.name} is over labels {labels} with shape {table.shape}; "
+                         f"expected the model's labels {model.labels} and shape ({k}, {k})")
+    return SkipModel(config, labels, counts, table, weight, info)
