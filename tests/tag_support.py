@@ -28,7 +28,15 @@ def tag_model(tmp_path_factory) -> Path:
     return directory
 
 
+def subprocess_env() -> dict[str, str]:
+    """The environment for child processes: they import the same hgner as the tests (the source
+    tree or the installed copy), so a stale install cannot disagree with the model trained here."""
+    import hgner
+
+    source = str(Path(hgner.__file__).resolve().parent.parent)
+    return {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
+
+
 def run_hgner(args: list[str], command: list[str] = COMMANDS[0], **kwargs) -> subprocess.CompletedProcess:
     """``hgner ARGS`` in a fresh process, text mode, output captured."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=120, **kwargs)
+    return subprocess.run([*command, *args], capture_output=True, text=True, env=subprocess_env(), timeout=120, **kwargs)

@@ -15,7 +15,7 @@ from spacy import displacy
 
 import hgner.spacy_component  # noqa: F401  (registers the factory when running from a source tree)
 from hgner.tag import Tagger
-from tag_support import SENTENCE, tag_model  # noqa: F401  (fixture)
+from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
 TEXTS = [SENTENCE, "Jim Smith flew from Paris to London on Monday .\n\nThe French minister met Maria Lopez of Reuters .",
          "  Shares of Siemens rose 3 percent in Berlin trading .  ", "", "Reuters said on Tuesday that John would visit Madrid ."]
@@ -42,7 +42,8 @@ def test_registered_through_entry_point_in_fresh_interpreter(tag_model):
         "print(json.dumps([(e.text, e.label_, e._.hgner_confidence) for e in doc.ents]))\n"
         "print(sorted(m for m in ('numba', 'pycrfsuite') if m in sys.modules))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/",
+                            env=subprocess_env())
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout.splitlines()[0])
     assert [(t, label) for t, label, _ in found] == [("Angela Merkel", "PER"), ("United Nations", "ORG"), ("Tokyo", "LOC")]
@@ -51,7 +52,7 @@ def test_registered_through_entry_point_in_fresh_interpreter(tag_model):
 
 def test_import_is_cheap():
     code = "import sys, hgner.spacy_component; print(sorted(m for m in ('numba', 'pycrfsuite', 'scipy') if m in sys.modules))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
     assert result.stdout.strip() == "[]", result.stderr
 
 

@@ -17,7 +17,7 @@ import pytest
 from hgner import tag
 from hgner.cli import main
 from hgner.tag import Tagger, text_blocks
-from tag_support import COMMANDS, SENTENCE, run_hgner, tag_model  # noqa: F401  (fixture)
+from tag_support import COMMANDS, SENTENCE, run_hgner, subprocess_env, tag_model  # noqa: F401  (fixture)
 
 README = Path(__file__).parent.parent / "README.md"
 MESSY = "Café owners\u00a0in  Tokyo say:\n\n  Angela Merkel works for United Nations in Tokyo .  Jim Smith flew from Paris to London on Monday .\n"
@@ -65,7 +65,7 @@ def test_files_stream_one_document_each(tag_model, tmp_path):
     first = tmp_path / "a.txt"
     first.write_text(SENTENCE, encoding="utf-8")
     process = subprocess.Popen([*COMMANDS[0], "tag", "--model", str(tag_model), "--format", "jsonl", str(first), "-"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=subprocess_env())
     ready, _, _ = select.select([process.stdout], [], [], 60)
     assert ready, "no output for the first document while the second was still open"
     assert json.loads(process.stdout.readline())["text"] == SENTENCE
@@ -174,6 +174,6 @@ def test_readme_spacy_example_runs_verbatim():
     (code,) = re.findall(r"```python\n(.*?)```", readme_section(), re.S)
     if "en-conll03" not in builtin_models():
         pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
     assert result.returncode == 0, result.stderr
     assert "PER" in result.stdout
