@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seeds", type=int, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
     evaluate.add_argument("--scheme", help="tag scheme of the corpus (detected when omitted)")
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
-    evaluate.add_argument("--graph", choices=["chain"], default="chain", help="graph to decode (default chain)")
+    evaluate.add_argument("--graph", choices=["chain", "skip"], default="chain",
+                          help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
+                               "the model's skip potential (viterbi and crfsuite still decode the chain; default chain)")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",

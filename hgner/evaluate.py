@@ -3,7 +3,16 @@
 Every document is featurised and turned into a graph once; each (decoder, sweeps, seed) run
 then decodes every graph. Figures per run: F1/P/R (percent), per-type scores, decode seconds,
 total seconds (graph building plus decoding), agreement with Viterbi, the mean score gap to
-Viterbi on the chain model, and the label-consistency disagreement.
+Viterbi on the chain model, the label-consistency disagreement, and the mean and maximum over
+documents of every figure the decoder reports (e.g. herded's ``weight_bytes``).
+
+With ``graph="skip"`` the chain-only decoders (:data:`CHAIN_ONLY`: viterbi, crfsuite) decode the
+chain graph, so their rows are the linear-chain baseline; their result says so (``"graph":
+"chain"``) and the printed table marks them ``@chain``. When ``exact`` is among the decoders,
+its result carries ``certified_fraction`` and every result gets ``optimum_fraction`` (share of
+the certified documents where its labelling scores the certified optimum on the decoded graph,
+within 1e-9 relative) and ``mean_optimum_gap`` (mean over those documents of optimum minus its
+score on the decoded graph).
 """
 
 from __future__ import annotations
@@ -12,7 +21,7 @@ import json
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,9 +32,12 @@ from . import schemes
 from .corpus import Corpus, write_conll
 from .decoders import decoder_options, make_decoder
 from .decoders.chain import viterbi
+from .graph import FactorGraph
 from .model import CrfModel, map_types
 from .pipeline import DocumentGraph, Pipeline
 from .scoring import consistency_disagreement, score
+
+CHAIN_ONLY = ("viterbi", "crfsuite")  # decoders that cannot take skip edges: they always decode the chain
 
 
 @dataclass(frozen=True)
@@ -95,11 +107,14 @@ def evaluate(
     reference_sentences = [piece for p, y in zip(prepared, reference) for piece in p.split(y)]
 
     results = []
+    labellings: list[list[np.ndarray]] = []
+    certified: list[bool] = []  # per document, from the first exact run
     for run in plan_runs(decoders, sweeps, seeds):
-        pipeline = Pipeline(model, make_decoder(run.decoder, sweeps=run.sweeps, seed=run.seed), graph)
+        run_graph = "chain" if run.decoder in CHAIN_ONLY else graph
+        pipeline = Pipeline(model, make_decoder(run.decoder, sweeps=run.sweeps, seed=run.seed), run_graph)
         started = time.perf_counter()
         decoded = [
-            pipeline.decode_prepared(p)
+            pipeline.decode_prepared(p if run_graph == graph else replace(p, graph=p.chain))
             for p in tqdm(prepared, desc=run.label, unit="doc", disable=not progress, leave=False)
         ]
         decode_seconds = time.perf_counter() - started
@@ -126,13 +141,20 @@ def evaluate(
             "viterbi_agreement": float(agreement),
             "mean_score_gap": float(np.mean(gaps)) if gaps else 0.0,
             "consistency_disagreement": consistency_disagreement(flat),
+            "graph": run_graph,
+            **_stats_summary([r.stats for r in decoded]),
         })
+        labellings.append([r.labels for r in decoded])
+        if run.decoder == "exact" and not certified:
+            certified = [r.stats["certified"] == 1.0 for r in decoded]
         if predictions:
             path = Path(predictions)
             if len(decoders) > 1 or len(sweeps) > 1 or len(seeds) > 1:
                 path = path.with_name(f"{path.stem}.{run.label}{path.suffix}")
             with open(path, "w", encoding="utf-8") as out:
                 write_conll(out, corpus, in_corpus_scheme)
+    if "exact" in decoders:
+        _add_optimum_figures(results, labellings, [p.graph for p, c in zip(prepared, certified) if c], certified)
     return {
         "corpus": corpus.name,
         "model": model.name,
@@ -146,6 +168,31 @@ def evaluate(
         "notes": corpus.notes,
         "results": results,
     }
+
+
+def _stats_summary(stats: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """``stats_mean`` and ``stats_max``: each decoder figure's mean and maximum over documents."""
+    keys = sorted({key for s in stats for key in s})
+    values = {key: [s[key] for s in stats if key in s] for key in keys}
+    return {"stats_mean": {k: float(np.mean(v)) for k, v in values.items()},
+            "stats_max": {k: float(np.max(v)) for k, v in values.items()}}
+
+
+def _add_optimum_figures(results: list[dict[str, Any]], labellings: list[list[np.ndarray]],
+                         graphs: list[FactorGraph], certified: list[bool]) -> None:
+    """Add ``certified_fraction`` to the exact results, and ``optimum_fraction`` and
+    ``mean_optimum_gap`` to every result: its labellings (per run, per document) scored on the
+    decoded ``graphs`` of the ``certified`` documents, against the first exact run's optima."""
+    exact = next(i for i, r in enumerate(results) if r["decoder"] == "exact")
+    for result in results:
+        if result["decoder"] == "exact":
+            result["certified_fraction"] = result["stats_mean"].get("certified", 0.0)
+    documents = np.flatnonzero(certified)
+    optimum = np.array([g.score(labellings[exact][d]) for g, d in zip(graphs, documents)])
+    for result, labels in zip(results, labellings):
+        scores = np.array([g.score(labels[d]) for g, d in zip(graphs, documents)])
+        result["optimum_fraction"] = float(np.mean(np.isclose(scores, optimum, rtol=1e-9, atol=0.0))) if len(documents) else 0.0
+        result["mean_optimum_gap"] = float(np.mean(optimum - scores)) if len(documents) else 0.0
 
 
 def format_report(report: dict[str, Any], out: TextIO) -> None:
@@ -163,6 +210,8 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
     for r in report["results"]:
         groups.setdefault((r["decoder"], r["sweeps"]), []).append(r)
     for (decoder, sweeps), rows in groups.items():
+        if rows[0].get("graph", report["graph"]) != report["graph"]:
+            decoder = f"{decoder}@{rows[0]['graph']}"
         for r in rows:
             out.write(
                 f"{decoder:<12} {_blank(sweeps):>6} {_blank(r['seed']):>5} {r['f1']:14.2f} {r['precision']:6.2f} "
@@ -173,6 +222,25 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
             mean = f"{statistics.mean(f1s):.2f} ({statistics.stdev(f1s):.2f})"
             seconds = statistics.mean(r["decode_seconds"] for r in rows)
             out.write(f"{decoder:<12} {_blank(sweeps):>6} {'mean':>5} {mean:>14} {'':>6} {'':>6} {seconds:9.2f}\n")
+    if any(r.get("graph", report["graph"]) != report["graph"] for r in report["results"]):
+        out.write(f"note: decoders marked @chain cannot take skip edges: they decoded the chain graph "
+                  f"(the linear-chain baseline), not the {report['graph']} graph\n")
+    if any("optimum_fraction" in r for r in report["results"]):
+        _format_optimum(report, out)
+
+
+def _format_optimum(report: dict[str, Any], out: TextIO) -> None:
+    """Per run: label-consistency disagreement, share of certified documents at the optimum,
+    mean optimum gap, and the largest per-document weight table (herded)."""
+    certified = next(r["certified_fraction"] for r in report["results"] if "certified_fraction" in r)
+    out.write(f"\nagainst the certified optimum of the {report['graph']} graph "
+              f"(exact certified {certified:.2%} of documents):\n")
+    out.write(f"{'decoder':<12} {'sweeps':>6} {'seed':>5} {'consist.':>8} {'=optimum':>8} {'mean gap':>10} {'max weights':>12}\n")
+    for r in report["results"]:
+        weights = r["stats_max"].get("weight_bytes")
+        out.write(f"{r['decoder']:<12} {_blank(r['sweeps']):>6} {_blank(r['seed']):>5} {r['consistency_disagreement']:7.2f}% "
+                  f"{r['optimum_fraction']:8.2%} {r['mean_optimum_gap']:10.4f} "
+                  f"{'' if weights is None else f'{weights / 2**20:.2f} MiB':>12}\n")
 
 
 def _blank(value: Any) -> str:

@@ -6,7 +6,7 @@ corpus (see hgner/skip.py); the weight is the one on the grid whose skip-chain d
 to the smaller weight). Only the development corpus is decoded: never eng.testb or IEER.
 
     python scripts/build_skip.py MODEL [--train conll2003:train] [--dev conll2003:testa]
-                                 [--weights 0,0.25,0.5,...] [--decoder exact]
+                                 [--weights 0,0.25,0.5,...] [--previous 1] [--decoder exact]
 """
 
 from __future__ import annotations
@@ -35,13 +35,15 @@ def main() -> None:
     parser.add_argument("--train", default="conll2003:train", help="corpus the table is estimated from")
     parser.add_argument("--dev", default="conll2003:testa", help="corpus the weight is tuned on")
     parser.add_argument("--weights", default=",".join(map(str, WEIGHTS)), help="comma-separated weight grid")
+    parser.add_argument("--previous", type=int, default=skip.SkipConfig.previous,
+                        help=f"join each name to this many earlier occurrences (default {skip.SkipConfig.previous})")
     parser.add_argument("--decoder", default="exact", help="decoder used for tuning (default exact)")
     parser.add_argument("--sweeps", type=int, default=800, help="sweeps, when the decoder is a sampler")
     args = parser.parse_args()
 
     model = CrfModel.load(args.model)
     started = time.perf_counter()
-    table = skip.estimate(load_corpus(args.train), model)
+    table = skip.estimate(load_corpus(args.train), model, skip.SkipConfig(previous=args.previous))
     print(f"{table.info['edges']} skip edges in {args.train}; estimated in {time.perf_counter() - started:.1f}s")
 
     dev = load_corpus(args.dev)
