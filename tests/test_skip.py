@@ -1,0 +1,141 @@
+"""Skip edges, the learned skip potential, its storage, and skip graphs in the pipeline and evaluate."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from hgner import skip
+from hgner.corpus import Corpus, Document, Sentence
+from hgner.decoders import available_decoders, make_decoder
+from hgner.errors import GraphError, ModelError
+from hgner.evaluate import evaluate
+from hgner.model import CrfModel
+from hgner.pipeline import Pipeline
+
+
+def edges(sentences, **settings):
+    return skip.skip_edges([s.split() for s in sentences], skip.SkipConfig(**settings)).tolist()
+
+
+def test_names_are_joined_across_sentences_to_the_previous_occurrence():
+    # positions: The0 Smith1 said2 | Smith3 met4 the5 Smith6 in7 Paris8 | In9 Paris10 I11 saw12 A13 A14
+    document = ["The Smith said", "Smith met the Smith in Paris", "In Paris I saw A A"]
+    assert edges(document) == [[1, 3], [3, 6], [8, 10]]
+
+
+def test_rule_excludes_function_words_short_and_lowercase_tokens():
+    assert edges(["The cat", "The dog", "IN THE NEWS", "IN THE NEWS"]) == [[6, 9]]  # only NEWS
+    assert edges(["I saw A", "I saw A"]) == []
+    assert edges(["smith Smith", "smith"]) == []
+    assert edges(["The Smith", "The Smith"], function_words=()) == [[0, 2], [1, 3]]
+    assert edges(["X X"], min_length=1) == [[0, 1]]
+
+
+def test_within_sentence_only():
+    assert edges(["Smith met Smith", "Smith"], cross_sentence=False) == [[0, 2]]
+
+
+def test_degree_cap():
+    twenty = ["Smith ."] * 20
+    path = edges(twenty)
+    assert len(path) == 19 and path[:2] == [[0, 2], [2, 4]]
+    capped = edges(twenty, previous=2)
+    assert len(capped) == 19 + 18
+    assert capped[:3] == [[0, 2], [2, 4], [0, 4]]  # most recent first
+    assert max(np.bincount(np.array(capped).ravel())) <= 4
+
+
+def test_config_round_trip_and_checks():
+    config = skip.SkipConfig(previous=3, function_words=("the",))
+    assert skip.SkipConfig.from_json(config.to_json()) == config
+    with pytest.raises(ModelError, match="unknown skip settings"):
+        skip.SkipConfig.from_json({"window": 2})
+    with pytest.raises(ModelError, match="previous >= 1"):
+        skip.SkipConfig(previous=0)
+
+
+def hand_corpus() -> Corpus:
+    """Skip pairs: Smith (B-PER, B-PER); Paris (B-LOC, B-PER); Smith (B-PER, B-PER) in doc 2."""
+    doc1 = Document("d1", [Sentence(["Smith", "visited", "Paris", "."], ["B-PER", "O", "B-LOC", "O"]),
+                           Sentence(["Smith", "met", "Paris", "Hilton"], ["B-PER", "O", "B-PER", "I-PER"])])
+    doc2 = Document("d2", [Sentence(["Smith", "and", "Smith"], ["B-PER", "O", "B-PER"])])
+    return Corpus("hand", "IOB2", [doc1, doc2])
+
+
+def test_estimate_counts_label_pairs(tiny_model):
+    table = skip.estimate(hand_corpus(), tiny_model)
+    index = {label: k for k, label in enumerate(tiny_model.labels)}
+    expected = np.zeros((len(index), len(index)))
+    expected[index["B-PER"], index["B-PER"]] = 2
+    expected[index["B-LOC"], index["B-PER"]] = 1
+    np.testing.assert_array_equal(table.counts, expected)
+    assert table.info["edges"] == 3 and table.weight == 1.0
+    np.testing.assert_allclose(table.log_ratio, skip.log_ratio(expected))
+
+
+def test_log_ratio_formula():
+    counts = np.array([[3.0, 0.0], [1.0, 2.0]])
+    joint = (counts + 0.5) / 8.0
+    expected = np.log(joint / np.outer(joint.sum(1), joint.sum(0)))
+    np.testing.assert_allclose(skip.log_ratio(counts), expected)
+    assert skip.log_ratio(np.eye(2) * 50)[0, 0] > 0 > skip.log_ratio(np.eye(2) * 50)[0, 1]
+
+
+@pytest.fixture
+def skip_model(tmp_path, tiny_model, tiny_corpus) -> CrfModel:
+    """A copy of the tiny model with a skip potential estimated from its training corpus."""
+    directory = tmp_path / "tiny-skip"
+    shutil.copytree(tiny_model.directory, directory)
+    model = CrfModel.load(directory)
+    estimated = skip.estimate(tiny_corpus, model)
+    skip.save(skip.SkipModel(estimated.config, estimated.labels, estimated.counts, estimated.log_ratio, 0.5,
+                             estimated.info), directory)
+    return model
+
+
+def test_save_load_round_trip(skip_model, tiny_corpus):
+    loaded = skip.load(skip_model)
+    estimated = skip.estimate(tiny_corpus, skip_model)
+    assert loaded.labels == skip_model.labels and loaded.config == estimated.config and loaded.weight == 0.5
+    np.testing.assert_array_equal(loaded.counts, estimated.counts)
+    np.testing.assert_array_equal(loaded.log_ratio, estimated.log_ratio)
+    np.testing.assert_allclose(loaded.potential, 0.5 * estimated.log_ratio)
+    with np.load(skip_model.directory / skip.SKIP_ARRAYS, allow_pickle=False) as stored:
+        assert set(stored.files) == {"counts", "log_ratio", "labels"}
+
+
+def test_load_errors(tiny_model, skip_model):
+    with pytest.raises(ModelError, match="no skip potential"):
+        skip.load(tiny_model)
+    arrays = skip_model.directory / skip.SKIP_ARRAYS
+    with np.load(arrays, allow_pickle=False) as stored:
+        counts, table = stored["counts"], stored["log_ratio"]
+    np.savez(arrays, counts=counts, log_ratio=table, labels=np.array(list(reversed(skip_model.labels))))
+    with pytest.raises(ModelError, match="expected the model's labels"):
+        skip.load(skip_model)
+
+
+def test_pipeline_skip_graph(skip_model):
+    sentences = [["John", "Smith", "visited", "Paris", "."], ["Smith", "left", "Paris", "."]]
+    prepared = Pipeline(skip_model, make_decoder("exact"), "skip").prepare(sentences)
+    assert prepared.chain.is_chain and prepared.chain.n_chain_edges == 7
+    assert prepared.graph.n_chain_edges == 7
+    assert prepared.graph.edges[7:].tolist() == [[1, 5], [3, 7]]
+    np.testing.assert_allclose(prepared.graph.potentials[-1], skip.load(skip_model).potential)
+    with pytest.raises(GraphError, match="expected one of chain, skip"):
+        Pipeline(skip_model, make_decoder("exact"), "tree")
+
+
+def test_evaluate_skip_report(skip_model, tiny_corpus):
+    samplers = [name for name in ("gibbs", "herded") if name in available_decoders()]
+    report = evaluate(skip_model, tiny_corpus, ["viterbi", "exact", *samplers], graph="skip", sweeps=[50],
+                      progress=False)
+    rows = {r["decoder"]: r for r in report["results"]}
+    assert rows["viterbi"]["graph"] == "chain" and rows["exact"]["graph"] == "skip"
+    assert rows["exact"]["certified_fraction"] == 1.0
+    assert rows["exact"]["optimum_fraction"] == 1.0 and rows["exact"]["mean_optimum_gap"] == 0.0
+    for row in rows.values():
+        assert 0.0 <= row["optimum_fraction"] <= 1.0 and row["mean_optimum_gap"] >= -1e-9
+        assert "mean_score_gap" in row and "consistency_disagreement" in row
+    assert rows["exact"]["stats_max"]["gap"] == 0.0
