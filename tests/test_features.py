@@ -1,0 +1,151 @@
+"""Feature extraction on tiny hand-made documents, the configuration round trip, and the shipped models."""
+
+from __future__ import annotations
+
+import pytest
+
+from hgner.features import (
+    FeatureConfig,
+    FeatureResources,
+    document_features,
+    is_caseless,
+    learn_truecase,
+    sentence_features,
+    short_shape,
+    word_attributes,
+    word_shape,
+)
+
+FULL = FeatureConfig(window=2, affixes=4, conjunctions=True, truecase=True, document=True)
+
+
+def test_shapes():
+    assert word_shape("McDonald's") == "XxXxxxxx'x"
+    assert short_shape("McDonald's") == "XxXx'x"
+    assert short_shape("1996-08-30") == "d-d-d"
+    assert short_shape("U.S.") == "X.X."
+
+
+def test_word_attributes_affixes_and_flags():
+    attributes = set(word_attributes("Reuters", 3))
+    assert {"bias", "w=Reuters", "l=reuters", "s=Xx", "S=Xxxxxxx", "title"} <= attributes
+    assert {"p1=r", "p2=re", "p3=reu", "x1=s", "x2=rs", "x3=ers"} <= attributes
+    assert "p4=reut" not in attributes
+    assert "upper" not in attributes and "digit" not in attributes
+    assert {"upper", "acronym", "period"} <= set(word_attributes("U.S.", 4))
+    assert "initial" in word_attributes("J.", 4)
+    assert {"digit", "alldigit"} <= set(word_attributes("1996", 4))
+    assert {"hyphen", "punct"} <= set(word_attributes("-", 4))
+    # affixes never longer than the word
+    assert "p3=ab" not in word_attributes("ab", 4) and "p2=ab" in word_attributes("ab", 4)
+
+
+def test_neighbours_and_position():
+    features = sentence_features(["Peter", "lives", "in", "Paris"], FeatureConfig(window=1, affixes=2))
+    assert len(features) == 4
+    first, second, last = features[0], features[1], features[3]
+    assert "BOS" in first and "EOS" not in first
+    assert "EOS" in last
+    assert "-1:l=peter" in second and "1:l=in" in second and "-1:s=Xx" in second
+    assert not any(a.startswith("2:") or a.startswith("-2:") for a in second)  # window 1
+    assert not any("|" in a for a in second)  # conjunctions off
+
+
+def test_conjunctions():
+    features = sentence_features(["Peter", "lives", "in", "Paris"], FeatureConfig(window=1, conjunctions=True))
+    assert "-1|0:l=<s>|peter" in features[0]
+    assert "0|+1:l=peter|lives" in features[0]
+    assert "-1|0|+1:s=x|Xx|</s>" in features[3]
+
+
+def test_caseless_sentences():
+    assert is_caseless(["SOCCER", "-", "JAPAN", "WIN", "."])
+    assert is_caseless(["LONDON", "1996-08-30"])
+    assert is_caseless(["the", "man", "from", "paris", "said"])
+    assert not is_caseless(["The", "man", "from", "Paris"])
+    assert not is_caseless(["1996-08-30"])
+    assert not is_caseless(["in", "paris"])  # too short to tell lowercased text from a fragment
+
+
+def test_truecase_table_and_headline():
+    table = learn_truecase([["The", "team", "from", "Japan", "won", "."], ["In", "Japan", "the", "team", "lost"],
+                            ["JAPAN", "WIN"]])
+    assert table["japan"] == "Japan" and table["the"] == "the" and table["team"] == "team"
+    assert "in" not in table  # only non-initial positions count
+    resources = FeatureResources(truecase=table)
+    features = document_features([["JAPAN", "WON", "THE", "CUP"]], FULL, resources)[0]
+    japan, won, the, cup = features
+    assert "w=Japan" in japan and "caseless" in japan and "tc=Xx" in japan
+    assert "w=won" in won and "tc=x" in won
+    assert "w=Cup" in cup and "tc=?" in cup  # unknown upper-case word: Title case, unknown to the table
+    assert "1:l=won" in japan and "1:s=x" in japan  # neighbours see truecased forms too
+
+
+def test_document_casing_beats_table():
+    resources = FeatureResources(truecase={"apple": "apple"})
+    document = [["APPLE", "SHARES", "FALL"], ["Shares", "of", "Apple", "fell", "."]]
+    headline = document_features(document, FULL, resources)[0]
+    assert "w=Apple" in headline[0]  # the document says Apple
+
+
+def test_document_features():
+    document = [["Bill", "Clinton", "met", "reporters", "."], ["Clinton", "said", "the", "talks", "went", "well"],
+                ["Talks", "resume", "on", "Monday", "."]]
+    features = document_features(document, FULL, FeatureResources())
+    clinton_later = features[1][0]
+    assert "dp=E" in clinton_later  # inside a longer capitalised run elsewhere
+    assert "f-1:l=bill" in clinton_later and "f+1:l=met" in clinton_later  # first occurrence's context
+    assert "d:cap" in clinton_later  # capitalised at a non-initial position elsewhere
+    assert "d:lower" not in clinton_later
+    talks = features[2][0]
+    assert "d:lower" in talks and "d:cap" not in talks  # "talks" is lower case elsewhere
+    assert not any(a.startswith("f-1:") for a in features[0][1])  # the first occurrence itself
+    assert not any(a.startswith(("d:", "dp=", "f-1")) for a in features[0][2])  # lower-case token
+    off = document_features(document, FeatureConfig(), None)
+    assert not any(a.startswith(("d:", "dp=", "f-1", "tc=")) or a == "caseless" for s in off for t in s for a in t)
+
+
+def test_features_are_deterministic_and_document_local():
+    document = [["Peter", "Blackburn"], ["BRUSSELS", "1996-08-22"], ["Blackburn", "spoke", "in", "Brussels", "."]]
+    assert document_features(document, FULL) == document_features(document, FULL)
+    alone = document_features([document[2]], FULL)[0]
+    assert not any(a.startswith("f-1:") for a in alone[0])
+    assert "f-1:l=peter" in document_features(document, FULL)[2][0]
+
+
+def test_config_round_trip():
+    config = FeatureConfig(window=3, affixes=5, conjunctions=True, truecase=False, document=True)
+    assert FeatureConfig.from_json(config.to_json()) == config
+    assert FeatureConfig.from_json({}) == FeatureConfig()
+    with pytest.raises(ValueError):
+        FeatureConfig.from_json({"window": 2, "gazetteer": True})
+
+
+def test_resources_round_trip(tmp_path):
+    resources = FeatureResources(truecase={"japan": "Japan", "nato": "NATO"})
+    assert resources.save(tmp_path) == ["truecase.json"]
+    assert FeatureResources.load(tmp_path) == resources
+    assert FeatureResources.load(tmp_path / "missing") == FeatureResources()
+
+
+@pytest.mark.parametrize("name", ["en-conll03", "en-3class"])
+def test_shipped_models_load_by_name_and_tag(name):
+    from hgner.decoders.chain import viterbi
+    from hgner.model import CrfModel, builtin_models
+
+    assert name in builtin_models()
+    model = CrfModel.load(name)
+    meta = model.metadata
+    for key in ("labels", "scheme", "features", "tokenizer", "hgner_version", "training", "scores", "model_bytes"):
+        assert key in meta
+    assert meta["training"]["sha256"] and meta["scores"]["dev"]["conll2003:testa"]["f1"] > 80
+    types = set(model.entity_types)
+    assert types == ({"PER", "LOC", "ORG", "MISC"} if name == "en-conll03" else {"PER", "LOC", "ORG"})
+    sentences = [["Angela", "Merkel", "visited", "Microsoft", "in", "Seattle", "on", "Monday", "."]]
+    features = model.features(sentences)
+    labels = viterbi(model.chain_graph(features))
+    tags = [model.labels[k] for k in labels]
+    assert tags == model.crfsuite_tag(features)[0]
+    assert tags[0].endswith("PER") and tags[1].endswith("PER")
+    assert tags[3].endswith("ORG") and tags[5].endswith("LOC")
+    assert tags[2] == tags[6] == tags[8] == "O"
