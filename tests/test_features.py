@@ -114,16 +114,41 @@ def test_features_are_deterministic_and_document_local():
 
 
 def test_config_round_trip():
-    config = FeatureConfig(window=3, affixes=5, conjunctions=True, truecase=False, document=True)
+    config = FeatureConfig(window=3, affixes=5, conjunctions=True, truecase=False, document=True, gazetteer=True,
+                           context=4)
     assert FeatureConfig.from_json(config.to_json()) == config
     assert FeatureConfig.from_json({}) == FeatureConfig()
     with pytest.raises(ValueError):
-        FeatureConfig.from_json({"window": 2, "gazetteer": True})
+        FeatureConfig.from_json({"window": 2, "clusters": True})
+
+
+def test_gazetteer():
+    resources = FeatureResources(gazetteer={"LOC": ["new york", "york", "bosnia and herzegovina"],
+                                            "FIRST": ["john"], "LAST": ["smith", "york"]})
+    tokens = ["John", "Smith", "of", "New", "York", "visited", "Bosnia", "and", "Herzegovina", "and", "new", "york"]
+    features = document_features([tokens], FeatureConfig(gazetteer=True), resources)[0]
+    found = [[a for a in token if a.startswith("g=")] for token in features]
+    assert found[:2] == [["g=FIRST:S"], ["g=LAST:S"]]
+    assert found[3:5] == [["g=LOC:B"], ["g=LOC:E"]]  # the longest match wins over "york"
+    assert found[6:9] == [["g=LOC:B"], ["g=LOC:I"], ["g=LOC:E"]]
+    assert found[10:] == [[], []]  # lower-case tokens never match
+    assert not any(found[i] for i in (2, 5, 9))
+    off = document_features([tokens], FeatureConfig(), resources)[0]
+    assert not any(a.startswith("g=") for token in off for a in token)
+
+
+def test_context_aggregation():
+    document = [["Bill", "Clinton", "met", "reporters", "."], ["Clinton", "said", "no", "."]]
+    features = document_features(document, FeatureConfig(document=True, context=2))
+    assert {"c-1:l=bill", "c+1:l=met", "c-1:l=<s>", "c+1:l=said"} <= set(features[1][0])
+    one = document_features(document, FeatureConfig(document=True, context=1))
+    assert "c+1:l=said" not in one[1][0] and "c+1:l=met" in one[1][0]
 
 
 def test_resources_round_trip(tmp_path):
-    resources = FeatureResources(truecase={"japan": "Japan", "nato": "NATO"})
-    assert resources.save(tmp_path) == ["truecase.json"]
+    resources = FeatureResources(truecase={"japan": "Japan", "nato": "NATO"}, gazetteer={"LOC": ["paris"]})
+    assert resources.save(tmp_path) == ["truecase.json", "gazetteer.json"]
+    assert FeatureResources.load(tmp_path).lookup("paris") == ("LOC",)
     assert FeatureResources.load(tmp_path) == resources
     assert FeatureResources.load(tmp_path / "missing") == FeatureResources()
 
