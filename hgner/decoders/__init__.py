@@ -1,6 +1,6 @@
 """Decoders, registered by name. Importing this package registers every built-in decoder."""
 
-from . import chain, exact  # noqa: F401  (registers viterbi, exact)
+from . import chain, exact, sampling  # noqa: F401  (registers viterbi, exact, gibbs, herded)
 from .base import Decoder, Decoding, available_decoders, decoder_class, decoder_options, make_decoder, register
 
 __all__ = ["Decoder", "Decoding", "available_decoders", "decoder_class", "decoder_options", "make_decoder", "register"]
