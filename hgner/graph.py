@@ -159,6 +159,23 @@ class FactorGraph:
         return np.diff(np.concatenate([[0], breaks, [self.n_variables]])) if self.n_variables else np.zeros(0, np.int64)
 
     @cached_property
+    def components(self) -> tuple[np.ndarray, np.ndarray]:
+        """The connected components: ``ptr`` (C + 1,) and ``nodes`` (n,), the variables of component
+        c being ``nodes[ptr[c]:ptr[c+1]]`` in increasing order. The score is a sum over components,
+        so a labelling's best parts can be picked component by component."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n = self.n_variables
+        ones = np.ones(len(self.edges))
+        adjacency = coo_matrix((ones, (self.edges[:, 0], self.edges[:, 1])), shape=(n, n))
+        count, component = connected_components(adjacency, directed=False)
+        nodes = np.argsort(component, kind="stable").astype(np.int64)
+        ptr = np.zeros(count + 1, np.int64)
+        np.cumsum(np.bincount(component, minlength=count), out=ptr[1:])
+        return ptr, nodes
+
+    @cached_property
     def adjacency(self) -> Adjacency:
         """Neighbour lists for local updates (see :class:`Adjacency`)."""
         n, p = self.n_variables, len(self.potentials)

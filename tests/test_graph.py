@@ -60,3 +60,11 @@ def test_per_edge_potentials_are_accepted():
     potentials = np.stack([np.eye(2), 2 * np.eye(2)])
     graph = FactorGraph(np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), potentials)
     assert graph.score(np.array([1, 1, 1])) == 3.0
+
+
+def test_components_follow_chain_and_skip_edges():
+    chain = FactorGraph.chain(np.zeros((6, 2)), np.eye(2), [2, 3, 1])
+    ptr, nodes = chain.components
+    assert [nodes[ptr[c]:ptr[c + 1]].tolist() for c in range(len(ptr) - 1)] == [[0, 1], [2, 3, 4], [5]]
+    ptr, nodes = chain.with_edges([[1, 5]], np.eye(2)).components
+    assert [nodes[ptr[c]:ptr[c + 1]].tolist() for c in range(len(ptr) - 1)] == [[0, 1, 5], [2, 3, 4]]
