@@ -209,6 +209,20 @@ def _hashed_key(i, ptr, node, labels):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _multiset_key(i, ptr, node, table, groups, labels, k):  # pragma: no cover - compiled
+    """Key of the *multiset* of (``groups[table]``, neighbour label) pairs around variable ``i``,
+    whatever their order: two sums of independent 64-bit hashes of the pairs (the second made
+    even). Blankets with equal multisets give i the same full conditional (weight sharing)."""
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for s in range(ptr[i], ptr[i + 1]):
+        code = np.uint64(groups[table[s]] * k + labels[node[s]])
+        h1 += _mix(code * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x243F6A8885A308D3))
+        h2 += _mix((code ^ np.uint64(0x13198A2E03707344)) * np.uint64(0xC2B2AE3D27D4EB4F) + np.uint64(0x165667B19E3779F9))
+    return np.int64(h1), np.int64(h2 & ~np.uint64(1))  # even, so never -1
+
+
+@numba.njit(cache=True, nogil=True)
 def _find(slots, shift, i, key1, key2):  # pragma: no cover - compiled
     """Slot of key (i, key1, key2) in ``slots`` (2**(64 - shift), 4) = [variable, key1, key2,
     entry], or of the empty slot (entry -1) where it belongs; linear probing from a
@@ -254,10 +268,11 @@ def _start_weights(logs, weights, e, top):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _herded(unary, ptr, node, table, columns, radix, labels, counts, best_labels, sweeps, capacity,
+def _herded(unary, ptr, node, table, columns, radix, groups, labels, counts, best_labels, sweeps, capacity,
             score):  # pragma: no cover - compiled
     """Herded Gibbs for ``sweeps`` sweeps from ``labels`` (updated in place, as are ``counts`` and
-    ``best_labels``). Configuration entry e owns ``weights[e]`` = [w | p] (2K,) and ``logs[e]``
+    ``best_labels``). With ``groups`` (2P,) non-empty, blankets are keyed by :func:`_multiset_key`
+    (shared weights) instead of by configuration. Configuration entry e owns ``weights[e]`` = [w | p] (2K,) and ``logs[e]``
     (K,) local log-scores; ``slots`` (open addressing, load <= 1/2) map keys to entries, and
     ``last`` (n, 3) remembers each variable's previous (key1, key2, entry), which skips the lookup
     when its blanket has not changed (it starts at (-1, -1, -1), which is no key: mixed-radix codes
@@ -272,7 +287,9 @@ def _herded(unary, ptr, node, table, columns, radix, labels, counts, best_labels
     best_score, best_sweep = -np.inf, -1
     for t in range(sweeps):
         for i in range(n):
-            if radix[i]:  # the mixed-radix code of the neighbour labels (inline: hot)
+            if groups.shape[0]:
+                key1, key2 = _multiset_key(i, ptr, node, table, groups, labels, k)
+            elif radix[i]:  # the mixed-radix code of the neighbour labels (inline: hot)
                 key1, key2 = 0, 0
                 for a in range(ptr[i], ptr[i + 1]):
                     key1 = key1 * k + labels[node[a]]
@@ -364,6 +381,11 @@ class HerdedGibbs(Decoder):
     def __init__(self, *, sweeps: int = 100) -> None:
         self.sweeps = _check_sweeps(sweeps)
 
+    def _groups(self, graph: FactorGraph) -> np.ndarray:
+        """(2P,) group of each oriented table when blankets share weights (see ``herded-shared``);
+        empty here: one weight vector per configuration."""
+        return np.zeros(0, np.int64)
+
     def decode(self, graph: FactorGraph) -> Decoding:
         n, k = graph.unary.shape
         adj = graph.adjacency
@@ -371,8 +393,8 @@ class HerdedGibbs(Decoder):
         best_labels = labels.copy()
         counts = np.zeros((n, k))
         best_score, best_sweep, used, nbytes = _herded(
-            graph.unary, adj.ptr, adj.node, adj.table, _columns(graph), _radix_fits(graph), labels, counts,
-            best_labels, self.sweeps, initial_capacity(n, self.sweeps), graph.score(labels))
+            graph.unary, adj.ptr, adj.node, adj.table, _columns(graph), _radix_fits(graph), self._groups(graph),
+            labels, counts, best_labels, self.sweeps, initial_capacity(n, self.sweeps), graph.score(labels))
         stats = {"updates": n * self.sweeps, "best_sweep": int(best_sweep), "best_score": graph.score(best_labels),
                  "weight_vectors": int(used), "weight_bytes": int(nbytes)}
         return Decoding(best_labels, counts / self.sweeps, stats)
