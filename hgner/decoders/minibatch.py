@@ -204,19 +204,19 @@ def _score_change(i, new, unary, ptr, node, table, columns, labels):  # pragma: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _categorical(energy, state):  # pragma: no cover - compiled
-    """A label drawn with probability proportional to exp(energy) (K,)."""
+def _categorical(energy, weights, state):  # pragma: no cover - compiled
+    """A label drawn with probability proportional to exp(energy) (K,); ``weights`` (K,) is scratch."""
     k = energy.shape[0]
     top = energy.max()
     total = 0.0
     for b in range(k):
         total += math.exp(energy[b] - top)
+        weights[b] = total
     target = _uniform(state) * total
-    for b in range(k - 1):
-        target -= math.exp(energy[b] - top)
-        if target < 0.0:
-            return b
-    return k - 1
+    label = 0
+    while label < k - 1 and weights[label] <= target:
+        label += 1
+    return label
 
 
 # ----------------------------------------------------------------------------- the sampler
@@ -244,6 +244,7 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
                     local[i] += term
                     local[node[s]] += term
     energy = np.empty(k)
+    weights = np.empty(k)
     offsets = np.zeros(k + 1, np.int64)
     rows = np.empty((64, 3))
     best_score, best_sweep = -np.inf, -1
@@ -264,7 +265,7 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
                         tallies[2] += total
                         tallies[3] += 1.0
                 offsets[k] = end
-                label = _categorical(energy, state)
+                label = _categorical(energy, weights, state)
                 if label != current:
                     score += _score_change(i, label, unary, ptr, node, table, columns, labels)
                     _recache(i, ptr, node, slot_edge, cache, local, rows, offsets[label], offsets[label + 1],
@@ -282,7 +283,7 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
                     neighbour = labels[node[s]]
                     for b in range(k):
                         energy[b] += weight * columns[table[s], neighbour, b]
-                label = _categorical(energy, state)
+                label = _categorical(energy, weights, state)
                 if label != current:
                     tallies[4] += 1.0
                     change = _score_change(i, label, unary, ptr, node, table, columns, labels)
