@@ -13,10 +13,13 @@ FactorGraph per document, drawn with a seeded generator, in two regimes:
 
 Transitions are N(0, 1). Each decoder is warmed up first, so numba compilation and building the
 graphs' adjacency lists are not timed. Prints seconds, variable updates per second, herded's
-largest weight table and the minibatch decoders' mean batch (factor draws per minibatch), then
+largest weight table (any decoder that keeps weights) and the minibatch decoders' mean batch (factor draws per minibatch), then
 the peak RSS of the process.
 
-    python scripts/bench_samplers.py [--tokens 46435] [--sweeps 100 400 800] [--seed 0]
+    python scripts/bench_samplers.py [--tokens 46435] [--sweeps 100 400 800] [--seed 0] [--decoders NAME ...]
+
+``--decoders`` picks any registered decoders (default: the five above); weight columns show for
+every decoder that reports ``weight_vectors`` / ``weight_bytes`` (herded, herded-shared, dhg, ...).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hgner.decoders import make_decoder  # noqa: E402
+from hgner.decoders import available_decoders, make_decoder  # noqa: E402
 from hgner.decoders.chain import forward_backward  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
 
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweeps", type=int, nargs="+", default=[100, 400, 800])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--regimes", nargs="+", choices=REGIMES, default=list(REGIMES))
+    parser.add_argument("--decoders", nargs="+", choices=available_decoders(), default=list(DECODERS))
     args = parser.parse_args(argv)
     for regime in args.regimes:
         graphs = random_corpus(args.tokens, regime, np.random.default_rng(args.seed))
@@ -102,15 +106,15 @@ def main(argv: list[str] | None = None) -> None:
         degree = max(int(np.diff(g.adjacency.ptr).max()) for g in graphs)
         print(f"\n{regime}: {len(graphs)} documents, {n} variables, K={K}, mean max-marginal {sharpness}, "
               f"max degree {degree}")
-        for name in DECODERS:
+        for name in args.decoders:
             run(name, graphs[:2], 2, args.seed)  # warm-up: numba compiles (or loads its cache)
         print(f"{'decoder':15} {'sweeps':>6} {'seconds':>8} {'updates/s':>12} {'vectors/var':>11} "
               f"{'max table bytes/doc':>20} {'mean batch':>10}")
         for sweeps in args.sweeps:
-            for name in DECODERS:
+            for name in args.decoders:
                 seconds, updates, vectors, weight_bytes, batch = run(name, graphs, sweeps, args.seed)
-                per_var = f"{vectors / n:.2f}" if name == "herded" else "-"
-                shown = f"{weight_bytes:,}" if name == "herded" else "-"
+                per_var = f"{vectors / n:.2f}" if vectors else "-"
+                shown = f"{weight_bytes:,}" if weight_bytes else "-"
                 batch_shown = f"{batch:.1f}" if batch else "-"
                 print(f"{name:15} {sweeps:6d} {seconds:8.3f} {updates / seconds:12,.0f} {per_var:>11} {shown:>20} "
                       f"{batch_shown:>10}")
