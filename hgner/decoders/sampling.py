@@ -218,7 +218,8 @@ def _multiset_key(i, ptr, node, table, groups, labels, k):  # pragma: no cover -
     for s in range(ptr[i], ptr[i + 1]):
         code = np.uint64(groups[table[s]] * k + labels[node[s]])
         h1 += _mix(code * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x243F6A8885A308D3))
-        h2 += _mix((code ^ np.uint64(0x13198A2E03707344)) * np.uint64(0xC2B2AE3D27D4EB4F) + np.uint64(0x165667B19E3779F9))
+        h2 += _mix((code ^ np.uint64(0x13198A2E03707344)) * np.uint64(0xC2B2AE3D27D4EB4F)
+                   + np.uint64(0x165667B19E3779F9))
     return np.int64(h1), np.int64(h2 & ~np.uint64(1))  # even, so never -1
 
 
@@ -272,8 +273,8 @@ def _herded(unary, ptr, node, table, columns, radix, groups, labels, counts, bes
             score):  # pragma: no cover - compiled
     """Herded Gibbs for ``sweeps`` sweeps from ``labels`` (updated in place, as are ``counts`` and
     ``best_labels``). With ``groups`` (2P,) non-empty, blankets are keyed by :func:`_multiset_key`
-    (shared weights) instead of by configuration. Configuration entry e owns ``weights[e]`` = [w | p] (2K,) and ``logs[e]``
-    (K,) local log-scores; ``slots`` (open addressing, load <= 1/2) map keys to entries, and
+    (shared weights) instead of by configuration. Configuration entry e owns ``weights[e]`` =
+    [w | p] (2K,) and ``logs[e]`` (K,) local log-scores; ``slots`` (open addressing, load <= 1/2) map keys to entries, and
     ``last`` (n, 3) remembers each variable's previous (key1, key2, entry), which skips the lookup
     when its blanket has not changed (it starts at (-1, -1, -1), which is no key: mixed-radix codes
     are >= 0 and hashed key2 is even). Returns (best_score, best_sweep, entries, bytes allocated)."""

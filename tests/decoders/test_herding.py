@@ -9,7 +9,8 @@ import pytest
 from bruteforce import brute_marginals
 
 from hgner.decoders import make_decoder
-from hgner.decoders.herding import BoundedErrorGibbs, DiscretizedHerdedGibbs, RandomlyDiscretizedHerdedGibbs, table_groups
+from hgner.decoders.herding import (BoundedErrorGibbs, DiscretizedHerdedGibbs, RandomlyDiscretizedHerdedGibbs,
+                                   table_groups)
 from hgner.errors import HgnerError
 from hgner.graph import FactorGraph
 
