@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 import time
 from itertools import repeat
 from collections.abc import Sequence
@@ -80,21 +81,10 @@ class CrfModel:
         self.scheme: str = metadata["scheme"]
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(directory / MODEL_FILE))
-        info = self._tagger.info()
-        self.labels: tuple[str, ...] = tuple(self._tagger.labels())
-        label_index = {label: k for k, label in enumerate(self.labels)}
-        self.attribute_index: dict[str, int] = {}
-        rows, cols, values = [], [], []
-        for (attribute, label), weight in info.state_features.items():
-            rows.append(self.attribute_index.setdefault(attribute, len(self.attribute_index)))
-            cols.append(label_index[label])
-            values.append(weight)
-        self.state_weights = np.zeros((len(self.attribute_index), len(self.labels)))
-        self.state_weights[rows, cols] = values
+        labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
+        self.labels: tuple[str, ...] = tuple(labels)
+        self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
         self._padded_weights = np.vstack([self.state_weights, np.zeros((1, len(self.labels)))])
-        self.transitions = np.zeros((len(self.labels), len(self.labels)))
-        for (first, second), weight in info.transitions.items():
-            self.transitions[label_index[first], label_index[second]] = weight
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> CrfModel:
@@ -150,6 +140,54 @@ class CrfModel:
         """(n, K) crfsuite's own marginals for one sentence."""
         self._tagger.set(sentence)
         return np.array([[self._tagger.marginal(label, i) for label in self.labels] for i in range(len(sentence))])
+
+
+_FEATURE = np.dtype([("type", "<u4"), ("source", "<u4"), ("target", "<u4"), ("weight", "<f8")])
+
+
+def read_crfsuite_weights(path: str | Path) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
+    """Labels, attributes, state weights (A, K) and transitions (K, K) of a crfsuite CRF1d model.
+
+    Read from crfsuite's binary file (header; a ``FEAT`` chunk of 20-byte records ``type, source,
+    target, weight``, type 0 = state feature attribute -> label, 1 = transition label -> label;
+    label and attribute names in CQDB chunks, looked up by id through their backward arrays),
+    because crfsuite's text dump, which ``Tagger.info()`` parses, prints weights with only six
+    decimals and so shifts scores by up to 5e-7 per feature."""
+    data = Path(path).read_bytes()
+    try:
+        magic, _, model_type, _, _, n_labels, n_attributes, features_at, labels_at, attributes_at = \
+            struct.unpack_from("<4sI4sIIIIIII", data, 0)
+        if magic != b"lCRF" or model_type != b"FOMC":
+            raise ValueError(f"not a crfsuite CRF1d model (magic {magic!r}, type {model_type!r})")
+        chunk, _, n_features = struct.unpack_from("<4sII", data, features_at)
+        if chunk != b"FEAT":
+            raise ValueError(f"expected the FEAT chunk at byte {features_at}, got {chunk!r}")
+        features = np.frombuffer(data, dtype=_FEATURE, count=n_features, offset=features_at + 12)
+        labels = _cqdb_strings(data, labels_at, n_labels)
+        attributes = _cqdb_strings(data, attributes_at, n_attributes)
+    except struct.error as error:
+        raise ValueError(f"truncated crfsuite model ({error})") from None
+    state = features[features["type"] == 0]
+    transition = features[features["type"] == 1]
+    state_weights = np.zeros((len(attributes), len(labels)))
+    state_weights[state["source"], state["target"]] = state["weight"]
+    transitions = np.zeros((len(labels), len(labels)))
+    transitions[transition["source"], transition["target"]] = transition["weight"]
+    return labels, attributes, state_weights, transitions
+
+
+def _cqdb_strings(data: bytes, start: int, count: int) -> list[str]:
+    """Strings 0..count-1 of the CQDB chunk at ``start``: each backward-array entry is the offset
+    (from the chunk start) of a record ``id (u32), size (u32, with the NUL), bytes``."""
+    chunk, _, _, _, backward_size, backward_at = struct.unpack_from("<4sIIIII", data, start)
+    if chunk != b"CQDB" or backward_size < count:
+        raise ValueError(f"expected a CQDB chunk with {count} strings at byte {start}, got {chunk!r}")
+    offsets = np.frombuffer(data, dtype="<u4", count=count, offset=start + backward_at).tolist()
+    strings = []
+    for offset in offsets:
+        size = struct.unpack_from("<I", data, start + offset + 4)[0]
+        strings.append(data[start + offset + 8:start + offset + 7 + size].decode("utf-8"))
+    return strings
 
 
 def file_checksum(path: str | Path) -> str:

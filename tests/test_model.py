@@ -50,3 +50,24 @@ def test_unknown_model_lists_the_shipped_ones(tmp_path):
         CrfModel.load(tmp_path / "nothing")
     with pytest.raises(ModelError, match="shipped"):
         CrfModel.load("no-such-model")
+
+
+def test_binary_weights_agree_with_crfsuite_dump(tiny_model):
+    """The dump rounds to six decimals; the binary file holds the exact weights."""
+    info = tiny_model._tagger.info()
+    for (attribute, label), weight in info.state_features.items():
+        exact = tiny_model.state_weights[tiny_model.attribute_index[attribute], tiny_model.labels.index(label)]
+        assert abs(exact - weight) <= 5.1e-7
+    for (first, second), weight in info.transitions.items():
+        assert abs(tiny_model.transitions[tiny_model.labels.index(first), tiny_model.labels.index(second)] - weight) <= 5.1e-7
+
+
+def test_binary_reader_refuses_other_files(tmp_path):
+    from hgner.model import read_crfsuite_weights
+
+    (tmp_path / "x").write_bytes(b"not a model at all, just some bytes" * 3)
+    with pytest.raises(ValueError, match="not a crfsuite CRF1d model"):
+        read_crfsuite_weights(tmp_path / "x")
+    (tmp_path / "y").write_bytes(b"lCRF")
+    with pytest.raises(ValueError, match="truncated"):
+        read_crfsuite_weights(tmp_path / "y")
