@@ -32,6 +32,9 @@ class Decoder(ABC):
 
     name: ClassVar[str] = ""
     exact: ClassVar[bool] = False  # always returns the exact MAP labelling
+    # True: returns the highest-scoring labelling it visited (a MAP search); False: labels by the
+    # argmax of approximate marginals (mean field), which need not score well jointly
+    searches_map: ClassVar[bool] = True
 
     @abstractmethod
     def decode(self, graph: FactorGraph) -> Decoding:

@@ -75,6 +75,8 @@ class MeanField(Decoder):
     largest |change| of q in the last sweep (0 at a fixed point).
     """
 
+    searches_map = False
+
     def __init__(self, *, sweeps: int = 100, damping: float = 1.0) -> None:
         self.sweeps = _check_sweeps(sweeps)
         if (isinstance(damping, bool) or not isinstance(damping, (int, float, np.number))
