@@ -48,6 +48,13 @@ x[i <- v] (batch size ``accept_batch_size``, means as in ``min-gibbs``) replaces
 difference, which becomes unary[i, v] - unary[i, x_i] + eps_v - (cached terms of A(i)); on
 acceptance the cache takes the new terms. Stationary x-marginal: the model (Theorem 5 with (2)).
 
+Batch sizes. Lemma 2 (and Theorem 4) ask for lambda of the order of the squared local energy
+L^2 for the estimates to stay within O(1) of the truth; smaller batches stay unbiased but mix
+more slowly (the chain lingers in states whose cached estimate came out high). The defaults
+(32) suit CRF-like chains (L ~ 5-10). Because a cached factor's mean is set by its more energetic
+end, the leaves of a hub get tiny estimator batches (lambda * M_phi / L_hub): ``mgpmh``, whose
+acceptance is exact, is the robust choice there.
+
 Randomness: one ``numpy.random.default_rng(seed)`` seeds a splitmix64 stream inside the compiled
 loop (Poisson counts by multiplication of uniforms for means < 10, else Hoermann's PTRS), so runs
 are reproducible and a run of T sweeps is the prefix of a longer one with the same seed.
