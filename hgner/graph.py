@@ -29,6 +29,17 @@ class Adjacency:
     oriented: np.ndarray  # (2P, K, K) float64
 
 
+@dataclass(frozen=True)
+class Components:
+    """Connected components: variables ``nodes[ptr[c]:ptr[c+1]]`` (increasing) form component c,
+    and ``index[i]`` is variable i's component. The score is a sum over components, so the best
+    parts of several labellings can be combined component by component."""
+
+    ptr: np.ndarray  # (C + 1,) int64
+    nodes: np.ndarray  # (n,) int64
+    index: np.ndarray  # (n,) int64
+
+
 class FactorGraph:
     """Pairwise log-linear model over ``n`` variables with ``K`` labels.
 
@@ -159,21 +170,29 @@ class FactorGraph:
         return np.diff(np.concatenate([[0], breaks, [self.n_variables]])) if self.n_variables else np.zeros(0, np.int64)
 
     @cached_property
-    def components(self) -> tuple[np.ndarray, np.ndarray]:
-        """The connected components: ``ptr`` (C + 1,) and ``nodes`` (n,), the variables of component
-        c being ``nodes[ptr[c]:ptr[c+1]]`` in increasing order. The score is a sum over components,
-        so a labelling's best parts can be picked component by component."""
+    def components(self) -> Components:
+        """The connected components (see :class:`Components`)."""
         from scipy.sparse import coo_matrix
         from scipy.sparse.csgraph import connected_components
 
         n = self.n_variables
-        ones = np.ones(len(self.edges))
-        adjacency = coo_matrix((ones, (self.edges[:, 0], self.edges[:, 1])), shape=(n, n))
-        count, component = connected_components(adjacency, directed=False)
-        nodes = np.argsort(component, kind="stable").astype(np.int64)
+        adjacency = coo_matrix((np.ones(len(self.edges)), (self.edges[:, 0], self.edges[:, 1])), shape=(n, n))
+        count, index = connected_components(adjacency, directed=False)
+        index = index.astype(np.int64)
         ptr = np.zeros(count + 1, np.int64)
-        np.cumsum(np.bincount(component, minlength=count), out=ptr[1:])
-        return ptr, nodes
+        np.cumsum(np.bincount(index, minlength=count), out=ptr[1:])
+        return Components(ptr, np.argsort(index, kind="stable").astype(np.int64), index)
+
+    def component_scores(self, y: np.ndarray) -> np.ndarray:
+        """(C,) the score of labelling ``y`` split by connected component; sums to ``score(y)``."""
+        y = np.asarray(y)
+        components = self.components
+        count = len(components.ptr) - 1
+        scores = np.bincount(components.index, self.unary[np.arange(self.n_variables), y], minlength=count)
+        if len(self.edges):
+            edge_scores = self.potentials[self.edge_potential, y[self.edges[:, 0]], y[self.edges[:, 1]]]
+            scores += np.bincount(components.index[self.edges[:, 0]], edge_scores, minlength=count)
+        return scores
 
     @cached_property
     def adjacency(self) -> Adjacency:

@@ -63,8 +63,20 @@ def test_per_edge_potentials_are_accepted():
 
 
 def test_components_follow_chain_and_skip_edges():
+    def groups(graph):
+        ptr, nodes = graph.components.ptr, graph.components.nodes
+        return [nodes[ptr[c]:ptr[c + 1]].tolist() for c in range(len(ptr) - 1)]
+
     chain = FactorGraph.chain(np.zeros((6, 2)), np.eye(2), [2, 3, 1])
-    ptr, nodes = chain.components
-    assert [nodes[ptr[c]:ptr[c + 1]].tolist() for c in range(len(ptr) - 1)] == [[0, 1], [2, 3, 4], [5]]
-    ptr, nodes = chain.with_edges([[1, 5]], np.eye(2)).components
-    assert [nodes[ptr[c]:ptr[c + 1]].tolist() for c in range(len(ptr) - 1)] == [[0, 1, 5], [2, 3, 4]]
+    assert groups(chain) == [[0, 1], [2, 3, 4], [5]]
+    assert chain.components.index.tolist() == [0, 0, 1, 1, 1, 2]
+    assert groups(chain.with_edges([[1, 5]], np.eye(2))) == [[0, 1, 5], [2, 3, 4]]
+
+
+def test_component_scores_add_up_to_the_score():
+    rng = np.random.default_rng(4)
+    graph = random_graph(rng, 9, 3, [3, 3, 3], n_skip=1)
+    y = rng.integers(3, size=9)
+    parts = graph.component_scores(y)
+    assert len(parts) == len(graph.components.ptr) - 1
+    assert parts.sum() == pytest.approx(graph.score(y))

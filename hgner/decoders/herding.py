@@ -41,6 +41,7 @@ from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .sampling import (
     _CHUNK_UNIFORMS,
+    BestLabelling,
     HerdedGibbs,
     _check_sweeps,
     _columns,
@@ -86,15 +87,16 @@ class SharedHerdedGibbs(HerdedGibbs):
 
 
 @numba.njit(cache=True, nogil=True)
-def _binned_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels, weights, randomised, threshold,
-                   uniforms, first_sweep, score, best_score, best_sweep):  # pragma: no cover - compiled
+def _binned_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels, component, component_ptr,
+                   component_nodes, tracked, weights, randomised, threshold, uniforms,
+                   first_sweep):  # pragma: no cover - compiled
     """``uniforms.shape[0]`` sweeps of per-label-binned herded Gibbs (see the module docstring).
 
     weights (n, K, nbins): ``randomised`` (rdhg) uses grid points m / B, nbins = B + 1, and
     ``uniforms[t, i]`` to round; otherwise (dhg, beg) bins of width 1 / B, nbins = B. The argmax
     decides when the largest component exceeds ``threshold`` (-inf: always), else a draw from p
-    with ``uniforms[t, i]``. Updates ``labels``, ``counts``, ``best_labels`` and ``weights`` in
-    place; returns (score, best_score, best_sweep, updates decided by the argmax)."""
+    with ``uniforms[t, i]``. Updates ``labels``, ``counts``, ``best_labels``, ``tracked`` (see
+    :class:`BestLabelling`) and ``weights`` in place; returns the updates decided by the argmax."""
     n, k = unary.shape
     bins = weights.shape[2] - 1 if randomised else weights.shape[2]
     scores = np.empty((1, k))
@@ -145,10 +147,10 @@ def _binned_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels
                 weights[i, b, slot[b]] += target[b]
             weights[i, label, slot[label]] -= 1.0
             if label != labels[i]:
-                score = _relabel(i, label, scores, 0, labels, score)
+                _relabel(i, label, scores, 0, labels, component, tracked)
             counts[i, label] += 1.0
-        best_score, best_sweep = _keep_best(first_sweep + t, score, labels, best_labels, best_score, best_sweep)
-    return score, best_score, best_sweep, herded
+        _keep_best(first_sweep + t, labels, best_labels, component_ptr, component_nodes, tracked)
+    return herded
 
 
 def _check_bins(bins: int) -> int:
@@ -188,21 +190,20 @@ class _BinnedHerding(Decoder):
         initial = self._initial_weights()
         weights = np.ascontiguousarray(np.broadcast_to(initial, (n, k, len(initial))))
         labels = _initial_labels(graph)
-        best_labels = labels.copy()
+        best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         rng = self._rng()
-        score, best_score, best_sweep, herded = graph.score(labels), -np.inf, -1, 0
+        herded = 0
         block = self.sweeps if rng is None else max(1, _CHUNK_UNIFORMS // max(n, 1))
         for start in range(0, self.sweeps, block):
             size = min(block, self.sweeps - start)
             uniforms = np.empty((size, 0)) if rng is None else rng.random((size, n))
-            score, best_score, best_sweep, chunk_herded = _binned_sweeps(
-                graph.unary, adj.ptr, adj.node, adj.table, columns, labels, counts, best_labels, weights,
-                self._randomised, self._threshold(), uniforms, start, score, best_score, best_sweep)
-            herded += chunk_herded
-        stats = {"updates": n * self.sweeps, "best_sweep": int(best_sweep), "best_score": graph.score(best_labels),
+            herded += _binned_sweeps(
+                graph.unary, adj.ptr, adj.node, adj.table, columns, labels, counts, best.labels, best.index,
+                best.ptr, best.nodes, best.tracked, weights, self._randomised, self._threshold(), uniforms, start)
+        stats = {"updates": n * self.sweeps, **best.stats(graph),
                  "herded_fraction": herded / max(n * self.sweeps, 1), "weight_bytes": int(weights.nbytes)}
-        return Decoding(best_labels, counts / self.sweeps, stats)
+        return Decoding(best.labels, counts / self.sweeps, stats)
 
 
 @register("dhg")

@@ -69,7 +69,7 @@ import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .sampling import _check_sweeps, _columns, _initial_labels, _keep_best, _mix
+from .sampling import BestLabelling, _check_sweeps, _columns, _initial_labels, _keep_best, _mix
 
 MIN_GIBBS, MGPMH, DOUBLE_MIN = 0, 1, 2
 _TALLIES = 6  # proposal draws, proposal batches, estimator draws, estimator batches, moves proposed, accepted
@@ -232,12 +232,13 @@ def _categorical(energy, weights, state):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge, proposal_means,
                       proposal_cumulative, estimator_means, estimator_cumulative, labels, counts, best_labels,
-                      sweeps, state, score, tallies):  # pragma: no cover - compiled
+                      component, component_ptr, component_nodes, tracked, sweeps, state,
+                      tallies):  # pragma: no cover - compiled
     """Run ``sweeps`` sweeps of ``mode`` (MIN_GIBBS, MGPMH or DOUBLE_MIN) from ``labels``, updated
     in place as are ``counts`` (n, K), ``best_labels`` (n,), the generator ``state`` and
     ``tallies`` (6,). ``columns``/``shifted`` (2P, K, K) are the oriented tables [t, neighbour, own]
-    as given and shifted to a minimum of 0; ``slot_edge`` (2m,) the edge of each adjacency slot.
-    Returns (best_score, best_sweep)."""
+    as given and shifted to a minimum of 0; ``slot_edge`` (2m,) the edge of each adjacency slot;
+    ``tracked`` as in :class:`BestLabelling`."""
     n, k = unary.shape
     cache = np.zeros(slot_edge.shape[0] // 2)  # estimator (2) term of every factor
     local = np.zeros(n)
@@ -254,7 +255,6 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
     weights = np.empty(k)
     offsets = np.zeros(k + 1, np.int64)
     rows = np.empty((64, 3))
-    best_score, best_sweep = -np.inf, -1
     for t in range(sweeps):
         for i in range(n):
             current = labels[i]
@@ -274,7 +274,7 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
                 offsets[k] = end
                 label = _categorical(energy, weights, state)
                 if label != current:
-                    score += _score_change(i, label, unary, ptr, node, table, columns, labels)
+                    tracked[0, component[i]] += _score_change(i, label, unary, ptr, node, table, columns, labels)
                     _recache(i, ptr, node, slot_edge, cache, local, rows, offsets[label], offsets[label + 1],
                              energy[label] - unary[i, label])
                     labels[i] = label
@@ -306,13 +306,12 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
                                       - (energy[label] - energy[current]))
                     if log_accept >= 0.0 or _uniform(state) < math.exp(log_accept):
                         tallies[5] += 1.0
-                        score += change
+                        tracked[0, component[i]] += change
                         if mode == DOUBLE_MIN:
                             _recache(i, ptr, node, slot_edge, cache, local, rows, 0, end, estimate)
                         labels[i] = label
             counts[i, labels[i]] += 1.0
-        best_score, best_sweep = _keep_best(t, score, labels, best_labels, best_score, best_sweep)
-    return best_score, best_sweep
+        _keep_best(t, labels, best_labels, component_ptr, component_nodes, tracked)
 
 
 # ----------------------------------------------------------------------------- per-graph tables
@@ -398,22 +397,22 @@ class _MinibatchGibbs(Decoder):
         _, estimator_means = minibatch_means(graph, self._estimator_batch_size())
         state = np.random.default_rng(self.seed).integers(0, 2**64, size=1, dtype=np.uint64)
         labels = _initial_labels(graph)
-        best_labels = labels.copy()
+        best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         tallies = np.zeros(_TALLIES)
-        best_score, best_sweep = _minibatch_sweeps(
+        _minibatch_sweeps(
             self._mode, graph.unary, adj.ptr, adj.node, adj.table, columns, shifted, _slot_edges(graph),
             proposal_means, _running_sums(adj.ptr, proposal_means), estimator_means,
-            _running_sums(adj.ptr, estimator_means), labels, counts, best_labels, self.sweeps, state,
-            graph.score(labels), tallies)
+            _running_sums(adj.ptr, estimator_means), labels, counts, best.labels, best.index, best.ptr, best.nodes,
+            best.tracked, self.sweeps, state, tallies)
         draws, batches = (tallies[2], tallies[3]) if self._mode == MIN_GIBBS else (tallies[0], tallies[1])
-        stats = {"updates": n * self.sweeps, "best_sweep": int(best_sweep), "best_score": graph.score(best_labels),
+        stats = {"updates": n * self.sweeps, **best.stats(graph),
                  "mean_batch": float(draws / batches) if batches else 0.0}
         if self._mode != MIN_GIBBS:
             stats["acceptance"] = float(tallies[5] / tallies[4]) if tallies[4] else 1.0
         if self._mode == DOUBLE_MIN:
             stats["mean_accept_batch"] = float(tallies[2] / tallies[3]) if tallies[3] else 0.0
-        return Decoding(best_labels, counts / self.sweeps, stats)
+        return Decoding(best.labels, counts / self.sweeps, stats)
 
 
 @register("min-gibbs")

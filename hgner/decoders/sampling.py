@@ -63,35 +63,59 @@ def _local_scores(i, unary, ptr, node, table, columns, labels, out, row):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _relabel(i, label, scores, row, labels, score):  # pragma: no cover - compiled
-    """Change ``labels[i]`` to ``label`` and return the labelling score updated from
-    ``scores[row]`` (K,), i's local log-scores. Kernels call it only when the label changes and
-    count labels inline: a numba call taking arrays costs more than a herded update (measured
-    ~3x slower when called on every update)."""
-    score += scores[row, label] - scores[row, labels[i]]
+def _relabel(i, label, scores, row, labels, component, tracked):  # pragma: no cover - compiled
+    """Change ``labels[i]`` to ``label`` and update the score of i's component, ``tracked[0,
+    component[i]]``, from ``scores[row]`` (K,), i's local log-scores. Kernels call it only when the
+    label changes and count labels inline: a numba call taking arrays costs more than a herded
+    update (measured ~3x slower when called on every update)."""
+    tracked[0, component[i]] += scores[row, label] - scores[row, labels[i]]
     labels[i] = label
-    return score
 
 
 @numba.njit(cache=True, nogil=True)
-def _keep_best(sweep, score, labels, best_labels, best_score, best_sweep):  # pragma: no cover - compiled
-    """End of a sweep: copy ``labels`` into ``best_labels`` when ``score`` beats the best so far
-    by more than the rounding drift of the incrementally kept score (relative 1e-9), so a revisit of
-    the best labelling does not count as an improvement."""
-    if best_sweep < 0 or score > best_score + 1e-9 * (1.0 + abs(best_score)):
-        best_labels[:] = labels
-        return score, sweep
-    return best_score, best_sweep
+def _keep_best(sweep, labels, best_labels, ptr, nodes, tracked):  # pragma: no cover - compiled
+    """End of a sweep: for every connected component c (variables ``nodes[ptr[c]:ptr[c+1]]``)
+    whose current score ``tracked[0, c]`` beats its best ``tracked[1, c]`` by more than the
+    rounding drift of the incrementally kept score (relative 1e-9), copy its labels into
+    ``best_labels`` and record the sweep in ``tracked[2, c]`` (-1 before the first sweep)."""
+    for c in range(tracked.shape[1]):
+        if tracked[2, c] < 0 or tracked[0, c] > tracked[1, c] + 1e-9 * (1.0 + abs(tracked[1, c])):
+            for j in range(ptr[c], ptr[c + 1]):
+                best_labels[nodes[j]] = labels[nodes[j]]
+            tracked[1, c] = tracked[0, c]
+            tracked[2, c] = sweep
+
+
+class BestLabelling:
+    """The best end-of-sweep labelling, kept per connected component: the score is a sum over
+    components, so combining each component's best sweep gives a labelling that scores at least as
+    well as every visited state (on a chain, each sentence keeps its own best sample).
+
+    ``labels`` (n,) holds the combination; ``tracked`` (3, C) the current score, best score and
+    best sweep of each component, updated in place by :func:`_relabel` and :func:`_keep_best`."""
+
+    def __init__(self, graph: FactorGraph, labels: np.ndarray) -> None:
+        components = graph.components
+        self.ptr, self.nodes, self.index = components.ptr, components.nodes, components.index
+        self.labels = labels.copy()
+        self.tracked = np.zeros((3, len(self.ptr) - 1))
+        self.tracked[0] = graph.component_scores(labels)
+        self.tracked[2] = -1.0
+
+    def stats(self, graph: FactorGraph) -> dict[str, float]:
+        """``best_score`` of the combination and ``best_sweep``, the last sweep that improved a component."""
+        last = int(self.tracked[2].max()) if self.tracked.shape[1] else -1
+        return {"best_score": graph.score(self.labels), "best_sweep": last}
 
 
 # ----------------------------------------------------------------------------- annealed Gibbs
 
 
 @numba.njit(cache=True, nogil=True)
-def _gibbs_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels, uniforms, temperatures,
-                  first_sweep, score, best_score, best_sweep):  # pragma: no cover - compiled
+def _gibbs_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels, component, component_ptr,
+                  component_nodes, tracked, uniforms, temperatures, first_sweep):  # pragma: no cover - compiled
     """Run ``len(temperatures)`` sweeps; ``uniforms`` (sweeps, n) drive the draws. Updates
-    ``labels``, ``counts`` and ``best_labels`` in place; returns (score, best_score, best_sweep)."""
+    ``labels``, ``counts``, ``best_labels`` and ``tracked`` (see :class:`BestLabelling`) in place."""
     n, k = unary.shape
     scores = np.empty((1, k))
     weights = np.empty(k)
@@ -110,10 +134,9 @@ def _gibbs_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels,
             while label > 0 and weights[label] == weights[label - 1]:
                 label -= 1  # rounding landed on a label of probability 0 (at a very low temperature)
             if label != labels[i]:
-                score = _relabel(i, label, scores, 0, labels, score)
+                _relabel(i, label, scores, 0, labels, component, tracked)
             counts[i, label] += 1.0
-        best_score, best_sweep = _keep_best(first_sweep + t, score, labels, best_labels, best_score, best_sweep)
-    return score, best_score, best_sweep
+        _keep_best(first_sweep + t, labels, best_labels, component_ptr, component_nodes, tracked)
 
 
 def temperatures(schedule: str, initial: float, sweeps: int) -> np.ndarray:
@@ -169,19 +192,16 @@ class AnnealedGibbs(Decoder):
         rng = np.random.default_rng(self.seed)
         temps = temperatures(self.schedule, self.initial_temperature, self.sweeps)
         labels = _initial_labels(graph)
-        best_labels = labels.copy()
+        best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
-        score, best_score, best_sweep = graph.score(labels), -np.inf, -1
         block = max(1, _CHUNK_UNIFORMS // max(n, 1))
         for start in range(0, self.sweeps, block):
             chunk = temps[start:start + block]
             uniforms = rng.random((len(chunk), n))
-            score, best_score, best_sweep = _gibbs_sweeps(
-                graph.unary, adj.ptr, adj.node, adj.table, columns, labels, counts, best_labels,
-                uniforms, chunk, start, score, best_score, best_sweep)
-        stats = {"updates": n * self.sweeps, "best_sweep": int(best_sweep),
-                 "best_score": graph.score(best_labels), "final_temperature": float(temps[-1])}
-        return Decoding(best_labels, counts / self.sweeps, stats)
+            _gibbs_sweeps(graph.unary, adj.ptr, adj.node, adj.table, columns, labels, counts, best.labels,
+                          best.index, best.ptr, best.nodes, best.tracked, uniforms, chunk, start)
+        stats = {"updates": n * self.sweeps, **best.stats(graph), "final_temperature": float(temps[-1])}
+        return Decoding(best.labels, counts / self.sweeps, stats)
 
 
 # ----------------------------------------------------------------------------- herded Gibbs
@@ -269,15 +289,16 @@ def _start_weights(logs, weights, e, top):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _herded(unary, ptr, node, table, columns, radix, groups, labels, counts, best_labels, sweeps, capacity,
-            score):  # pragma: no cover - compiled
+def _herded(unary, ptr, node, table, columns, radix, groups, labels, counts, best_labels, component, component_ptr,
+            component_nodes, tracked, sweeps, capacity):  # pragma: no cover - compiled
     """Herded Gibbs for ``sweeps`` sweeps from ``labels`` (updated in place, as are ``counts`` and
     ``best_labels``). With ``groups`` (2P,) non-empty, blankets are keyed by :func:`_multiset_key`
     (shared weights) instead of by configuration. Configuration entry e owns ``weights[e]`` =
     [w | p] (2K,) and ``logs[e]`` (K,) local log-scores; ``slots`` (open addressing, load <= 1/2) map keys to entries, and
     ``last`` (n, 3) remembers each variable's previous (key1, key2, entry), which skips the lookup
     when its blanket has not changed (it starts at (-1, -1, -1), which is no key: mixed-radix codes
-    are >= 0 and hashed key2 is even). Returns (best_score, best_sweep, entries, bytes allocated)."""
+    are >= 0 and hashed key2 is even). ``tracked``: see :class:`BestLabelling`. Returns (entries,
+    bytes allocated)."""
     n, k = unary.shape
     weights = np.empty((capacity, 2 * k))
     logs = np.empty((capacity, k))
@@ -285,7 +306,6 @@ def _herded(unary, ptr, node, table, columns, radix, groups, labels, counts, bes
     shift = 64 - int(np.log2(2 * capacity) + 0.5)  # capacity is a power of two
     last = np.full((n, 3), _EMPTY, np.int64)
     used = 0
-    best_score, best_sweep = -np.inf, -1
     for t in range(sweeps):
         for i in range(n):
             if groups.shape[0]:
@@ -326,10 +346,10 @@ def _herded(unary, ptr, node, table, columns, radix, groups, labels, counts, bes
                 weights[e, b] += weights[e, k + b]
             weights[e, label] -= 1.0
             if label != labels[i]:
-                score = _relabel(i, label, logs, e, labels, score)
+                _relabel(i, label, logs, e, labels, component, tracked)
             counts[i, label] += 1.0
-        best_score, best_sweep = _keep_best(t, score, labels, best_labels, best_score, best_sweep)
-    return best_score, best_sweep, used, weights.nbytes + logs.nbytes + slots.nbytes + last.nbytes
+        _keep_best(t, labels, best_labels, component_ptr, component_nodes, tracked)
+    return used, weights.nbytes + logs.nbytes + slots.nbytes + last.nbytes
 
 
 def _radix_fits(graph: FactorGraph) -> np.ndarray:
@@ -391,11 +411,11 @@ class HerdedGibbs(Decoder):
         n, k = graph.unary.shape
         adj = graph.adjacency
         labels = _initial_labels(graph)
-        best_labels = labels.copy()
+        best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
-        best_score, best_sweep, used, nbytes = _herded(
+        used, nbytes = _herded(
             graph.unary, adj.ptr, adj.node, adj.table, _columns(graph), _radix_fits(graph), self._groups(graph),
-            labels, counts, best_labels, self.sweeps, initial_capacity(n, self.sweeps), graph.score(labels))
-        stats = {"updates": n * self.sweeps, "best_sweep": int(best_sweep), "best_score": graph.score(best_labels),
-                 "weight_vectors": int(used), "weight_bytes": int(nbytes)}
-        return Decoding(best_labels, counts / self.sweeps, stats)
+            labels, counts, best.labels, best.index, best.ptr, best.nodes, best.tracked, self.sweeps,
+            initial_capacity(n, self.sweeps))
+        stats = {"updates": n * self.sweeps, **best.stats(graph), "weight_vectors": int(used), "weight_bytes": int(nbytes)}
+        return Decoding(best.labels, counts / self.sweeps, stats)
