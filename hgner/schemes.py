@@ -1,4 +1,8 @@
-"""Tagging schemes (IOB1, IOB2 a.k.a. BIO, BIOES): parsing, validation, spans and conversion.
+"""Tagging schemes (IO, IOB1, IOB2 a.k.a. BIO, BIOES): parsing, validation, spans and conversion.
+
+IO (only I- tags) is what Stanford NER and the herded Gibbs paper's model use: every entity
+can grow, shrink or change type one token at a time, which single-site samplers need; it
+cannot separate two adjacent entities of one type, so rendering in IO merges them.
 
 A span is ``(start, end, type)`` with ``end`` exclusive. :func:`chunks` reads spans from any
 tag sequence with conlleval's chunking rules (extended to E-/S- tags exactly as seqeval's
@@ -11,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-SCHEMES = ("IOB1", "IOB2", "BIOES")
-SCHEME_ALIASES = {"IOB1": "IOB1", "IOB2": "IOB2", "BIO": "IOB2", "BIOES": "BIOES", "IOBES": "BIOES"}
-PREFIXES = {"IOB1": "BI", "IOB2": "BI", "BIOES": "BIES"}
+SCHEMES = ("IO", "IOB1", "IOB2", "BIOES")
+SCHEME_ALIASES = {"IO": "IO", "IOB1": "IOB1", "IOB2": "IOB2", "BIO": "IOB2", "BIOES": "BIOES", "IOBES": "BIOES"}
+PREFIXES = {"IO": "I", "IOB1": "BI", "IOB2": "BI", "BIOES": "BIES"}
 
 _TAG = re.compile(r"^(?:O|[BIES]-[A-Za-z0-9][A-Za-z0-9_.$-]*)$")
 
@@ -25,7 +29,7 @@ def normalize_scheme(name: str) -> str:
     try:
         return SCHEME_ALIASES[name.upper()]
     except KeyError:
-        raise ValueError(f"unknown tag scheme {name!r}; expected one of IOB1, IOB2 (BIO), BIOES") from None
+        raise ValueError(f"unknown tag scheme {name!r}; expected one of IO, IOB1, IOB2 (BIO), BIOES") from None
 
 
 def is_wellformed(tag: str) -> bool:
@@ -128,7 +132,8 @@ def detect(tag_sequences: Iterable[Sequence[str]]) -> str:
 
 def render(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
     """Tags of length ``length`` in ``scheme`` for non-overlapping ``spans``; a span of type
-    ``""`` (an untyped chunk, as :func:`chunks` reads ``B``/``I``) gets untyped tags."""
+    ``""`` (an untyped chunk, as :func:`chunks` reads ``B``/``I``) gets untyped tags. In IO,
+    adjacent spans of one type become one."""
     scheme = normalize_scheme(scheme)
     tags = ["O"] * length
     prev_end, prev_type = -1, ""
@@ -138,7 +143,7 @@ def render(spans: Iterable[Span], length: int, scheme: str) -> list[str]:
         else:
             for i in range(start, end):
                 tags[i] = _join("I", entity_type)
-            if scheme == "IOB2" or scheme == "BIOES" or (prev_end == start and prev_type == entity_type):
+            if scheme in ("IOB2", "BIOES") or (scheme == "IOB1" and prev_end == start and prev_type == entity_type):
                 tags[start] = _join("B", entity_type)
             if scheme == "BIOES":
                 tags[end - 1] = _join("E", entity_type)

@@ -10,7 +10,8 @@ from seqeval.scheme import IOB2, IOBES, Tokens
 from hgner import schemes
 
 TYPES = ["PER", "LOC", "ORG", "MISC"]
-PAIRS = [(a, b) for a in schemes.SCHEMES for b in schemes.SCHEMES]
+LOSSLESS = ("IOB1", "IOB2", "BIOES")  # IO merges adjacent entities of one type
+PAIRS = [(a, b) for a in LOSSLESS for b in LOSSLESS]
 
 
 def random_spans(rng: np.random.Generator, length: int, types: list[str]) -> list[schemes.Span]:
@@ -198,7 +199,19 @@ RENDERED = {
     "IOB1": ["I-PER", "I-PER", "B-PER", "O", "I-LOC", "I-ORG", "I-ORG", "O"],
     "IOB2": ["B-PER", "I-PER", "B-PER", "O", "B-LOC", "B-ORG", "I-ORG", "O"],
     "BIOES": ["B-PER", "E-PER", "S-PER", "O", "S-LOC", "B-ORG", "E-ORG", "O"],
+    "IO": ["I-PER", "I-PER", "I-PER", "O", "I-LOC", "I-ORG", "I-ORG", "O"],
 }
+
+
+def merge_adjacent(spans: list[schemes.Span]) -> list[schemes.Span]:
+    """What IO keeps of ``spans``: touching spans of one type become one."""
+    merged: list[schemes.Span] = []
+    for start, end, entity_type in spans:
+        if merged and merged[-1][1] == start and merged[-1][2] == entity_type:
+            merged[-1] = (merged[-1][0], end, entity_type)
+        else:
+            merged.append((start, end, entity_type))
+    return merged
 
 
 @pytest.mark.parametrize("scheme", schemes.SCHEMES)
@@ -226,6 +239,14 @@ def test_convert_fixed_example(source, target):
     assert schemes.convert(RENDERED[source], target) == RENDERED[target]
 
 
+@pytest.mark.parametrize("source", schemes.SCHEMES)
+def test_convert_to_io_merges_adjacent_entities_of_one_type(source):
+    assert schemes.convert(RENDERED[source], "IO") == RENDERED["IO"]
+    assert schemes.chunks(RENDERED["IO"]) == merge_adjacent(SPANS)
+    assert schemes.check(RENDERED["IO"], "IO") is None
+    assert schemes.check(["B-PER"], "IO") == (0, "tag 'B-PER' has prefix B- which IO does not use")
+
+
 def test_round_trips_on_random_span_sets():
     """render -> chunks gives the spans back; every conversion between the three schemes keeps
     them and gives the target's rendering; the rendering is valid in its scheme and is detected
@@ -235,7 +256,7 @@ def test_round_trips_on_random_span_sets():
         length = int(rng.integers(0, 14))
         types = TYPES + [""] if case % 5 == 0 else TYPES[: 1 + case % 4]
         spans = random_spans(rng, length, types)
-        rendered = {scheme: schemes.render(spans, length, scheme) for scheme in schemes.SCHEMES}
+        rendered = {scheme: schemes.render(spans, length, scheme) for scheme in LOSSLESS}
         for scheme, tags in rendered.items():
             assert len(tags) == length
             assert schemes.chunks(tags) == spans, (scheme, tags)
@@ -270,7 +291,8 @@ def test_convert_makes_any_sequence_valid_and_keeps_its_chunks():
             converted = schemes.convert(tags, scheme)
             assert len(converted) == len(tags)
             assert schemes.check(converted, scheme) is None, (tags, scheme, converted)
-            assert schemes.chunks(converted) == schemes.chunks(tags)
+            expected = merge_adjacent(schemes.chunks(tags)) if scheme == "IO" else schemes.chunks(tags)
+            assert schemes.chunks(converted) == expected
             if schemes.check(tags, scheme) is None and scheme != "IOB1":
                 # a valid IOB2/BIOES sequence has exactly one spelling; IOB1 has several
                 # (a B- after O is accepted), and convert gives the canonical one
