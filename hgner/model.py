@@ -25,7 +25,7 @@ import scipy.sparse
 from . import __version__, schemes
 from .corpus import Corpus
 from .errors import ModelError
-from .features import FeatureConfig, FeatureResources, document_features, learn_truecase
+from .features import GAZETTEER_FILE, TRUECASE_FILE, FeatureConfig, FeatureResources, document_features, learn_truecase
 from .graph import FactorGraph
 from .tokenizer import NAME as TOKENIZER_NAME
 
@@ -239,9 +239,8 @@ def train(
     )
     if config.gazetteer and not resources.gazetteer:
         raise ValueError("config.gazetteer needs gazetteer lists")
-    for stale in out.glob("*.json"):
-        if stale.name != META_FILE:
-            stale.unlink()
+    for stale in (TRUECASE_FILE, GAZETTEER_FILE):  # resources of an earlier training; other files are kept
+        (out / stale).unlink(missing_ok=True)
     resource_files = resources.save(out)
     xs, ys = [], []
     for document in corpus.documents:

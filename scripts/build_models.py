@@ -35,7 +35,8 @@ from hgner.model import META_FILE, CrfModel, train, write_metadata  # noqa: E402
 from hgner.scoring import score  # noqa: E402
 
 # The chosen configuration (eng.testa; see scripts/TUNING.md).
-FEATURES = FeatureConfig(window=2, affixes=4, conjunctions=True, truecase=True, document=True, gazetteer=True)
+FEATURES = FeatureConfig(window=2, affixes=4, conjunctions=True, truecase=True, document=True, gazetteer=True,
+                         context=10)
 SCHEME = "BIOES"
 C1, C2, ITERATIONS = 0.05, 0.01, 150
 

@@ -174,3 +174,20 @@ def test_shipped_models_load_by_name_and_tag(name):
     assert tags[0].endswith("PER") and tags[1].endswith("PER")
     assert tags[3].endswith("ORG") and tags[5].endswith("LOC")
     assert tags[2] == tags[6] == tags[8] == "O"
+
+
+def test_lowercased_document_is_caseless_throughout():
+    resources = FeatureResources(truecase={"london": "London", "said": "said"})
+    document = [["london", "1996-08-30"], ["police", "said", "nothing", "."]]
+    features = document_features(document, FULL, resources)
+    assert "caseless" in features[0][0] and "w=London" in features[0][0]  # short sentence, lowercased document
+    mixed = document_features([["london", "1996-08-30"], ["Police", "said", "nothing", "."]], FULL, resources)
+    assert "caseless" not in mixed[0][0] and "w=london" in mixed[0][0]
+
+
+def test_capitalised_runs():
+    tokens = ["Shares", "in", "Bank", "of", "New", "York", "Mellon", "Corp", "rose", "in", "Paris", "."]
+    features = document_features([tokens], FeatureConfig(runs=True))[0]
+    runs = [[a for a in token if a.startswith(("rf=", "rl=", "rn="))] for token in features]
+    assert runs[2] == runs[3] == runs[7] == ["rf=bank", "rl=corp", "rn=5"]
+    assert runs[0] == runs[1] == runs[8] == runs[10] == []  # a single capitalised token is no run
