@@ -444,7 +444,9 @@ def _run_attributes(words: Sequence[str], lowers: Sequence[str]) -> list[tuple[s
     return out
 
 
-_JOINERS = frozenset({"of", "de", "la", "le", "and", "&", "-", "du", "del", "van", "von", "der", "al", "el", "da", "do"})
+_JOINERS = frozenset(
+    {"of", "de", "la", "le", "and", "&", "-", "du", "del", "van", "von", "der", "al", "el", "da", "do"}
+)
 
 
 def _document_attributes(tokens: Sequence[str], si: int, i: int, tables: _DocumentTables) -> list[str]:

@@ -84,7 +84,6 @@ class CrfModel:
         labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
         self.labels: tuple[str, ...] = tuple(labels)
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
-        self._padded_weights = np.vstack([self.state_weights, np.zeros((1, len(self.labels)))])
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> CrfModel:
@@ -117,14 +116,15 @@ class CrfModel:
                 flat.extend(attributes)
                 lengths.append(len(attributes))
         n_attributes = len(self.attribute_index)
-        # unknown attributes point at an all-zero extra row of the weights
-        columns = np.fromiter(map(get, flat, repeat(n_attributes)), dtype=np.int64, count=len(flat))
+        columns = np.fromiter(map(get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        known = columns >= 0  # attributes the model has no weight for are left out
+        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[known]
         row_ends = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=row_ends[1:])
+        np.cumsum(np.bincount(rows, minlength=len(lengths)), out=row_ends[1:])
         indicator = scipy.sparse.csr_matrix(
-            (np.ones(len(columns)), columns, row_ends), shape=(len(lengths), n_attributes + 1)
+            (np.ones(int(known.sum())), columns[known], row_ends), shape=(len(lengths), n_attributes)
         )
-        return np.asarray(indicator @ self._padded_weights)
+        return np.asarray(indicator @ self.state_weights)
 
     def chain_graph(self, features: Features) -> FactorGraph:
         """The document's factor graph: one chain per sentence, no edge across sentences."""

@@ -175,7 +175,9 @@ def report(model: CrfModel, dev: Corpus, tests: dict[str, Corpus]) -> dict:
 def build(name: str, train_corpus: Corpus, dev: Corpus, tests: dict[str, Corpus]) -> dict:
     settings = MODELS[name]
     out = ROOT / "models" / name
-    gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences)) if FEATURES.gazetteer else None
+    gazetteer = None
+    if FEATURES.gazetteer:
+        gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences))
     model = train(train_corpus, out, config=FEATURES, scheme=SCHEME, c1=C1, c2=C2, max_iterations=ITERATIONS,
                   label_map=settings["label_map"], name=name, verbose=False, gazetteer=gazetteer)
     scores = report(model, dev, {t: tests[t] for t in settings["tests"] if t in tests})
@@ -190,8 +192,8 @@ def build(name: str, train_corpus: Corpus, dev: Corpus, tests: dict[str, Corpus]
         "model_bytes": metadata["model_bytes"],
         "testa": scores["dev"]["conll2003:testa"]["f1"],
         **{t: s["f1"] for t, s in scores["test"].items()},
-        **({"conll2003:testb all-caps sentences (n)": scores["robustness"]["conll2003:testb all-caps sentences"]["sentences"]}
-           if scores["robustness"] else {}),
+        **({"conll2003:testb all-caps sentences (n)":
+            scores["robustness"]["conll2003:testb all-caps sentences"]["sentences"]} if scores["robustness"] else {}),
         **{t: s["f1"] for t, s in scores["robustness"].items()},
         "tokens_per_second": scores["features_unary_tokens_per_second"],
     }
