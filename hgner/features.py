@@ -28,7 +28,8 @@ Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and e
     gets the flag ``caseless``. The truecased form of a word is its most frequent surface form at
     non-initial positions of the cased sentences of the same document; failing that, its most
     frequent form in the training corpus (the truecasing table, a model resource); failing that,
-    ``Title`` case for an upper-case word and the word itself otherwise. Every token with a
+    ``Title`` case for an upper-case word or a one-token gazetteer entry, and the word itself
+    otherwise. Every token with a
     letter also gets ``tc=`` the short shape of that truecased form (``tc=?`` when neither
     the document nor the table knows the word), which tells a sentence-initial ``The`` from
     ``Reuters``.
@@ -311,7 +312,8 @@ class _DocumentTables:
             return best
 
 
-def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str]) -> str:
+def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
+                   resources: FeatureResources | None) -> str:
     lower = word.lower()
     best = tables.best_form(lower)
     if best is not None:
@@ -319,7 +321,11 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str]) ->
     known = table.get(lower)
     if known is not None:
         return known
-    return word.title() if word.isupper() and len(word) > 1 else word
+    if word.isupper() and len(word) > 1:
+        return word.title()
+    if resources is not None and resources.lookup(lower):  # a name or place the training text never showed
+        return word.title()
+    return word
 
 
 def document_features(
@@ -342,7 +348,7 @@ def document_features(
     affixes = config.affixes
     out = []
     for si, tokens in enumerate(sentences):
-        words = [_truecase_word(w, tables, table) for w in tokens] if caseless[si] else tokens
+        words = [_truecase_word(w, tables, table, resources) for w in tokens] if caseless[si] else tokens
         n = len(words)
         lowers = [w.lower() for w in words]
         if conjunctions:

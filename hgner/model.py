@@ -267,7 +267,8 @@ def train(
         "features": config.to_json(),
         "tokenizer": TOKENIZER_NAME,
         "hgner_version": __version__,
-        "crfsuite_version": pycrfsuite.__version__ if hasattr(pycrfsuite, "__version__") else "unknown",
+        "crfsuite_version": _package_version("python-crfsuite"),
+        "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
         "label_map": label_map or {},
         "resources": resource_files,
         "training": {
@@ -285,6 +286,15 @@ def train(
     }
     write_metadata(out, metadata)
     return CrfModel(out, metadata)
+
+
+def _package_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def map_types(spans: list[schemes.Span], label_map: dict[str, str] | None) -> list[schemes.Span]:

@@ -191,3 +191,10 @@ def test_capitalised_runs():
     runs = [[a for a in token if a.startswith(("rf=", "rl=", "rn="))] for token in features]
     assert runs[2] == runs[3] == runs[7] == ["rf=bank", "rl=corp", "rn=5"]
     assert runs[0] == runs[1] == runs[8] == runs[10] == []  # a single capitalised token is no run
+
+
+def test_truecasing_falls_back_to_the_gazetteer_for_lower_case_names():
+    resources = FeatureResources(truecase={"said": "said", "in": "in"}, gazetteer={"LAST": ["kowalski"]})
+    features = document_features([["kowalski", "said", "in", "zzyzx"]], FULL, resources)[0]
+    assert "w=Kowalski" in features[0]  # on a gazetteer list: Title case
+    assert "w=zzyzx" in features[3]  # unknown everywhere: left alone
