@@ -1,6 +1,6 @@
 """Error of one-variable marginals against sweeps for every registered sampling decoder.
 
-Four small models whose exact marginals come from enumeration (``tests/bruteforce.py``):
+Four small models whose exact marginals come from enumeration (``hgner.toy``):
 
 - ``two-variable``: Table 1 of Bornn et al. (herded Gibbs), P(x1, x2) = [[1/4 - eps, eps],
   [eps, 3/4 - eps]], eps = 0.01, as one table of log-probabilities;
@@ -23,8 +23,6 @@ the error at each decoder's largest T. Takes about 3 minutes on one core.
 from __future__ import annotations
 
 import argparse
-import itertools
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -35,14 +33,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from bruteforce import brute_marginals, random_graph  # noqa: E402
-
 from hgner.decoders import available_decoders, decoder_options, make_decoder  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
+from hgner.toy import brute_marginals, fully_connected, random_graph, two_variable_model  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # name shown -> (registered decoder, settings); the herding family solid, the minibatch family dashed
 CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -60,25 +55,10 @@ CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def two_variable_model(eps: float = 0.01) -> FactorGraph:
-    """Table 1 of Bornn et al.: zero unaries, one edge whose table is log P(x1, x2)."""
-    return FactorGraph(np.zeros((2, 2)), np.array([[0, 1]]), np.log([[0.25 - eps, eps], [eps, 0.75 - eps]]))
-
-
-def boltzmann_machine(rng: np.random.Generator, n: int = 8, scale: float = 0.5) -> FactorGraph:
-    """Fully connected binary model: score = sum_i B_i x_i + sum_{i<j} W_ij x_i x_j, B, W ~ U(-scale, scale)."""
-    pairs = np.array(list(itertools.combinations(range(n), 2)))
-    unary = np.zeros((n, 2))
-    unary[:, 1] = rng.uniform(-scale, scale, n)
-    tables = np.zeros((len(pairs), 2, 2))
-    tables[:, 1, 1] = rng.uniform(-scale, scale, len(pairs))
-    return FactorGraph(unary, pairs, tables, n_chain_edges=0)
-
-
 def models() -> dict[str, FactorGraph]:
     return {
-        "two-variable (Bornn et al. Table 1, eps=0.01)": two_variable_model(),
-        "fully connected (8 binary, U(-0.5, 0.5))": boltzmann_machine(np.random.default_rng(0)),
+        "two-variable (Bornn et al. Table 1, eps=0.01)": two_variable_model(0.01),
+        "fully connected (8 binary, U(-0.5, 0.5))": fully_connected(np.random.default_rng(0)),
         "chain (8 variables, K=3)": random_graph(np.random.default_rng(1), 8, 3),
         "skip-chain (2x4 variables, K=3, 3 skips)": random_graph(np.random.default_rng(2), 8, 3, [4, 4], n_skip=3),
     }

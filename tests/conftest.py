@@ -3,15 +3,10 @@ skips for tests that need the big corpora from ../shared."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # tests/bruteforce.py
-
-from hgner.corpus import Corpus, Document, Sentence, conll2003_dir  # noqa: E402
+from hgner.corpus import Corpus, Document, Sentence, conll2003_dir
 
 PEOPLE = ["John Smith", "Mary Jones", "Peter Blake", "Anna Berg", "Tom Hanks", "Ravi Patel"]
 PLACES = ["London", "Paris", "New York", "Berlin", "Tokyo", "Nairobi"]

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from bruteforce import random_graph
+from hgner.toy import random_graph
 
 from hgner.errors import GraphError
 from hgner.graph import FactorGraph

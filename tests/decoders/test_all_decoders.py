@@ -7,7 +7,7 @@ marginals close to the exact ones on weakly coupled graphs and label by their ar
 
 import numpy as np
 import pytest
-from bruteforce import brute_map, brute_marginals, random_graph
+from hgner.toy import brute_map, brute_marginals, random_graph
 
 import hgner.pipeline  # noqa: F401  (registers the crfsuite reference, which decodes features, not graphs)
 from hgner.decoders import available_decoders, decoder_class, make_decoder

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from bruteforce import brute_map, brute_marginals, random_graph
+from hgner.toy import all_scores, brute_map, brute_marginals, random_graph
 
 from hgner.decoders import make_decoder
 from hgner.decoders.chain import forward_backward, viterbi
@@ -24,7 +24,7 @@ def test_viterbi_and_marginals_equal_enumeration(seed):
 def test_log_partition_function():
     rng = np.random.default_rng(0)
     graph = random_graph(rng, 5, 3, [2, 3])
-    from bruteforce import all_scores
+    from hgner.toy import all_scores
 
     _, scores = all_scores(graph)
     assert forward_backward(graph)[1] == pytest.approx(np.log(np.exp(scores).sum()))

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from bruteforce import brute_map, random_graph
+from hgner.toy import brute_map, random_graph
 
 from hgner.decoders import make_decoder
 from hgner.decoders.chain import viterbi

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bruteforce import brute_marginals
+from hgner.toy import brute_marginals
 
 from hgner.decoders import make_decoder
 from hgner.decoders.herding import (BoundedErrorGibbs, DiscretizedHerdedGibbs, RandomlyDiscretizedHerdedGibbs,

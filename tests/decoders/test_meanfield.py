@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bruteforce import brute_marginals, random_graph
+from hgner.toy import brute_marginals, random_graph
 
 from hgner.decoders import make_decoder
 from hgner.decoders.meanfield import MeanField, mean_field_start

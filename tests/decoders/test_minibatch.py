@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from bruteforce import brute_marginals, random_graph
+from hgner.toy import brute_marginals, fully_connected, random_graph
 
 from hgner.decoders import make_decoder
 from hgner.decoders.minibatch import DoubleMinGibbs, MinGibbs, MinibatchGibbsProposalMH
@@ -18,21 +18,10 @@ from hgner.graph import FactorGraph
 MINIBATCH = ["min-gibbs", "mgpmh", "doublemin-gibbs"]
 
 
-def fully_connected(seed: int, n: int = 6, scale: float = 0.5) -> FactorGraph:
-    """Boltzmann machine on n binary variables, every pair joined, biases and couplings U(-scale, scale)."""
-    rng = np.random.default_rng(seed)
-    pairs = np.array(list(itertools.combinations(range(n), 2)))
-    unary = np.zeros((n, 2))
-    unary[:, 1] = rng.uniform(-scale, scale, n)
-    tables = np.zeros((len(pairs), 2, 2))
-    tables[:, 1, 1] = rng.uniform(-scale, scale, len(pairs))
-    return FactorGraph(unary, pairs, tables, n_chain_edges=0)
-
-
 GRAPHS = {
     "chain": lambda: random_graph(np.random.default_rng(3), 6, 3),
     "skip-chain": lambda: random_graph(np.random.default_rng(4), 6, 3, [3, 3], n_skip=2),
-    "fully-connected": lambda: fully_connected(5),
+    "fully-connected": lambda: fully_connected(np.random.default_rng(5), 6),
 }
 
 

@@ -12,29 +12,10 @@ from hgner.decoders import available_decoders, decoder_options, make_decoder, sa
 from hgner.decoders.sampling import AnnealedGibbs, HerdedGibbs, initial_capacity, table_bytes, temperatures
 from hgner.errors import HgnerError
 from hgner.graph import FactorGraph
+from hgner.toy import brute_map, brute_marginals, two_variable_model
 
 
-def two_variable_model(eps: float) -> FactorGraph:
-    """Table 1 of Bornn et al.: P(x1, x2) = [[1/4 - eps, eps], [eps, 3/4 - eps]] (rows x1, columns
-    x2), as one pairwise table of log-probabilities on the edge (X1, X2) and zero unaries, so
-    score(y) = log P(y) exactly (Z = 1). P(X1 = 1) = 3/4."""
-    joint = np.array([[0.25 - eps, eps], [eps, 0.75 - eps]])
-    return FactorGraph(np.zeros((2, 2)), np.array([[0, 1]]), np.log(joint))
-
-
-def brute_force(graph: FactorGraph) -> tuple[np.ndarray, np.ndarray]:
-    """The MAP labelling (n,) and exact marginals (n, K), enumerating all K**n labellings."""
-    n, k = graph.unary.shape
-    ys = np.array(list(itertools.product(range(k), repeat=n)))
-    scores = graph.unary[np.arange(n), ys].sum(axis=1)
-    scores += graph.potentials[graph.edge_potential, ys[:, graph.edges[:, 0]], ys[:, graph.edges[:, 1]]].sum(axis=1)
-    p = np.exp(scores - scores.max())
-    p /= p.sum()
-    marginals = np.stack([np.bincount(ys[:, j], p, minlength=k) for j in range(n)])
-    return ys[np.argmax(scores)], marginals
-
-
-def random_graph(seed: int, loopy: bool) -> FactorGraph:
+def small_graph(seed: int, loopy: bool) -> FactorGraph:
     """3-8 variables, 2-3 labels, N(0, 1) potentials; ``loopy`` adds 3 skip edges (one shared table)."""
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(3, 9)), int(rng.integers(2, 4))
@@ -86,8 +67,8 @@ def test_constant_gibbs_two_variable_error_falls_like_one_over_sqrt_t(eps: float
 
 @pytest.mark.parametrize("seed, loopy", SMALL_GRAPHS)
 def test_marginals_approach_exact(seed: int, loopy: bool) -> None:
-    graph = random_graph(seed, loopy)
-    _, exact = brute_force(graph)
+    graph = small_graph(seed, loopy)
+    exact = brute_marginals(graph)
     herded = make_decoder("herded", sweeps=20000).decode(graph)
     gibbs = make_decoder("gibbs", sweeps=20000, seed=seed, schedule="constant").decode(graph)
     for decoding in (herded, gibbs):
@@ -100,8 +81,8 @@ def test_marginals_approach_exact(seed: int, loopy: bool) -> None:
 
 @pytest.mark.parametrize("seed, loopy", SMALL_GRAPHS)
 def test_decode_finds_the_map(seed: int, loopy: bool) -> None:
-    graph = random_graph(seed, loopy)
-    best, _ = brute_force(graph)
+    graph = small_graph(seed, loopy)
+    best, _ = brute_map(graph)
     for decoder in (make_decoder("gibbs", sweeps=2000, seed=seed), make_decoder("herded", sweeps=2000)):
         decoding = decoder.decode(graph)
         np.testing.assert_array_equal(decoding.labels, best)
@@ -148,14 +129,14 @@ def reference_gibbs(graph: FactorGraph, temps: np.ndarray, seed: int) -> np.ndar
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_herded_matches_reference(seed: int) -> None:
-    graph = random_graph(seed, loopy=True)
+    graph = small_graph(seed, loopy=True)
     _, counts = reference_herded(graph, 300)
     np.testing.assert_array_equal(make_decoder("herded", sweeps=300).decode(graph).marginals, counts / 300)
 
 
 @pytest.mark.parametrize("schedule", ["linear", "exponential", "constant"])
 def test_gibbs_matches_reference(schedule: str) -> None:
-    graph = random_graph(4, loopy=True)
+    graph = small_graph(4, loopy=True)
     counts = reference_gibbs(graph, temperatures(schedule, 2.0, 200), seed=7)
     decoding = make_decoder("gibbs", sweeps=200, seed=7, schedule=schedule, initial_temperature=2.0).decode(graph)
     np.testing.assert_array_equal(decoding.marginals, counts / 200)
@@ -165,7 +146,7 @@ def test_gibbs_matches_reference(schedule: str) -> None:
 
 
 def test_gibbs_reproducible_per_seed() -> None:
-    graph = random_graph(3, loopy=True)
+    graph = small_graph(3, loopy=True)
     first, again = (make_decoder("gibbs", sweeps=300, seed=5).decode(graph) for _ in range(2))
     np.testing.assert_array_equal(first.labels, again.labels)
     np.testing.assert_array_equal(first.marginals, again.marginals)
@@ -175,7 +156,7 @@ def test_gibbs_reproducible_per_seed() -> None:
 
 
 def test_gibbs_does_not_depend_on_uniform_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    graph = random_graph(5, loopy=False)
+    graph = small_graph(5, loopy=False)
     whole = make_decoder("gibbs", sweeps=50, seed=1).decode(graph)
     monkeypatch.setattr(sampling, "_CHUNK_UNIFORMS", 1)  # one sweep per block
     blocks = make_decoder("gibbs", sweeps=50, seed=1).decode(graph)
@@ -184,7 +165,7 @@ def test_gibbs_does_not_depend_on_uniform_block_size(monkeypatch: pytest.MonkeyP
 
 
 def test_herded_repeatable_bit_for_bit() -> None:
-    graph = random_graph(6, loopy=True)
+    graph = small_graph(6, loopy=True)
     first, again = (make_decoder("herded", sweeps=500).decode(graph) for _ in range(2))
     np.testing.assert_array_equal(first.labels, again.labels)
     assert first.marginals.tobytes() == again.marginals.tobytes()
@@ -192,7 +173,7 @@ def test_herded_repeatable_bit_for_bit() -> None:
 
 
 def test_herded_hashed_keys_and_table_growth_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    graph = random_graph(7, loopy=True)
+    graph = small_graph(7, loopy=True)
     reference = make_decoder("herded", sweeps=400).decode(graph)
     monkeypatch.setattr(sampling, "_radix_fits", lambda g: np.zeros(g.n_variables, bool))
     monkeypatch.setattr(sampling, "initial_capacity", lambda n, sweeps: 16)
