@@ -35,7 +35,7 @@ from .decoders.chain import viterbi
 from .graph import FactorGraph
 from .model import CrfModel, map_types
 from .pipeline import DocumentGraph, Pipeline
-from .scoring import consistency_disagreement, score
+from .scoring import consistency_disagreement, entity_spans, score
 
 CHAIN_ONLY = ("viterbi", "crfsuite")  # decoders that cannot take skip edges: they always decode the chain
 
@@ -67,6 +67,14 @@ def plan_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[in
     return runs
 
 
+def in_scheme(tags: list[str], model_scheme: str, corpus_scheme: str, mode: str) -> list[str]:
+    """Predicted tags (the model's scheme) rewritten in the corpus scheme. In ``strict`` mode the
+    chunks that are not well-formed in the model's scheme are dropped first (an ``I-`` that starts
+    a chunk in IOB2, a ``B-`` without its ``E-`` in BIOES), as seqeval's strict mode would; gold
+    is always scored in the corpus scheme, so both modes count against the same entities."""
+    return schemes.render(entity_spans(tags, model_scheme, mode), len(tags), corpus_scheme)
+
+
 def gold_tags(corpus: Corpus, model: CrfModel) -> list[list[str]]:
     """Gold tags in the corpus scheme, with entity types the model does not know mapped as the
     model's training mapped them (e.g. MISC -> O for a 3-class model)."""
@@ -91,8 +99,6 @@ def evaluate(
 ) -> dict[str, Any]:
     """Run every decoder on ``corpus`` and return the report (the ``--json`` schema)."""
     gold = gold_tags(corpus, model)
-    score_scheme = corpus.scheme if mode == "conlleval" else model.scheme
-    gold_scored = gold if mode == "conlleval" else [schemes.convert(t, model.scheme) for t in gold]
     documents = [[s.tokens for s in d.sentences] for d in corpus.documents]
 
     started = time.perf_counter()
@@ -119,8 +125,8 @@ def evaluate(
         ]
         decode_seconds = time.perf_counter() - started
         predicted = [tags for result in decoded for tags in result.tags]
-        in_corpus_scheme = [schemes.convert(tags, corpus.scheme) for tags in predicted]
-        result_score = score(gold_scored, in_corpus_scheme if mode == "conlleval" else predicted, score_scheme, mode)
+        in_corpus_scheme = [in_scheme(tags, model.scheme, corpus.scheme, mode) for tags in predicted]
+        result_score = score(gold, in_corpus_scheme, corpus.scheme)
         sentences = [piece for p, r in zip(prepared, decoded) for piece in p.split(r.labels)]
         agreement = np.mean([np.array_equal(a, b) for a, b in zip(sentences, reference_sentences)]) if sentences else 1.0
         gaps = [s - p.chain.score(r.labels) for s, p, r in zip(reference_scores, prepared, decoded)]
@@ -158,7 +164,7 @@ def evaluate(
     return {
         "corpus": corpus.name,
         "model": model.name,
-        "scheme": score_scheme,
+        "scheme": corpus.scheme,
         "mode": mode,
         "graph": graph,
         "documents": len(corpus.documents),
