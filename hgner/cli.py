@@ -37,7 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--dev", metavar="CORPUS", help="development corpus: its F1 goes into the model's metadata")
     train.add_argument("--out", required=True, metavar="DIR", help="model directory to write (e.g. models/my-model)")
     train.add_argument("--scheme", help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected when omitted)")
-    train.add_argument("--model-scheme", default="IOB2", help="tag scheme the model predicts (default IOB2)")
+    train.add_argument("--model-scheme", default="IO",
+                       help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
+                            "IOB2 or BIOES (often a little better with Viterbi)")
     train.add_argument("--c1", type=float, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
     train.add_argument("--c2", type=float, default=0.01, help="L2 regularisation (default 0.01)")
     train.add_argument("--max-iterations", type=int, default=200, help="L-BFGS iterations (default 200)")

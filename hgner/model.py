@@ -214,7 +214,7 @@ def train(
     out: str | Path,
     *,
     config: FeatureConfig = FeatureConfig(),
-    scheme: str = "IOB2",
+    scheme: str = "IO",
     c1: float = 0.05,
     c2: float = 0.01,
     max_iterations: int = 200,

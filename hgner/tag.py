@@ -226,8 +226,8 @@ class InlineWriter(Writer):
 
 
 class ConllWriter(Writer):
-    """``token<TAB>tag`` lines (tags in the model's scheme), a blank line after every sentence,
-    and a ``-DOCSTART-`` line between documents."""
+    """``token<TAB>tag`` lines with IOB2 (BIO) tags whatever the model's scheme, a blank line
+    after every sentence, and a ``-DOCSTART-`` line between documents."""
 
     def start(self, source: str, text: str) -> None:
         super().start(source, text)
@@ -237,7 +237,7 @@ class ConllWriter(Writer):
     def group(self, group: TaggedGroup) -> None:
         lines = []
         for sentence, tags in zip(group.sentences, group.tags):
-            lines += [f"{token}\t{tag}\n" for token, tag in zip(sentence.tokens, tags)]
+            lines += [f"{token}\t{tag}\n" for token, tag in zip(sentence.tokens, schemes.convert(tags, "IOB2"))]
             lines.append("\n")
         self.out.write("".join(lines))
         self.out.flush()
