@@ -1,4 +1,5 @@
-"""The ``hgner`` command: train, evaluate (and tag). Bad input exits 2 with one line on stderr."""
+"""hgner: named-entity recognition with CRFs, decoded by Viterbi, annealed Gibbs, herded Gibbs and
+their variants on one factor graph. Bad input exits with status 2 and one line on stderr."""
 
 from __future__ import annotations
 
