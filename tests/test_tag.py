@@ -176,4 +176,5 @@ def test_readme_spacy_example_runs_verbatim():
         pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
     assert result.returncode == 0, result.stderr
-    assert "PER" in result.stdout
+    (printed,) = re.findall(r"which prints `(.*?)`", readme_section())
+    assert result.stdout.strip() == printed
