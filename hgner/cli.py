@@ -43,7 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "IOB2 or BIOES (often a little better with Viterbi)")
     train.add_argument("--c1", type=float, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
     train.add_argument("--c2", type=float, default=0.01, help="L2 regularisation (default 0.01)")
-    train.add_argument("--max-iterations", type=int, default=200, help="L-BFGS iterations (default 200)")
+    train.add_argument("--max-iterations", type=int, default=150, help="L-BFGS iterations (default 150)")
+    train.add_argument("--features", choices=["recommended", "baseline"], default="recommended",
+                       help="recommended: the shipped models' features without their gazetteer (window, affixes, "
+                            "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
 
@@ -127,13 +130,15 @@ def _train(args: argparse.Namespace) -> int:
     from . import model as crf
     from .corpus import load_corpus
     from .evaluate import evaluate
+    from .features import BASELINE, RECOMMENDED
 
     train_corpus = load_corpus(args.train, args.scheme)
     dev_corpus = load_corpus(args.dev, args.scheme) if args.dev else None
     label_map = {t: "O" for t in args.drop_type}
     print(f"training on {train_corpus.name}: {len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens",
           file=sys.stderr)
-    trained = crf.train(train_corpus, args.out, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
+    config = RECOMMENDED if args.features == "recommended" else BASELINE
+    trained = crf.train(train_corpus, args.out, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                         max_iterations=args.max_iterations, label_map=label_map)
     if dev_corpus is not None:
         report = evaluate(trained, dev_corpus, ["viterbi"])

@@ -91,6 +91,11 @@ class FeatureConfig:
         return cls(**data)
 
 
+# The shipped models' features without the gazetteer (which needs lists from outside the training
+# corpus): what `hgner train` uses unless told otherwise (eng.testa: scripts/TUNING.md).
+RECOMMENDED = FeatureConfig(window=2, affixes=4, conjunctions=True, truecase=True, document=True, context=10)
+BASELINE = FeatureConfig()
+
 TRUECASE_FILE = "truecase.json"
 GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
