@@ -7,6 +7,8 @@ import pytest
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import IOB2, IOBES, Tokens
 
+from random_tags import random_tags
+
 from hgner import schemes
 
 TYPES = ["PER", "LOC", "ORG", "MISC"]
@@ -26,16 +28,6 @@ def random_spans(rng: np.random.Generator, length: int, types: list[str]) -> lis
         spans.append((i, end, types[int(rng.integers(len(types)))]))
         i = end
     return spans
-
-
-def random_tags(rng: np.random.Generator, length: int, prefixes: str, types: list[str]) -> list[str]:
-    """Any sequence of tags (usually invalid in every scheme)."""
-    tags = []
-    for _ in range(length):
-        prefix = prefixes[int(rng.integers(len(prefixes)))]
-        entity_type = types[int(rng.integers(len(types)))]
-        tags.append("O" if prefix == "O" else f"{prefix}-{entity_type}" if entity_type else prefix)
-    return tags
 
 
 # --- single tags -------------------------------------------------------------------------------

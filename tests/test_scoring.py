@@ -20,6 +20,8 @@ from seqeval.metrics import classification_report, f1_score
 from seqeval.scheme import IOB1 as SEQEVAL_IOB1
 from seqeval.scheme import IOB2, IOBES, Tokens
 
+from random_tags import random_tags
+
 from hgner import schemes
 from hgner.scoring import MODES, Counts, consistency_disagreement, entity_spans, score
 
@@ -103,15 +105,6 @@ def our_counts(result):
 
 
 # --- random data ----------------------------------------------------------------------------------
-
-
-def random_tags(rng, length, prefixes, types):
-    tags = []
-    for _ in range(length):
-        prefix = prefixes[int(rng.integers(len(prefixes)))]
-        entity_type = types[int(rng.integers(len(types)))]
-        tags.append("O" if prefix == "O" else f"{prefix}-{entity_type}" if entity_type else prefix)
-    return tags
 
 
 def random_corpus(rng, prefixes, types, o_weight=2):
