@@ -144,6 +144,7 @@ def evaluate(
             "f1": result_score.micro.f1,
             "precision": result_score.micro.precision,
             "recall": result_score.micro.recall,
+            "macro_f1": result_score.macro_f1,
             "per_type": {t: c.as_dict() for t, c in result_score.per_type.items()},
             "decode_seconds": decode_seconds,
             "total_seconds": build_seconds + decode_seconds,
@@ -213,7 +214,8 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
     )
     for note in report["notes"]:
         out.write(f"note: {note}\n")
-    header = f"{'decoder':<12} {'sweeps':>6} {'seed':>5} {'F1':>14} {'P':>6} {'R':>6} {'decode s':>9} {'total s':>8} {'=viterbi':>8}"
+    header = (f"{'decoder':<12} {'sweeps':>6} {'seed':>5} {'F1':>14} {'P':>6} {'R':>6} {'macro':>6} {'decode s':>9} "
+              f"{'total s':>8} {'=viterbi':>8}")
     out.write(header + "\n")
     groups: dict[tuple, list[dict]] = {}
     for r in report["results"]:
@@ -224,13 +226,14 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
         for r in rows:
             out.write(
                 f"{decoder:<12} {_blank(sweeps):>6} {_blank(r['seed']):>5} {r['f1']:14.2f} {r['precision']:6.2f} "
-                f"{r['recall']:6.2f} {r['decode_seconds']:9.2f} {r['total_seconds']:8.2f} {r['viterbi_agreement']:8.2%}\n"
+                f"{r['recall']:6.2f} {r['macro_f1']:6.2f} {r['decode_seconds']:9.2f} {r['total_seconds']:8.2f} "
+                f"{r['viterbi_agreement']:8.2%}\n"
             )
         if len(rows) > 1:
             f1s = [r["f1"] for r in rows]
             mean = f"{statistics.mean(f1s):.2f} ({statistics.stdev(f1s):.2f})"
             seconds = statistics.mean(r["decode_seconds"] for r in rows)
-            out.write(f"{decoder:<12} {_blank(sweeps):>6} {'mean':>5} {mean:>14} {'':>6} {'':>6} {seconds:9.2f}\n")
+            out.write(f"{decoder:<12} {_blank(sweeps):>6} {'mean':>5} {mean:>14} {'':>6} {'':>6} {'':>6} {seconds:9.2f}\n")
     if any(r.get("graph", report["graph"]) != report["graph"] for r in report["results"]):
         out.write(f"note: decoders marked @chain cannot take skip edges: they decoded the chain graph "
                   f"(the linear-chain baseline), not the {report['graph']} graph\n")

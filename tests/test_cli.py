@@ -10,7 +10,7 @@ from hgner.cli import main
 from hgner.corpus import write_conll
 
 JSON_KEYS = {"corpus", "model", "scheme", "mode", "documents", "sentences", "tokens", "results"}
-RESULT_KEYS = {"decoder", "sweeps", "seed", "f1", "precision", "recall", "per_type", "decode_seconds",
+RESULT_KEYS = {"decoder", "sweeps", "seed", "f1", "precision", "recall", "macro_f1", "per_type", "decode_seconds",
                "total_seconds", "viterbi_agreement", "mean_score_gap", "consistency_disagreement"}
 
 
