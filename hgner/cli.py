@@ -141,7 +141,7 @@ def _train(args: argparse.Namespace) -> int:
     trained = crf.train(train_corpus, args.out, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                         max_iterations=args.max_iterations, label_map=label_map)
     if dev_corpus is not None:
-        report = evaluate(trained, dev_corpus, ["viterbi"])
+        report = evaluate(trained, dev_corpus, ["viterbi"], progress=sys.stderr.isatty())
         trained.metadata["dev"] = {"corpus": dev_corpus.name, "f1": round(report["results"][0]["f1"], 2)}
         crf.write_metadata(trained.directory, trained.metadata)
         print(f"dev F1 on {dev_corpus.name}: {report['results'][0]['f1']:.2f}", file=sys.stderr)
