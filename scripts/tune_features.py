@@ -50,7 +50,6 @@ EXPERIMENTS = {
     "full-bioes-gaz-ctx5-c1.1": (dict(FULL, gazetteer=True, context=5), "BIOES", 0.1, 0.01, 150),
     "full-bioes-gaz-ctx5-it300": (dict(FULL, gazetteer=True, context=5), "BIOES", 0.05, 0.01, 300),
     "full-bioes-gaz-ctx10": (dict(FULL, gazetteer=True, context=10), "BIOES", 0.05, 0.01, 150),
-    "full-bioes-gaz-ctx10-runs": (dict(FULL, gazetteer=True, context=10, runs=True), "BIOES", 0.05, 0.01, 150),
     "full-bioes-gaz-ctx25": (dict(FULL, gazetteer=True, context=25), "BIOES", 0.05, 0.01, 150),
 }
 

@@ -185,14 +185,6 @@ def test_lowercased_document_is_caseless_throughout():
     assert "caseless" not in mixed[0][0] and "w=london" in mixed[0][0]
 
 
-def test_capitalised_runs():
-    tokens = ["Shares", "in", "Bank", "of", "New", "York", "Mellon", "Corp", "rose", "in", "Paris", "."]
-    features = document_features([tokens], FeatureConfig(runs=True))[0]
-    runs = [[a for a in token if a.startswith(("rf=", "rl=", "rn="))] for token in features]
-    assert runs[2] == runs[3] == runs[7] == ["rf=bank", "rl=corp", "rn=5"]
-    assert runs[0] == runs[1] == runs[8] == runs[10] == []  # a single capitalised token is no run
-
-
 def test_truecasing_falls_back_to_the_gazetteer_for_lower_case_names():
     resources = FeatureResources(truecase={"said": "said", "in": "in"}, gazetteer={"LAST": ["kowalski"]})
     features = document_features([["kowalski", "said", "in", "zzyzx"]], FULL, resources)[0]
