@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from .errors import HgnerError
+from .graph import GRAPH_KINDS
 
 DEFAULT_MODEL = "en-conll03"
 
@@ -59,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seeds", type=int, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
     evaluate.add_argument("--scheme", help="tag scheme of the corpus (detected when omitted)")
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
-    evaluate.add_argument("--graph", choices=["chain", "skip"], default="chain",
+    evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
                                "the model's skip potential (viterbi and crfsuite still decode the chain; default chain)")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
@@ -94,7 +95,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
     parser.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
     parser.add_argument("--decoder", default=tag.DEFAULT_DECODER,
                         help=f"decoder (default {tag.DEFAULT_DECODER}); available: {', '.join(decoders)}")
-    parser.add_argument("--graph", choices=tag.GRAPHS, default="chain",
+    parser.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                         help=f"chain, or skip (skip edges within a document; documents over {tag.SKIP_MAX_TOKENS} "
                              "tokens are tagged in chunks of that size with a warning)")
     parser.add_argument("--sweeps", type=int, help="sweeps for sampling decoders (their default when omitted)")

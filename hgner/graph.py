@@ -17,6 +17,11 @@ import numpy as np
 from .errors import GraphError
 
 
+# The document graphs a Pipeline builds: sentence chains, or chains plus skip edges between
+# repeated names (hgner.skip).
+GRAPH_KINDS = ("chain", "skip")
+
+
 @dataclass(frozen=True)
 class Adjacency:
     """Every variable's neighbours in CSR form: for variable i, slots ``ptr[i]:ptr[i+1]`` hold a

@@ -11,11 +11,8 @@ import numpy as np
 from . import skip
 from .decoders import Decoder, Decoding, register
 from .errors import GraphError
-from .graph import FactorGraph
+from .graph import GRAPH_KINDS, FactorGraph
 from .model import CrfModel, Features
-
-
-GRAPH_KINDS = ("chain", "skip")  # skip: the chain plus skip edges between repeated names (hgner.skip)
 
 
 @register("crfsuite")

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "en-conll03"  # the best measured configuration: update both together
 DEFAULT_DECODER = "viterbi"
-GRAPHS = ("chain", "skip")
 FORMATS = ("inline", "conll", "jsonl", "html")
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
 CHAIN_GROUP_TOKENS = 20_000  # tokens decoded at once on the chain graph
@@ -131,8 +130,6 @@ class Tagger:
         from .model import CrfModel
         from .pipeline import Pipeline
 
-        if graph not in GRAPHS:
-            raise HgnerError(f"unknown graph kind {graph!r}; expected one of: {', '.join(GRAPHS)}")
         crf = CrfModel.load(model)
         # make_decoder passes each decoder only the settings it accepts: viterbi takes marginals
         self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, sweeps=sweeps, seed=seed, marginals=True), graph)
