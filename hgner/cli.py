@@ -104,6 +104,8 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
                         help="inline: [Jim Smith](PER) markup; conll: token and tag per line; jsonl: one JSON object "
                              "per document with character offsets and confidences; html: a displaCy page (default inline)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("-j", "--jobs", type=int, default=1,
+                        help="worker processes for several input files (default 1); output stays in input order")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -338,24 +338,53 @@ def resolve_inputs(arguments: list[str], reading: str = "auto") -> list[Input]:
     return inputs
 
 
-def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bool) -> None:
-    """Tag every input in turn, streaming each document to ``writer`` as it is decoded."""
+_worker_tagger: Tagger | None = None  # the parent's Tagger, inherited by forked workers (see _tagged)
+
+
+def _tag_whole(document: Input) -> tuple[str, list[TaggedGroup]]:
+    """In a worker: one input's text and all its decoded groups."""
+    text = document.read()
+    return text, list(_worker_tagger.tag_text(text)) if text.strip() else []
+
+
+def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[Input, str, Iterable[TaggedGroup]]]:
+    """Each input with its text and decoded groups, in input order. One job streams groups as they
+    are decoded; several jobs tag whole inputs in forked worker processes (files only)."""
+    if jobs <= 1 or len(inputs) < 2 or any(i.path == "-" for i in inputs):
+        for document in inputs:
+            text = document.read()
+            yield document, text, tagger.tag_text(text) if text.strip() else []
+        return
+    import multiprocessing
+
+    global _worker_tagger
+    tagger.pipeline.decode([["Warm", "up", "."]])  # load the kernels once, before forking
+    _worker_tagger = tagger
+    workers = min(jobs, len(inputs))
+    batch = max(1, len(inputs) // (8 * workers))  # a few batches per worker: balance against messaging
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for document, (text, groups) in zip(inputs, pool.imap(_tag_whole, inputs, chunksize=batch)):
+            yield document, text, groups
+
+
+def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bool, jobs: int = 1) -> None:
+    """Tag every input, writing each document to ``writer`` in input order; with one job the
+    groups of a document stream out as they are decoded."""
     from tqdm import tqdm
 
     total = sum(i.size() for i in inputs)
     show = progress and (len(inputs) > 1 or total > PROGRESS_BYTES)
+    documents = _tagged(tagger, inputs, jobs)
     with tqdm(total=total or None, unit="B", unit_scale=True, disable=not show, file=sys.stderr, leave=False) as bar:
-        for document in inputs:
-            text = document.read()
+        for document, text, groups in documents:
             if not text.strip():
                 bar.update(document.size())
                 continue
             writer.start(document.source, text)
             done = 0
-            for group in tagger.tag_text(text):
+            for group in groups:
                 writer.group(group)
-                step = len(text[done:group.end].encode("utf-8"))
-                bar.update(step)
+                bar.update(len(text[done:group.end].encode("utf-8")))
                 done = group.end
             writer.finish()
             bar.update(len(text[done:].encode("utf-8")))
@@ -372,7 +401,7 @@ def run(args: argparse.Namespace) -> int:
     tagger = Tagger(args.model, args.decoder, args.graph, args.sweeps, args.seed, warn=warn)
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
-        tag_inputs(tagger, inputs, WRITERS[args.format](out), progress=sys.stderr.isatty())
+        tag_inputs(tagger, inputs, WRITERS[args.format](out), progress=sys.stderr.isatty(), jobs=args.jobs)
     except BrokenPipeError:  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:

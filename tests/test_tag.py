@@ -74,6 +74,23 @@ def test_files_stream_one_document_each(tag_model, tmp_path):
     assert process.returncode == 0
 
 
+def test_jobs_keep_the_output_and_its_order(tag_model, tmp_path):
+    """Several worker processes give the same output as one, in input order; a bad file in the
+    middle stops with its one-line error after the documents before it."""
+    files = []
+    for i in range(6):
+        files.append(tmp_path / f"{i}.txt")
+        files[-1].write_text(f"Document {i} . {SENTENCE}\nJim Smith flew to Paris .", encoding="utf-8")
+    arguments = ["tag", "--model", str(tag_model), "--format", "jsonl", *map(str, files)]
+    one, two = run_hgner(arguments), run_hgner([*arguments, "--jobs", "2"])
+    assert one.returncode == two.returncode == 0
+    assert two.stdout == one.stdout and len(one.stdout.splitlines()) == 6
+    (tmp_path / "bad.txt").write_bytes(b"Paris \xff")
+    broken = run_hgner([*arguments[:5], str(files[0]), str(tmp_path / "bad.txt"), str(files[1]), "-j", "2"])
+    assert broken.returncode == 2 and len(broken.stdout.splitlines()) == 1
+    assert "bad.txt: not UTF-8 text" in one_line_error(broken.stderr)
+
+
 def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("Paris").write_text("Jim Smith flew .", encoding="utf-8")
