@@ -10,9 +10,6 @@ from collections.abc import Sequence
 from .errors import HgnerError
 from .graph import GRAPH_KINDS
 
-DEFAULT_MODEL = "en-conll03"
-
-
 def _int_list(text: str) -> list[int]:
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
@@ -28,6 +25,7 @@ def _names(text: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import tag
     from .decoders import available_decoders
     from .pipeline import CrfsuiteReference  # noqa: F401  (registers the crfsuite reference decoder)
 
@@ -52,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
 
     evaluate = commands.add_parser("evaluate", help="score decoders on a tagged corpus")
-    evaluate.add_argument("--model", default=DEFAULT_MODEL, help=f"model name or directory (default {DEFAULT_MODEL})")
+    evaluate.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
     evaluate.add_argument("--corpus", required=True, help="CoNLL file, conll2003:SPLIT, nltk:ieer or nltk:conll2002/FILE")
     evaluate.add_argument("--decoders", type=_names, default=["viterbi"],
                           help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
@@ -82,7 +80,8 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
                     "  one that looks like a path ('/' in it or a .txt/.md/... ending, no spaces) but does not\n"
                     "  exist is an error; any other argument is the text itself;\n"
                     "  no argument, or '-', reads standard input. --text or --files force one reading.",
-        epilog=f"defaults: --model {tag.DEFAULT_MODEL} --decoder {tag.DEFAULT_DECODER} (the best measured configuration)\n"
+        epilog=f"defaults: --model {tag.DEFAULT_MODEL} --decoder {tag.DEFAULT_DECODER} (the best measured configuration with\n"
+               "per-entity confidences; --graph skip --decoder exact scored 0.16 F1 more on eng.testa but has no confidences)\n"
                "entity confidence: the minimum over the entity's tokens of the marginal probability of the predicted "
                "tag\n(exact for viterbi, sample frequencies for samplers, null for a decoder without marginals)",
     )

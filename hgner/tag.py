@@ -40,7 +40,7 @@ from .tokenizer import TextTokenizer, TokenizedSentence
 if TYPE_CHECKING:
     from .pipeline import DocumentResult, Pipeline
 
-DEFAULT_MODEL = "en-conll03"  # the best measured configuration: update both together
+DEFAULT_MODEL = "en-conll03"  # the best measured configuration with confidences (README): update both together
 DEFAULT_DECODER = "viterbi"
 FORMATS = ("inline", "conll", "jsonl", "html")
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
