@@ -175,7 +175,7 @@ def evaluate(
         "sentences": len(corpus.sentences),
         "tokens": corpus.n_tokens,
         "build_seconds": build_seconds,
-        "notes": corpus.notes,
+        "notes": corpus.notes + ([] if corpus.n_tokens else [f"{corpus.name} has no tokens: every figure is 0"]),
         "results": results,
     }
 
