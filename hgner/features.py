@@ -206,10 +206,6 @@ def neighbour_attributes(word: str, offset: int) -> tuple[str, ...]:
     return (f"{offset}:l={word.lower()}", f"{offset}:s={short_shape(word)}")
 
 
-def _has_letter(word: str) -> bool:
-    return any(c.isalpha() for c in word)
-
-
 def is_caseless(tokens: Sequence[str]) -> bool:
     """True for a sentence whose casing carries no information (see the module docstring)."""
     cased = [t for t in tokens if t.upper() != t.lower()]

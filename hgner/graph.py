@@ -167,14 +167,6 @@ class FactorGraph:
         return self.n_skip_edges == 0
 
     @cached_property
-    def chain_lengths(self) -> np.ndarray:
-        """(c,) lengths of the maximal runs of variables joined by chain edges, in order."""
-        linked = np.zeros(max(self.n_variables - 1, 0), bool)
-        linked[self.edges[: self.n_chain_edges, 0]] = True
-        breaks = np.flatnonzero(~linked) + 1
-        return np.diff(np.concatenate([[0], breaks, [self.n_variables]])) if self.n_variables else np.zeros(0, np.int64)
-
-    @cached_property
     def components(self) -> Components:
         """The connected components (see :class:`Components`)."""
         from scipy.sparse import coo_matrix

@@ -9,7 +9,6 @@ from hgner.graph import FactorGraph
 def test_chain_edges_stay_inside_sentences():
     graph = FactorGraph.chain(np.zeros((7, 2)), np.zeros((2, 2)), [3, 1, 3])
     assert graph.edges.tolist() == [[0, 1], [1, 2], [4, 5], [5, 6]]
-    assert graph.chain_lengths.tolist() == [3, 1, 3]
     assert graph.is_chain and graph.n_skip_edges == 0
 
 
@@ -18,7 +17,6 @@ def test_skip_edges_come_after_chain_edges_with_their_own_table():
     graph = chain.with_edges([[0, 4]], 2 * np.eye(2))
     assert graph.n_chain_edges == 3 and graph.n_skip_edges == 1 and not graph.is_chain
     assert graph.edge_potential.tolist() == [0, 0, 0, 1]
-    assert graph.chain_lengths.tolist() == [2, 3]
 
 
 @pytest.mark.parametrize(
