@@ -6,7 +6,7 @@ total seconds (graph building plus decoding), agreement with Viterbi, the mean s
 Viterbi on the chain model, the label-consistency disagreement, and the mean and maximum over
 documents of every figure the decoder reports (e.g. herded's ``weight_bytes``).
 
-With ``graph="skip"`` the chain-only decoders (:data:`CHAIN_ONLY`: viterbi, crfsuite) decode the
+With ``graph="skip"`` the chain-only decoders (``Decoder.chain_only``: viterbi, crfsuite) decode the
 chain graph, so their rows are the linear-chain baseline; their result says so (``"graph":
 "chain"``) and the printed table marks them ``@chain``. When ``exact`` is among the decoders,
 its result carries ``certified_fraction`` and every result gets ``optimum_fraction`` (share of
@@ -30,14 +30,13 @@ from tqdm import tqdm
 
 from . import schemes
 from .corpus import Corpus, write_conll
-from .decoders import decoder_options, make_decoder
+from .decoders import decoder_class, decoder_options, make_decoder
 from .decoders.chain import viterbi
 from .graph import FactorGraph
 from .model import CrfModel, map_types
 from .pipeline import DocumentGraph, Pipeline
 from .scoring import consistency_disagreement, entity_spans, score
 
-CHAIN_ONLY = ("viterbi", "crfsuite")  # decoders that cannot take skip edges: they always decode the chain
 
 
 @dataclass(frozen=True)
@@ -116,15 +115,15 @@ def evaluate(
     labellings: list[list[np.ndarray]] = []
     certified: list[bool] = []  # per document, from the first exact run
     for run in plan_runs(decoders, sweeps, seeds):
-        run_graph = "chain" if run.decoder in CHAIN_ONLY else graph
+        run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
         pipeline = Pipeline(model, make_decoder(run.decoder, sweeps=run.sweeps, seed=run.seed), run_graph)
-        if prepared:  # compile (or load from numba's cache) the decoder's kernels outside the timing
-            warm_up = min(prepared, key=lambda p: p.graph.n_variables)
-            pipeline.decode_prepared(warm_up if run_graph == graph else replace(warm_up, graph=warm_up.chain))
+        inputs = prepared if run_graph == graph else [replace(p, graph=p.chain) for p in prepared]
+        if inputs:  # compile (or load from numba's cache) the decoder's kernels outside the timing
+            pipeline.decode_prepared(min(inputs, key=lambda p: p.graph.n_variables))
         started = time.perf_counter()
         decoded = [
-            pipeline.decode_prepared(p if run_graph == graph else replace(p, graph=p.chain))
-            for p in tqdm(prepared, desc=run.label, unit="doc", disable=not progress, leave=False)
+            pipeline.decode_prepared(p)
+            for p in tqdm(inputs, desc=run.label, unit="doc", disable=not progress, leave=False)
         ]
         decode_seconds = time.perf_counter() - started
         predicted = [tags for result in decoded for tags in result.tags]

@@ -21,6 +21,7 @@ class CrfsuiteReference(Decoder):
     features sentence by sentence, so it cannot decode a bare graph."""
 
     exact = True
+    chain_only = True
 
     def decode(self, graph: FactorGraph) -> Decoding:
         raise GraphError("the crfsuite reference decodes a model's features, not a graph; use it through a Pipeline")

@@ -35,6 +35,7 @@ class Decoder(ABC):
     # True: returns the highest-scoring labelling it visited (a MAP search); False: labels by the
     # argmax of approximate marginals (mean field), which need not score well jointly
     searches_map: ClassVar[bool] = True
+    chain_only: ClassVar[bool] = False  # cannot take skip edges: evaluate gives it the chain graph
 
     @abstractmethod
     def decode(self, graph: FactorGraph) -> Decoding:

@@ -137,6 +137,7 @@ class Viterbi(Decoder):
     """
 
     exact = True
+    chain_only = True
 
     def __init__(self, marginals: bool = False) -> None:
         self.marginals = marginals
