@@ -33,7 +33,7 @@ from .corpus import Corpus, write_conll
 from .decoders import decoder_class, decoder_options, make_decoder
 from .decoders.chain import viterbi
 from .graph import FactorGraph
-from .model import CrfModel, map_types
+from .model import CrfModel, relabel
 from .pipeline import DocumentGraph, Pipeline
 from .scoring import consistency_disagreement, entity_spans, score
 
@@ -78,10 +78,7 @@ def gold_tags(corpus: Corpus, model: CrfModel) -> list[list[str]]:
     """Gold tags in the corpus scheme, with entity types the model does not know mapped as the
     model's training mapped them (e.g. MISC -> O for a 3-class model)."""
     label_map = model.metadata.get("label_map") or {}
-    return [
-        schemes.render(map_types(schemes.chunks(s.tags), label_map), len(s.tokens), corpus.scheme)
-        for s in corpus.sentences
-    ]
+    return [relabel(s.tags, label_map, corpus.scheme) for s in corpus.sentences]
 
 
 def evaluate(

@@ -247,7 +247,7 @@ def train(
         sentences = [s.tokens for s in document.sentences]
         for sentence, features in zip(document.sentences, document_features(sentences, config, resources)):
             xs.append(features)
-            ys.append(schemes.render(map_types(schemes.chunks(sentence.tags), label_map), len(sentence.tokens), scheme))
+            ys.append(relabel(sentence.tags, label_map, scheme))
     started = time.perf_counter()
     crf = sklearn_crfsuite.CRF(
         algorithm="lbfgs",
@@ -297,12 +297,14 @@ def _package_version(name: str) -> str:
         return "unknown"
 
 
-def map_types(spans: list[schemes.Span], label_map: dict[str, str] | None) -> list[schemes.Span]:
-    """Rename span types by ``label_map``; types mapped to ``"O"`` disappear."""
-    if not label_map:
-        return spans
-    renamed = [(s, e, label_map.get(t, t)) for s, e, t in spans]
-    return [span for span in renamed if span[2] != "O"]
+def relabel(tags: Sequence[str], label_map: dict[str, str] | None, scheme: str) -> list[str]:
+    """Gold ``tags`` rendered in ``scheme`` with entity types renamed by ``label_map``; types
+    mapped to ``"O"`` disappear (e.g. MISC for a 3-class model)."""
+    spans = schemes.chunks(tags)
+    if label_map:
+        spans = [(s, e, label_map.get(t, t)) for s, e, t in spans]
+        spans = [span for span in spans if span[2] != "O"]
+    return schemes.render(spans, len(tags), scheme)
 
 
 def write_metadata(directory: Path, metadata: dict[str, Any]) -> None:

@@ -69,8 +69,8 @@ class Pipeline:
         return DocumentGraph(features, [len(s) for s in sentences], chain, graph)
 
     def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
-        labels_index = {label: k for k, label in enumerate(self.model.labels)}
         if isinstance(self.decoder, CrfsuiteReference):
+            labels_index = {label: k for k, label in enumerate(self.model.labels)}
             tags = self.model.crfsuite_tag(prepared.features)
             labels = np.array([labels_index[t] for sentence in tags for t in sentence], dtype=np.int64)
             return DocumentResult(tags, labels)

@@ -36,11 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from . import schemes
 from .corpus import Corpus
 from .errors import ModelError
 from .graph import FactorGraph
-from .model import CrfModel, map_types
+from .model import CrfModel, relabel
 
 SKIP_ARRAYS = "skip.npz"
 SKIP_META = "skip.json"
@@ -137,8 +136,7 @@ def estimate(corpus: Corpus, model: CrfModel, config: SkipConfig = SkipConfig())
     label_map = model.metadata.get("label_map") or {}
     counts = np.zeros((len(index), len(index)))
     for document in corpus.documents:
-        tags = [tag for s in document.sentences
-                for tag in schemes.render(map_types(schemes.chunks(s.tags), label_map), len(s.tokens), model.scheme)]
+        tags = [tag for s in document.sentences for tag in relabel(s.tags, label_map, model.scheme)]
         unknown = set(tags) - set(index)
         if unknown:
             raise ModelError(f"corpus {corpus.name} has tags {sorted(unknown)} that model {model.name} lacks "
