@@ -26,9 +26,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-
 from ..errors import GraphError
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
@@ -77,14 +74,13 @@ class _Problem:
 
     def __init__(self, graph: FactorGraph) -> None:
         self.graph = graph
-        n = graph.n_variables
         chain = FactorGraph(graph.unary, graph.edges[: graph.n_chain_edges], graph.potentials,
                             graph.edge_potential[: graph.n_chain_edges])
         self.incoming = _incoming_tables(chain)
         self.copy_var, self.copy_incoming = _skip_paths(graph)
         self.oriented = graph.adjacency.oriented
-        adjacency = coo_matrix((np.ones(len(graph.edges)), (graph.edges[:, 0], graph.edges[:, 1])), shape=(n, n))
-        self.n_components, self.component = connected_components(adjacency, directed=False)
+        self.component = graph.components.index
+        self.n_components = len(graph.components.ptr) - 1
         self.copy_component = self.component[self.copy_var]
         skip = graph.edges[graph.n_chain_edges:]
         self.skip_edges, self.skip_tables = skip, graph.edge_potential[graph.n_chain_edges:]
@@ -95,10 +91,7 @@ class _Problem:
 
     def primal(self, y: np.ndarray) -> np.ndarray:
         """(components,) score of labelling ``y`` (n,) in the full graph, per component."""
-        g = self.graph
-        total = self.per_component(_position_terms(g.unary, g.potentials, self.incoming, y), self.component)
-        skip_terms = g.potentials[self.skip_tables, y[self.skip_edges[:, 0]], y[self.skip_edges[:, 1]]]
-        return total + self.per_component(skip_terms, self.skip_component)
+        return self.graph.component_scores(y)
 
     def solve_slaves(self, lam: np.ndarray, chain_unary: np.ndarray | None = None,
                      copy_unary: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
