@@ -43,6 +43,7 @@ from .sampling import (
     _CHUNK_UNIFORMS,
     BestLabelling,
     HerdedGibbs,
+    _check_seed,
     _check_sweeps,
     _columns,
     _initial_labels,
@@ -157,12 +158,6 @@ def _check_bins(bins: int) -> int:
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"bins must be an integer >= 1, got {bins!r}")
     return int(bins)
-
-
-def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 class _BinnedHerding(Decoder):

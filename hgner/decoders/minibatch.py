@@ -69,7 +69,7 @@ import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .sampling import BestLabelling, _check_sweeps, _columns, _initial_labels, _keep_best, _mix
+from .sampling import BestLabelling, _check_seed, _check_sweeps, _columns, _initial_labels, _keep_best, _mix
 
 MIN_GIBBS, MGPMH, DOUBLE_MIN = 0, 1, 2
 _TALLIES = 6  # proposal draws, proposal batches, estimator draws, estimator batches, moves proposed, accepted
@@ -379,9 +379,7 @@ class _MinibatchGibbs(Decoder):
 
     def __init__(self, *, sweeps: int = 100, seed: int = 0, batch_size: float = 32.0) -> None:
         self.sweeps = _check_sweeps(sweeps)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self.seed = int(seed)
+        self.seed = _check_seed(seed)
         self.batch_size = _check_batch_size("batch_size", batch_size)
 
     def _estimator_batch_size(self) -> float:

@@ -40,6 +40,12 @@ def _check_sweeps(sweeps: int) -> int:
     return int(sweeps)
 
 
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 # ----------------------------------------------------------------------------- shared kernels
 
 
@@ -174,14 +180,12 @@ class AnnealedGibbs(Decoder):
     def __init__(self, *, sweeps: int = 100, seed: int = 0, schedule: str = "linear",
                  initial_temperature: float = 1.0) -> None:
         self.sweeps = _check_sweeps(sweeps)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        self.seed = _check_seed(seed)
         if schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
         if (isinstance(initial_temperature, bool) or not isinstance(initial_temperature, (int, float, np.number))
                 or not math.isfinite(initial_temperature) or initial_temperature <= 0):
             raise ValueError(f"initial_temperature must be a finite number > 0, got {initial_temperature!r}")
-        self.seed = int(seed)
         self.schedule = schedule
         self.initial_temperature = float(initial_temperature)
 
