@@ -18,6 +18,7 @@ the all-caps sentences of testb, on testb lowercased and on testb uppercased, an
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -202,15 +203,17 @@ def build(name: str, train_corpus: Corpus, dev: Corpus, tests: dict[str, Corpus]
 
 
 def main(argv: list[str]) -> None:
-    dev_only = "--dev-only" in argv  # skip the test sets (for interim builds while tuning)
-    argv = [a for a in argv if a != "--dev-only"]
-    names = argv or list(MODELS)
-    unknown = set(names) - set(MODELS)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", metavar="MODEL", help=f"models to build: {', '.join(MODELS)} (default all)")
+    parser.add_argument("--dev-only", action="store_true", help="score eng.testa only (interim builds while tuning)")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.models) - set(MODELS))
     if unknown:
-        raise SystemExit(f"unknown model(s) {sorted(unknown)}; expected {sorted(MODELS)}")
+        parser.error(f"unknown model(s) {', '.join(unknown)}; expected {', '.join(MODELS)}")
+    names = args.models or list(MODELS)
     train_corpus = load_corpus("conll2003:train")
     dev = load_corpus("conll2003:testa")
-    tests = {} if dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
+    tests = {} if args.dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
     for name in names:
         build(name, train_corpus, dev, tests)
 

@@ -10,6 +10,7 @@ Results are appended to ``scripts/tuning_results.jsonl`` (one JSON object per ru
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
@@ -98,19 +99,24 @@ def table() -> str:
 
 
 def main(argv: list[str]) -> None:
-    if not argv or argv == ["--list"]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiments", nargs="*", metavar="NAME", help="experiments to run (see --list)")
+    parser.add_argument("--list", action="store_true", help="list the experiments and their settings")
+    parser.add_argument("--table", action="store_true", help="print the results so far as a markdown table")
+    args = parser.parse_args(argv)
+    if args.table:
+        print(table())
+        return
+    if args.list or not args.experiments:
         for name, spec in EXPERIMENTS.items():
             print(name, spec)
         return
-    if argv == ["--table"]:
-        print(table())
-        return
-    unknown = set(argv) - set(EXPERIMENTS)
+    unknown = sorted(set(args.experiments) - set(EXPERIMENTS))
     if unknown:
-        raise SystemExit(f"unknown experiment(s) {sorted(unknown)}")
+        parser.error(f"unknown experiment(s) {', '.join(unknown)}; see --list")
     train_corpus = load_corpus("conll2003:train")
     dev = load_corpus("conll2003:testa")
-    for name in argv:
+    for name in args.experiments:
         run(name, train_corpus, dev)
 
 
