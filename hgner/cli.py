@@ -4,6 +4,7 @@ their variants on one factor graph. Bad input exits with status 2 and one line o
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -125,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hgner: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     return 0
 
 

@@ -402,8 +402,6 @@ def run(args: argparse.Namespace) -> int:
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         tag_inputs(tagger, inputs, WRITERS[args.format](out), progress=sys.stderr.isatty(), jobs=args.jobs)
-    except BrokenPipeError:  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
         if args.output:
             out.close()
