@@ -19,13 +19,22 @@ class ConllFormatError(HgnerError):
         super().__init__(f"{where}: {message}")
 
 
-class UnknownDecoderError(HgnerError):
+class UnknownNameError(HgnerError):
+    """A name that is not registered (decoder, corpus reader, output format, setting, ...); the
+    message lists the valid names."""
+
+    def __init__(self, kind: str, name: str, available: Iterable[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.available = sorted(available)
+        super().__init__(f"unknown {kind} {name!r}; expected one of: {', '.join(self.available) or 'none'}")
+
+
+class UnknownDecoderError(UnknownNameError):
     """A decoder name that is not registered; the message lists the registered names."""
 
     def __init__(self, name: str, available: Iterable[str]) -> None:
-        self.name = name
-        self.available = sorted(available)
-        super().__init__(f"unknown decoder {name!r}; expected one of: {', '.join(self.available)}")
+        super().__init__("decoder", name, available)
 
 
 class ModelError(HgnerError):

@@ -1,0 +1,119 @@
+"""Files the tool writes: atomically, and never over one of its inputs.
+
+Every output (``-o``, ``--json``, ``--plot``, ``--predictions``, model files, downloaded corpora)
+goes through :func:`atomic_write`: the bytes go to a temporary file in the destination's folder,
+which is renamed over the destination only once it is complete. A failure or Ctrl-C leaves the
+previous file intact and no partial file behind. :func:`refuse_inputs` is checked before anything
+is opened for writing, so an output path that names an input is an error, not data loss.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from .errors import HgnerError
+
+
+def _describe(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def check_writable(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, or an :class:`HgnerError` saying why a file cannot be written there."""
+    target = Path(path)
+    if target.is_dir():
+        raise HgnerError(f"{target}: is a directory, expected a file to write")
+    folder = target.parent
+    if not folder.is_dir():
+        raise HgnerError(f"{target}: cannot write (folder {str(folder)!r} does not exist)")
+    return target
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str = "utf-8") -> Iterator[IO]:
+    """Open a temporary file beside ``path`` for writing; rename it to ``path`` when the block ends
+    without an exception, delete it otherwise. OSErrors become one-line :class:`HgnerError`\\ s."""
+    target = check_writable(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    except OSError as error:
+        raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="surrogateescape")) as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+    except OSError as error:
+        _remove(temporary)
+        raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_write(path) as out:
+        out.write(text)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_write(path, binary=True) as out:
+        out.write(data)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def stdin_identity() -> tuple[int, int] | None:
+    """(device, inode) of standard input when it is a regular file (``hgner tag < f``)."""
+    try:
+        info = os.fstat(sys.stdin.fileno())
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.PathLike], option: str,
+                  read_stdin: bool = False) -> None:
+    """An :class:`HgnerError` when ``output`` (given as ``option``) is one of ``inputs`` (through
+    any link) or the file standard input reads; checked before anything is opened for writing."""
+    if output is None:
+        return
+    target = _identity(output)
+    if target is None:
+        return
+    for source in inputs:
+        if _identity(source) == target:
+            raise HgnerError(f"{option} {output}: is also an input ({source}); refusing to overwrite it")
+    if read_stdin and stdin_identity() == target:
+        raise HgnerError(f"{option} {output}: is the file standard input reads; refusing to overwrite it")
