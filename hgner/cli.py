@@ -49,10 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
+    train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
 
     evaluate = commands.add_parser("evaluate", help="score decoders on a tagged corpus")
     evaluate.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
-    evaluate.add_argument("--corpus", required=True, help="CoNLL file, conll2003:SPLIT, nltk:ieer or nltk:conll2002/FILE")
+    evaluate.add_argument("--corpus", required=True,
+                          help="CoNLL file or catalogue name: conll2003:SPLIT, wikigold, nltk:ieer, nltk:conll2002/FILE "
+                               "(hgner corpora list)")
     evaluate.add_argument("--decoders", type=_names, default=["viterbi"],
                           help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
     evaluate.add_argument("--sweeps", type=_int_list, default=[100], help="sweep counts for samplers, e.g. 100,400,800")
@@ -66,8 +69,31 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",
                           help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several)")
+    evaluate.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
     _add_tag_parser(commands, available_decoders())
+    _add_corpora_parser(commands)
     return parser
+
+
+OFFLINE_HELP = ("never download a missing corpus (as HGNER_OFFLINE=1): use the data home, or copy from HGNER_MIRROR "
+                "when it is a local folder")
+
+
+def _add_corpora_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "corpora", help="the corpus catalogue: list, fetch, verify, info",
+        description="The corpus catalogue (corpora/*.json) and the data home ($HGNER_DATA, else the user data "
+                    "folder). A missing corpus is fetched from $HGNER_MIRROR (a folder or URL laid out as "
+                    "CORPUS/FILE) first, then its public sources; every file's size and sha256 are verified.")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="every corpus split: counts once present, license, present or not, path")
+    fetch = actions.add_parser("fetch", help="fetch and verify corpora (a corpus name fetches all its splits)")
+    fetch.add_argument("names", nargs="+", metavar="NAME", help="corpus or split, e.g. conll2003 wikigold nltk:ieer")
+    fetch.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    verify = actions.add_parser("verify", help="check the sha256 of the files present (exit 1 on a mismatch)")
+    verify.add_argument("names", nargs="*", metavar="NAME", help="corpora or splits (default: all)")
+    info = actions.add_parser("info", help="a corpus's manifest: splits, sources, label map, license, citation")
+    info.add_argument("name", metavar="NAME")
 
 
 def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -> None:
@@ -120,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .tag import run
 
             return run(args)
+        if args.command == "corpora":
+            from .corpora_command import run as run_corpora
+
+            return run_corpora(args)
     except HgnerError as error:
         print(f"hgner {args.command}: error: {error}", file=sys.stderr)
         return 2
@@ -138,8 +168,8 @@ def _train(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
     from .features import BASELINE, RECOMMENDED
 
-    train_corpus = load_corpus(args.train, args.scheme)
-    dev_corpus = load_corpus(args.dev, args.scheme) if args.dev else None
+    train_corpus = load_corpus(args.train, args.scheme, offline=args.offline)
+    dev_corpus = load_corpus(args.dev, args.scheme, offline=args.offline) if args.dev else None
     label_map = {t: "O" for t in args.drop_type}
     print(f"training on {train_corpus.name}: {len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens",
           file=sys.stderr)
@@ -166,7 +196,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         decoder_class(name)  # unknown names fail before any work
     if args.seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
-    corpus = load_corpus(args.corpus, args.scheme)
+    corpus = load_corpus(args.corpus, args.scheme, offline=args.offline)
     model = CrfModel.load(args.model)
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                       mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())

@@ -1,22 +1,26 @@
-"""Corpora as documents of tagged sentences: the CoNLL reader and writer, and NLTK's corpora.
+"""Corpora as documents of tagged sentences: the CoNLL reader and writer, and the corpus readers
+``conll`` (a CoNLL file) and ``nltk-conll`` (a CoNLL file inside an NLTK package).
 
 Documents are kept (``-DOCSTART-`` ends one) because skip-chain edges live inside documents.
-Corpus names accepted wherever a path is: a file path, ``conll2003:train|testa|testb`` (found
-under ``$HGNER_CONLL2003`` or ``../shared/corpora/conll2003``), ``nltk:ieer`` and
-``nltk:conll2002/{esp,ned}.{train,testa}`` (found through ``$NLTK_DATA`` or ``../shared/nltk_data``).
+:func:`load_corpus` takes a file path or a name from the corpus catalogue (:mod:`hgner.catalog`):
+``conll2003:train|testa|testb``, ``wikigold``, ``nltk:ieer``, ``nltk:conll2002/{esp,ned}.{train,testa,testb}``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import schemes
 from .errors import ConllFormatError, HgnerError
+from .registry import corpus_readers
+
+if TYPE_CHECKING:
+    from .catalog import CorpusSource
 
 DOCSTART = "-DOCSTART-"
 # Columns are separated by ASCII whitespace only, as conlleval splits them: a token may hold a
@@ -60,33 +64,6 @@ class Corpus:
     @property
     def n_tokens(self) -> int:
         return sum(len(s.tokens) for s in self.sentences)
-
-
-def shared_dir() -> Path | None:
-    """``$HGNER_SHARED`` or ``../shared`` (relative to the working directory), when it exists."""
-    candidate = Path(os.environ.get("HGNER_SHARED", "../shared"))
-    return candidate if candidate.is_dir() else None
-
-
-def conll2003_dir() -> Path | None:
-    """Where eng.train/testa/testb are: ``$HGNER_CONLL2003`` or ``<shared>/corpora/conll2003``."""
-    if "HGNER_CONLL2003" in os.environ:
-        return Path(os.environ["HGNER_CONLL2003"])
-    shared = shared_dir()
-    if shared is not None and (shared / "corpora" / "conll2003").is_dir():
-        return shared / "corpora" / "conll2003"
-    return None
-
-
-def use_shared_nltk_data() -> None:
-    """Let NLTK find ``<shared>/nltk_data`` when ``$NLTK_DATA`` does not point elsewhere."""
-    import nltk
-
-    shared = shared_dir()
-    if shared is not None and (shared / "nltk_data").is_dir():
-        path = str((shared / "nltk_data").resolve())
-        if path not in nltk.data.path:
-            nltk.data.path.append(path)
 
 
 # --- CoNLL files ---------------------------------------------------------------------------
@@ -212,43 +189,48 @@ def convert_corpus(corpus: Corpus, scheme: str) -> Corpus:
     return Corpus(corpus.name, scheme, documents, list(corpus.notes))
 
 
-# --- corpus names ------------------------------------------------------------------------------
+# --- corpus readers and names ------------------------------------------------------------------
 
 
-def load_corpus(name: str, scheme: str | None = None) -> Corpus:
-    """Load a corpus by file path or by name (see the module docstring)."""
-    if name.startswith("nltk:"):
-        return _load_nltk(name, scheme)
-    if name.startswith("conll2003:"):
-        split = name.partition(":")[2]
-        if split not in ("train", "testa", "testb"):
-            raise HgnerError(f"corpus {name!r}: expected conll2003:train, conll2003:testa or conll2003:testb")
-        directory = conll2003_dir()
-        if directory is None:
-            raise HgnerError(f"corpus {name!r}: CoNLL-2003 not found; set HGNER_CONLL2003 to the folder with eng.{split}")
-        return read_conll(directory / f"eng.{split}", scheme)
-    if not Path(name).exists():
-        raise HgnerError(f"corpus {name!r}: no such file (give a CoNLL file, conll2003:SPLIT, nltk:ieer or nltk:conll2002/FILE)")
-    return read_conll(name, scheme)
+def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
+    """``corpus`` with entity types renamed by ``label_map`` (a type mapped to ``O`` is dropped;
+    types not in it stay), chunks rewritten in the corpus's scheme. ``corpus`` itself when empty."""
+    if not label_map:
+        return corpus
+    documents = []
+    for document in corpus.documents:
+        sentences = []
+        for sentence in document.sentences:
+            found = [(a, b, label_map.get(t, t)) for a, b, t in schemes.chunks(sentence.tags or [])]
+            tags = schemes.render([c for c in found if c[2] != "O"], len(sentence.tokens), corpus.scheme)
+            sentences.append(Sentence(sentence.tokens, tags if sentence.tags is not None else None, sentence.line))
+        documents.append(Document(document.name, sentences))
+    return Corpus(corpus.name, corpus.scheme, documents, list(corpus.notes))
 
 
-def _load_nltk(name: str, scheme: str | None) -> Corpus:
-    use_shared_nltk_data()
-    what = name.partition(":")[2]
-    if what == "ieer":
-        from .ieer import read_ieer
+@corpus_readers.register("conll")
+def read_conll_source(source: CorpusSource, scheme: str | None) -> Corpus:
+    """The corpus reader for a CoNLL file at ``source.location``; errors and reports name the file."""
+    return relabel(read_conll(source.location, scheme), source.label_map)
 
-        return read_ieer()
-    if what.startswith("conll2002/"):
-        fileid = what.partition("/")[2]
-        from nltk.corpus import conll2002
 
-        try:
-            fileids = conll2002.fileids()
-        except LookupError:
-            raise HgnerError(f"corpus {name!r}: NLTK's conll2002 package not found; set NLTK_DATA") from None
-        if fileid not in fileids:
-            raise HgnerError(f"corpus {name!r}: expected one of {', '.join('nltk:conll2002/' + f for f in fileids)}")
-        with conll2002.open(fileid) as stream:
-            return parse_conll(stream.read().splitlines(), name, scheme)
-    raise HgnerError(f"corpus {name!r}: expected nltk:ieer or nltk:conll2002/FILE")
+@corpus_readers.register("nltk-conll")
+def read_nltk_conll(source: CorpusSource, scheme: str | None) -> Corpus:
+    """The corpus reader for CoNLL file ``source.location`` of an NLTK package (the part of
+    ``source.name`` before the ``/``); errors and reports use ``source.name``."""
+    import nltk
+
+    package = source.name.partition(":")[2].partition("/")[0]
+    try:
+        raw = nltk.data.find(f"corpora/{package}/{source.location}").open().read()
+    except (LookupError, OSError) as error:
+        raise HgnerError(f"corpus {source.name!r}: cannot read it from NLTK's {package} package ({error})") from None
+    return relabel(parse_conll(_decode_lines(raw, source.name), source.name, scheme), source.label_map)
+
+
+def load_corpus(name: str, scheme: str | None = None, offline: bool = False) -> Corpus:
+    """Load a corpus by file path or catalogue name (fetched into the data home first when it is
+    missing, unless ``offline`` or ``$HGNER_OFFLINE``); see :func:`hgner.catalog.load`."""
+    from .catalog import load
+
+    return load(name, scheme, offline)

@@ -9,15 +9,22 @@ is counted in ``Corpus.notes``, never hidden.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from .corpus import Corpus, Document, Sentence
 from .errors import HgnerError
+from .registry import corpus_readers
 from .tokenizer import TextTokenizer
+
+if TYPE_CHECKING:
+    from .catalog import CorpusSource
 
 ENAMEX_TYPES = {"PERSON": "PER", "ORGANIZATION": "ORG", "LOCATION": "LOC"}
 
 
-def _text_and_spans(tree) -> tuple[str, list[tuple[int, int, str]]]:
-    """Leaves joined by spaces, and the character spans of the mapped ENAMEX entities."""
+def _text_and_spans(tree, label_map: Mapping[str, str]) -> tuple[str, list[tuple[int, int, str]]]:
+    """Leaves joined by spaces, and the character spans of the ENAMEX entities ``label_map`` maps."""
     pieces: list[str] = []
     spans: list[tuple[int, int, str]] = []
     length = 0
@@ -27,13 +34,14 @@ def _text_and_spans(tree) -> tuple[str, list[tuple[int, int, str]]]:
         start = length + (1 if pieces else 0)
         pieces.append(text)
         length = start + len(text)
-        if hasattr(child, "label") and child.label() in ENAMEX_TYPES:
-            spans.append((start, length, ENAMEX_TYPES[child.label()]))
+        if hasattr(child, "label") and label_map.get(child.label(), "O") != "O":
+            spans.append((start, length, label_map[child.label()]))
     return " ".join(pieces), spans
 
 
-def read_ieer(tokenizer: TextTokenizer | None = None) -> Corpus:
-    """All 94 IEER documents (their TEXT sections), tokenized and tagged in IOB2."""
+def read_ieer(tokenizer: TextTokenizer | None = None, label_map: Mapping[str, str] = ENAMEX_TYPES) -> Corpus:
+    """All 94 IEER documents (their TEXT sections), tokenized and tagged in IOB2; ``label_map``
+    gives the hgner type of each IEER label (labels not in it become O)."""
     from nltk.corpus import ieer
 
     tokenizer = tokenizer or TextTokenizer()
@@ -46,7 +54,7 @@ def read_ieer(tokenizer: TextTokenizer | None = None) -> Corpus:
     n_entities = 0
     for fileid in fileids:
         for parsed in ieer.parsed_docs(fileid):
-            text, spans = _text_and_spans(parsed.text)
+            text, spans = _text_and_spans(parsed.text, label_map)
             sentences = tokenizer(text)
             starts = {start: (si, ti) for si, s in enumerate(sentences) for ti, (start, _) in enumerate(s.offsets)}
             ends = {end: (si, ti) for si, s in enumerate(sentences) for ti, (_, end) in enumerate(s.offsets)}
@@ -68,3 +76,10 @@ def read_ieer(tokenizer: TextTokenizer | None = None) -> Corpus:
         "or cross a sentence boundary, and are left out of the gold standard"
     ]
     return Corpus("nltk:ieer", "IOB2", documents, notes)
+
+
+@corpus_readers.register("nltk-ieer")
+def read_ieer_source(source: CorpusSource, scheme: str | None) -> Corpus:
+    """The corpus reader for NLTK's ieer package with the manifest's label map (``scheme`` is
+    not used: the gold tags are made here, in IOB2)."""
+    return read_ieer(label_map=source.label_map)

@@ -25,7 +25,7 @@ output_formats = catalogue.create("hgner", "output_formats", entry_points=True)
 # registry -> (what its entries are called in messages, the modules that register the built-ins)
 _KINDS: dict[int, tuple[str, tuple[str, ...]]] = {
     id(decoders): ("decoder", ("hgner.decoders",)),
-    id(corpus_readers): ("corpus reader", ("hgner.corpus",)),
+    id(corpus_readers): ("corpus reader", ("hgner.corpus", "hgner.ieer")),
     id(output_formats): ("output format", ("hgner.tag",)),
 }
 

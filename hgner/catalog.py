@@ -1,0 +1,191 @@
+"""The corpus catalogue: one JSON manifest per corpus in the top-level ``corpora/`` folder (installed
+as ``hgner.corpora``), validated against ``corpora/manifest.schema.json``, and corpus names.
+
+A corpus name is a catalogue name, ``CORPUS`` (its default split) or ``CORPUS<sep>SPLIT`` with the
+manifest's separator (``conll2003:testb``, ``wikigold``, ``nltk:ieer``, ``nltk:conll2002/esp.testa``),
+or the path of a CoNLL file. A catalogue corpus is read by the corpus reader its manifest names
+(:data:`hgner.registry.corpus_readers`), from the data home (:mod:`hgner.datahome`), fetched there
+first when it is missing. A new corpus in a known format is one new manifest file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import HgnerError
+
+SCHEMA_FILE = "manifest.schema.json"
+
+
+@dataclass(frozen=True)
+class Split:
+    """One split: its file (an NLTK file id for NLTK packages), with the sha256 and size of a
+    downloaded file (None for NLTK packages, which NLTK's downloader checks)."""
+
+    name: str
+    file: str | None
+    sha256: str | None
+    size: int | None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A corpus of the catalogue, as its manifest describes it."""
+
+    name: str
+    title: str
+    description: str
+    reader: str
+    languages: tuple[str, ...]
+    scheme: str
+    entity_types: tuple[str, ...]
+    label_map: Mapping[str, str]
+    documents_marked: bool
+    license: str
+    citation: str
+    separator: str
+    splits: Mapping[str, Split]
+    urls: tuple[str, ...]  # URL templates with {file}; empty for NLTK packages
+    nltk_package: str | None
+    default_split: str | None
+    path: Path  # the manifest file
+
+    def split_name(self, split: str) -> str:
+        """The name that loads ``split``: ``conll2003:testb``, or ``wikigold`` for a default split."""
+        return self.name if split == self.default_split else f"{self.name}{self.separator}{split}"
+
+    def split_names(self) -> list[str]:
+        return [self.split_name(split) for split in self.splits]
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """What a corpus reader is given: the corpus name (used in errors and reports), where to read
+    (a local file path, or an NLTK file id) and the manifest's label map."""
+
+    name: str
+    location: str
+    label_map: Mapping[str, str]
+
+
+def manifests_dir() -> Path:
+    """The installed ``hgner.corpora`` package data, or the top-level ``corpora/`` folder when
+    running from a source checkout."""
+    try:
+        return Path(str(resources.files("hgner.corpora")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "corpora"
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    schema = json.loads((manifests_dir() / SCHEMA_FILE).read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def load_manifest(path: str | Path) -> Manifest:
+    """Read and validate one manifest; an :class:`HgnerError` names the file, the field, what was
+    expected and what was found."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
+    except ValueError as error:
+        raise HgnerError(f"{path}: not JSON ({error})") from None
+    problem = next(iter(sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))), None)
+    if problem is not None:
+        where = "/".join(str(p) for p in problem.absolute_path) or "the top level"
+        raise HgnerError(f"{path}: not a corpus manifest: at {where}: {problem.message}")
+    splits = {name: Split(name, entry.get("file"), entry.get("sha256"), entry.get("size"))
+              for name, entry in data["splits"].items()}
+    default = data.get("default_split")
+    if default is not None and default not in splits:
+        raise HgnerError(f"{path}: default_split {default!r} is not one of its splits ({', '.join(splits)})")
+    return Manifest(
+        name=data["name"], title=data["title"], description=data["description"], reader=data["reader"],
+        languages=tuple(data["languages"]), scheme=data["scheme"], entity_types=tuple(data["entity_types"]),
+        label_map=dict(data["label_map"]), documents_marked=data["documents_marked"], license=data["license"],
+        citation=data["citation"], separator=data["separator"], splits=splits,
+        urls=tuple(data["sources"].get("urls", ())), nltk_package=data["sources"].get("nltk"),
+        default_split=default, path=path,
+    )
+
+
+def manifest_files(directory: Path | None = None) -> list[Path]:
+    """Every manifest in ``directory`` (default: the installed catalogue), sorted."""
+    directory = directory or manifests_dir()
+    return sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_FILE)
+
+
+@lru_cache(maxsize=None)
+def _load_catalogue(directory: Path) -> dict[str, Manifest]:
+    manifests: dict[str, Manifest] = {}
+    for path in manifest_files(directory):
+        manifest = load_manifest(path)
+        if manifest.name in manifests:
+            raise HgnerError(f"{path}: corpus {manifest.name!r} is also described by {manifests[manifest.name].path}")
+        manifests[manifest.name] = manifest
+    return manifests
+
+
+def catalogue() -> dict[str, Manifest]:
+    """The catalogue's manifests by corpus name."""
+    return _load_catalogue(manifests_dir())
+
+
+def all_split_names() -> list[str]:
+    """Every name that loads a catalogue corpus, in catalogue order."""
+    return [name for manifest in catalogue().values() for name in manifest.split_names()]
+
+
+def find_manifest(name: str) -> Manifest:
+    """The manifest of corpus ``name`` (``conll2003``, ``nltk:ieer``; a split name also works)."""
+    found = resolve(name)
+    if found is None:
+        raise HgnerError(f"corpus {name!r}: not in the catalogue (corpora: {', '.join(catalogue())})")
+    return found[0]
+
+
+def resolve(name: str) -> tuple[Manifest, Split | None] | None:
+    """The manifest and split a name means, with split None for a bare corpus name without a
+    default split (``conll2003``); None when ``name`` is not a catalogue name. A known corpus with
+    an unknown split is an :class:`HgnerError` listing its splits."""
+    for manifest in sorted(catalogue().values(), key=lambda m: -len(m.name)):
+        if name == manifest.name:
+            return manifest, manifest.splits[manifest.default_split] if manifest.default_split else None
+        prefix = manifest.name + manifest.separator
+        if name.startswith(prefix):
+            split = name[len(prefix):]
+            if split not in manifest.splits:
+                raise HgnerError(f"corpus {name!r}: {manifest.name} has no split {split!r}; "
+                                 f"expected one of {', '.join(manifest.split_names())}")
+            return manifest, manifest.splits[split]
+    return None
+
+
+def load(name: str, scheme: str | None = None, offline: bool = False) -> Any:
+    """The corpus ``name`` names (see the module docstring): a catalogue corpus, fetched into the
+    data home first when it is missing (unless ``offline``), or a CoNLL file."""
+    from . import datahome, registry
+
+    found = resolve(name)
+    if found is None:
+        if not Path(name).is_file():
+            raise HgnerError(f"corpus {name!r}: no such file, and not a catalogue name "
+                             f"(expected a CoNLL file or one of: {', '.join(all_split_names())})")
+        return registry.lookup(registry.corpus_readers, "conll")(CorpusSource(name, name, {}), scheme)
+    manifest, split = found
+    if split is None:
+        raise HgnerError(f"corpus {name!r}: which split? expected one of {', '.join(manifest.split_names())}")
+    reader = registry.lookup(registry.corpus_readers, manifest.reader)
+    location = datahome.ensure(manifest, split, offline=offline)
+    return reader(CorpusSource(manifest.split_name(split.name), location, manifest.label_map), scheme)

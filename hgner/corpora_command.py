@@ -1,0 +1,129 @@
+"""``hgner corpora list|fetch|verify|info``: the catalogue and what of it is in the data home."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from . import datahome
+from .catalog import Manifest, Split, catalogue, find_manifest, resolve
+from .errors import HgnerError
+
+
+def _split_location(manifest: Manifest, split: Split) -> tuple[bool, str]:
+    """Whether a split is present, and its path (where it would be, for a missing file)."""
+    if manifest.nltk_package is None:
+        path = datahome.file_path(manifest, split)
+        return path.is_file(), str(path)
+    package = datahome.nltk_location(manifest)
+    if package is None:
+        return False, str(datahome.nltk_dir() / "corpora" / f"{manifest.nltk_package}.zip")
+    where = f"{package}/{split.file}" if split.file else package
+    present = split.file is None or datahome.nltk_find(f"corpora/{manifest.nltk_package}/{split.file}") is not None
+    return present, where
+
+
+def _selected(names: Iterable[str]) -> list[tuple[Manifest, list[Split]]]:
+    """(manifest, splits) for each name: a corpus (all its splits) or one split; every corpus when
+    no name is given."""
+    names = list(names)
+    if not names:
+        return [(m, list(m.splits.values())) for m in catalogue().values()]
+    chosen = []
+    for name in names:
+        found = resolve(name)
+        if found is None:
+            raise HgnerError(f"corpus {name!r}: not in the catalogue (corpora: {', '.join(catalogue())})")
+        manifest, split = found
+        whole = split is None or name == manifest.name
+        chosen.append((manifest, list(manifest.splits.values()) if whole else [split]))
+    return chosen
+
+
+def list_corpora(out: TextIO) -> int:
+    """One row per split: name, counts once present, license, present or not, path."""
+    from .corpus import load_corpus
+
+    rows = [("name", "documents", "sentences", "tokens", "present", "license", "path")]
+    for manifest in catalogue().values():
+        for split in manifest.splits.values():
+            present, where = _split_location(manifest, split)
+            counts = ("-", "-", "-")
+            name = manifest.split_name(split.name)
+            if present:
+                corpus = load_corpus(name, offline=True)
+                counts = (f"{len(corpus.documents):,}", f"{len(corpus.sentences):,}", f"{corpus.n_tokens:,}")
+            rows.append((name, *counts, "yes" if present else "no", manifest.license, where))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n")
+    out.write(f"data home: {datahome.data_home()}\n")
+    return 0
+
+
+def fetch(names: list[str], offline: bool, out: TextIO) -> int:
+    """Fetch (or find) and verify every split of the named corpora."""
+    for manifest, splits in _selected(names):
+        for split in splits:
+            location = datahome.ensure(manifest, split, offline=offline)
+            if manifest.nltk_package is None:
+                out.write(f"{manifest.split_name(split.name)}: verified (size and sha256) {location}\n")
+            else:
+                out.write(f"{manifest.split_name(split.name)}: present {_split_location(manifest, split)[1]}\n")
+    return 0
+
+
+def verify(names: list[str], out: TextIO) -> int:
+    """Check the size and sha256 of every present file; 1 when one does not match."""
+    failed = 0
+    for manifest, splits in _selected(names):
+        for split in splits:
+            present, where = _split_location(manifest, split)
+            name = manifest.split_name(split.name)
+            if not present:
+                out.write(f"{name}: missing ({where})\n")
+            elif manifest.nltk_package is not None:
+                out.write(f"{name}: present, NLTK package (checked by NLTK's downloader when installed) {where}\n")
+            else:
+                problem = datahome.check_file(datahome.file_path(manifest, split), split)
+                failed += problem is not None
+                out.write(f"{name}: {'ok' if problem is None else 'FAILED: ' + problem} {where}\n")
+    if failed:
+        print(f"hgner corpora: {failed} file(s) do not match the catalogue; delete them to fetch them again",
+              file=sys.stderr)
+    return 1 if failed else 0
+
+
+def info(name: str, out: TextIO) -> int:
+    """Everything the manifest says about a corpus, and where its files are."""
+    manifest = find_manifest(name)
+    out.write(f"{manifest.name}: {manifest.title}\n{manifest.description}\n")
+    if manifest.nltk_package is not None:
+        out.write(f"source: NLTK data package {manifest.nltk_package!r} (nltk.download)\n")
+    else:
+        out.write("sources, in order: $HGNER_MIRROR/" + manifest.name + "/FILE when set, then "
+                  + ", ".join(manifest.urls) + "\n")
+    label_map = ", ".join(f"{k} -> {v}" for k, v in manifest.label_map.items()) or "none (the corpus uses these types)"
+    out.write(f"reader: {manifest.reader}\nlanguages: {', '.join(manifest.languages)}\n"
+              f"tag scheme: {manifest.scheme}\nentity types: {', '.join(manifest.entity_types)}\n"
+              f"label map: {label_map}\ndocuments marked: {'yes' if manifest.documents_marked else 'no'}\n"
+              f"license: {manifest.license}\ncitation: {manifest.citation}\nsplits:\n")
+    for split in manifest.splits.values():
+        present, where = _split_location(manifest, split)
+        checksum = f" {split.size:,} bytes, sha256 {split.sha256}" if split.sha256 else ""
+        out.write(f"  {manifest.split_name(split.name)}: {split.file or 'the whole package'}{checksum}; "
+                  f"{'present' if present else 'missing'} {where}\n")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``hgner corpora`` subcommands."""
+    if args.action == "list":
+        return list_corpora(sys.stdout)
+    if args.action == "fetch":
+        return fetch(args.names, datahome.is_offline(args.offline), sys.stdout)
+    if args.action == "verify":
+        return verify(args.names, sys.stdout)
+    return info(args.name, sys.stdout)

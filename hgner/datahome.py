@@ -1,0 +1,256 @@
+"""The data home: where catalogue corpora live, and how a missing one gets there.
+
+The data home is ``$HGNER_DATA``, else the platform's user data folder (``platformdirs``). A
+corpus downloaded from URLs is kept as ``<data home>/<corpus>/<file>``; NLTK packages go to
+``<data home>/nltk_data`` through ``nltk.download`` (NLTK's own folders, ``$NLTK_DATA`` first,
+are searched too). A missing file is fetched on first use, with a notice and a progress bar on
+stderr: from ``$HGNER_MIRROR`` (a folder or URL laid out as ``<corpus>/<file>``) first, then the
+manifest's URLs in order. Every download goes to a temporary file, its size and sha256 are
+checked against the manifest, and only then is it renamed into place; a failed or interrupted
+download leaves nothing behind and the next source is tried. Files already present are checked
+too. With ``--offline`` or ``HGNER_OFFLINE=1`` nothing is downloaded: only a mirror that is a
+local folder is copied from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import IO
+
+from .catalog import Manifest, Split
+from .errors import HgnerError
+from .fileio import atomic_write
+
+CHUNK = 1 << 16
+TIMEOUT_SECONDS = 60
+_URL_SCHEMES = ("http://", "https://", "file://")
+
+
+class _SourceFailed(Exception):
+    """One source did not give the expected bytes; the message says why."""
+
+
+def data_home() -> Path:
+    """``$HGNER_DATA``, else the platform's user data folder for hgner."""
+    if os.environ.get("HGNER_DATA"):
+        return Path(os.environ["HGNER_DATA"]).expanduser()
+    import platformdirs
+
+    return platformdirs.user_data_path("hgner", appauthor=False)
+
+
+def is_offline(flag: bool = False) -> bool:
+    """True when ``flag`` (``--offline``) is set or ``$HGNER_OFFLINE`` is 1/true/yes."""
+    return flag or os.environ.get("HGNER_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def mirror() -> str | None:
+    """``$HGNER_MIRROR`` (a folder or a URL), or None."""
+    return os.environ.get("HGNER_MIRROR") or None
+
+
+def file_path(manifest: Manifest, split: Split) -> Path:
+    """Where a downloaded split's file lives in the data home."""
+    return data_home() / manifest.name / str(split.file)
+
+
+def nltk_dir() -> Path:
+    return data_home() / "nltk_data"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_file(path: Path, split: Split) -> str | None:
+    """Why ``path`` is not the manifest's file (size, then sha256), or None when it is."""
+    size = path.stat().st_size
+    if size != split.size:
+        return f"{size:,} bytes, expected {split.size:,}"
+    digest = sha256_of(path)
+    if digest != split.sha256:
+        return f"sha256 {digest}, expected {split.sha256}"
+    return None
+
+
+def sources(manifest: Manifest, split: Split, offline: bool) -> list[str]:
+    """The places a split's file is fetched from, in order: the mirror, then the manifest's URLs
+    (offline: only a mirror that is a local folder)."""
+    found: list[str] = []
+    base = mirror()
+    if base is not None and not (offline and base.startswith(_URL_SCHEMES)):
+        found.append(f"{base.rstrip('/')}/{manifest.name}/{split.file}")
+    if not offline:
+        found += [url.format(file=split.file) for url in manifest.urls]
+    return found
+
+
+def ensure(manifest: Manifest, split: Split, offline: bool = False) -> str:
+    """Where a reader finds ``split``: the verified local file (fetched first when missing), or
+    the NLTK file id once NLTK finds the package. An :class:`HgnerError` otherwise."""
+    if manifest.nltk_package is not None:
+        return _ensure_nltk(manifest, split, is_offline(offline))
+    target = file_path(manifest, split)
+    name = manifest.split_name(split.name)
+    if target.is_file():
+        problem = check_file(target, split)
+        if problem is not None:
+            raise HgnerError(f"corpus {name!r}: {target} is not the catalogue's file ({problem}); "
+                             "delete it to fetch it again")
+        return str(target)
+    fetch_file(manifest, split, is_offline(offline))
+    return str(target)
+
+
+def fetch_file(manifest: Manifest, split: Split, offline: bool) -> Path:
+    """Fetch a split's file into the data home from the first source that gives the right bytes."""
+    target = file_path(manifest, split)
+    name = manifest.split_name(split.name)
+    tried = sources(manifest, split, offline)
+    by_hand = (f"place {split.file} ({split.size:,} bytes, sha256 {split.sha256}) at {target} by hand, or set "
+               f"HGNER_MIRROR to a folder or URL laid out as {manifest.name}/{split.file}")
+    if not tried:
+        urls = ", ".join(url.format(file=split.file) for url in manifest.urls)
+        raise HgnerError(f"corpus {name!r}: {split.file} is not in the data home and downloads are off "
+                         f"(--offline or HGNER_OFFLINE); its sources are {urls}; {by_hand}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise HgnerError(f"corpus {name!r}: cannot create {target.parent} ({error.strerror})") from None
+    print(f"hgner: corpus {name} is not in the data home {data_home()}; fetching {split.file} "
+          f"({split.size:,} bytes)", file=sys.stderr)
+    failures = []
+    for source in tried:
+        try:
+            _download(source, target, split)
+        except _SourceFailed as failure:
+            failures.append(f"{source} ({failure})")
+            print(f"hgner: {source}: {failure}", file=sys.stderr)
+            continue
+        print(f"hgner: {split.file}: size and sha256 verified, saved as {target}", file=sys.stderr)
+        return target
+    raise HgnerError(f"corpus {name!r}: could not fetch {split.file}; tried {'; '.join(failures)}; {by_hand}")
+
+
+def _open(source: str) -> tuple[IO[bytes], int | None]:
+    """A byte stream for a URL or a local path, with its announced length when there is one."""
+    try:
+        if source.startswith(_URL_SCHEMES):
+            response = urllib.request.urlopen(source, timeout=TIMEOUT_SECONDS)
+            length = response.headers.get("Content-Length")
+            return response, int(length) if length and length.isdigit() else None
+        return open(source, "rb"), None
+    except urllib.error.HTTPError as error:
+        raise _SourceFailed(f"HTTP {error.code} {error.reason}") from None
+    except urllib.error.URLError as error:
+        raise _SourceFailed(str(error.reason)) from None
+    except (OSError, http.client.HTTPException, ValueError) as error:
+        raise _SourceFailed(getattr(error, "strerror", None) or str(error) or type(error).__name__) from None
+
+
+def _download(source: str, target: Path, split: Split) -> None:
+    """Copy ``source`` to ``target`` through a temporary file, renamed only when the size and
+    sha256 match ``split``; any failure leaves no file and raises :class:`_SourceFailed`."""
+    from tqdm import tqdm
+
+    stream, announced = _open(source)
+    with stream, tqdm(total=split.size, unit="B", unit_scale=True, desc=str(split.file), file=sys.stderr,
+                      disable=None, leave=False) as bar:
+        if announced is not None and announced != split.size:
+            raise _SourceFailed(f"it announces {announced:,} bytes, expected {split.size:,}")
+        digest = hashlib.sha256()
+        received = 0
+        with atomic_write(target, binary=True) as out:
+            while True:
+                try:
+                    chunk = stream.read(CHUNK)
+                except (OSError, http.client.HTTPException) as error:
+                    raise _SourceFailed(f"cut after {received:,} of {split.size:,} bytes "
+                                        f"({type(error).__name__})") from None
+                if not chunk:
+                    break
+                received += len(chunk)
+                if received > split.size:
+                    raise _SourceFailed(f"more than the expected {split.size:,} bytes")
+                digest.update(chunk)
+                out.write(chunk)
+                bar.update(len(chunk))
+            if received != split.size:
+                raise _SourceFailed(f"cut after {received:,} of {split.size:,} bytes")
+            if digest.hexdigest() != split.sha256:
+                raise _SourceFailed(f"sha256 {digest.hexdigest()}, expected {split.sha256}")
+
+
+# --- NLTK packages ----------------------------------------------------------------------------
+
+
+def nltk_find(resource: str) -> str | None:
+    import nltk
+
+    try:
+        return str(nltk.data.find(resource))
+    except LookupError:
+        return None
+
+
+def use_nltk_data_home() -> None:
+    """Let NLTK search ``<data home>/nltk_data`` after its own folders."""
+    import nltk
+
+    path = str(nltk_dir())
+    if path not in nltk.data.path:
+        nltk.data.path.append(path)
+
+
+def nltk_location(manifest: Manifest) -> str | None:
+    """Where NLTK finds the manifest's package, or None."""
+    use_nltk_data_home()
+    return nltk_find(f"corpora/{manifest.nltk_package}.zip") or nltk_find(f"corpora/{manifest.nltk_package}")
+
+
+def fetch_nltk(manifest: Manifest, offline: bool) -> str:
+    """The package's location, downloaded with ``nltk.download`` into the data home when missing."""
+    import nltk
+
+    found = nltk_location(manifest)
+    if found is not None:
+        return found
+    package = manifest.nltk_package
+    by_hand = (f"run `python -m nltk.downloader -d {nltk_dir()} {package}` where there is internet and copy "
+               f"{nltk_dir()}, or point NLTK_DATA at a folder with corpora/{package}.zip")
+    if offline:
+        raise HgnerError(f"corpus {manifest.name!r}: NLTK's {package} package is not installed and downloads are "
+                         f"off (--offline or HGNER_OFFLINE); it comes from NLTK's downloader "
+                         f"({nltk.downloader.Downloader.DEFAULT_URL}); {by_hand}")
+    print(f"hgner: corpus {manifest.name} is not installed; fetching NLTK's {package} package into {nltk_dir()}",
+          file=sys.stderr)
+    try:
+        nltk_dir().mkdir(parents=True, exist_ok=True)
+        nltk.download(package, download_dir=str(nltk_dir()), quiet=True, raise_on_error=True)
+    except (OSError, ValueError) as error:
+        message = str(error).replace("\n", " ")
+        raise HgnerError(f"corpus {manifest.name!r}: nltk.download({package!r}) failed ({message}); {by_hand}") from None
+    found = nltk_location(manifest)
+    if found is None:
+        raise HgnerError(f"corpus {manifest.name!r}: nltk.download({package!r}) did not install it; {by_hand}")
+    print(f"hgner: installed NLTK's {package} package (checked by NLTK's downloader) in {nltk_dir()}", file=sys.stderr)
+    return found
+
+
+def _ensure_nltk(manifest: Manifest, split: Split, offline: bool) -> str:
+    location = fetch_nltk(manifest, offline)
+    if split.file is not None and nltk_find(f"corpora/{manifest.nltk_package}/{split.file}") is None:
+        raise HgnerError(f"corpus {manifest.split_name(split.name)!r}: the {manifest.nltk_package} package NLTK "
+                         f"found at {location} has no {split.file} (a partial copy); remove it or put a full copy "
+                         "first on NLTK_DATA")
+    return split.file or str(manifest.nltk_package)
