@@ -1,12 +1,39 @@
-"""Shared fixtures: a tiny synthetic corpus and a model trained on it (always available), and
-skips for tests that need the big corpora from ../shared."""
+"""Shared fixtures: a tiny synthetic corpus and a model trained on it (always available), and the
+environment the tests run in.
+
+No test reaches the internet: ``HGNER_OFFLINE=1`` and a temporary, initially empty ``HGNER_DATA``
+unless they are set. On a development machine, ``HGNER_MIRROR`` and ``NLTK_DATA`` point at
+``../shared/corpora`` and ``../shared/nltk_data`` (relative to the repository root) when those
+exist and the variables are unset; tests that need a corpus that is not there skip, saying why
+(``tests/corpus_support.py``)."""
 
 from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hgner.corpus import Corpus, Document, Sentence, conll2003_dir
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _set_default(variable: str, folder: Path) -> None:
+    if variable not in os.environ and folder.is_dir():
+        os.environ[variable] = str(folder)
+
+
+_set_default("HGNER_MIRROR", ROOT.parent / "shared" / "corpora")
+_set_default("NLTK_DATA", ROOT.parent / "shared" / "nltk_data")  # before anything imports nltk
+os.environ.setdefault("HGNER_OFFLINE", "1")
+if not os.environ.get("HGNER_DATA"):
+    os.environ["HGNER_DATA"] = tempfile.mkdtemp(prefix="hgner-test-data-")
+    atexit.register(shutil.rmtree, os.environ["HGNER_DATA"], ignore_errors=True)
+
+from hgner.corpus import Corpus, Document, Sentence  # noqa: E402
 
 PEOPLE = ["John Smith", "Mary Jones", "Peter Blake", "Anna Berg", "Tom Hanks", "Ravi Patel"]
 PLACES = ["London", "Paris", "New York", "Berlin", "Tokyo", "Nairobi"]
@@ -56,12 +83,3 @@ def tiny_model(tmp_path_factory, tiny_corpus):
     from hgner.model import train
 
     return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", max_iterations=50, verbose=False)
-
-
-@pytest.fixture(scope="session")
-def conll2003():
-    """The CoNLL-2003 folder, or a skip saying how to provide it."""
-    directory = conll2003_dir()
-    if directory is None or not (directory / "eng.testb").is_file():
-        pytest.skip("CoNLL-2003 not found: set HGNER_CONLL2003 or put it at ../shared/corpora/conll2003")
-    return directory

@@ -65,7 +65,7 @@ def test_predictions_score_the_same_with_seqeval(tmp_path, tiny_model, corpus_fi
     ("argv", "expected"),
     [
         (["evaluate", "--corpus", "missing.conll"], "no such file"),
-        (["evaluate", "--corpus", "nltk:nothing"], "expected nltk:ieer"),
+        (["evaluate", "--corpus", "nltk:nothing"], "not a catalogue name"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv, expected, capsys):

@@ -1,5 +1,5 @@
 """The CoNLL reader and writer on the fixture files (tests/fixtures/README.md), bad input, and
-the real corpora (marked ``corpus``; skipped when ../shared is not there)."""
+the real corpora (marked ``corpus``; skipped, saying why, when they are not available offline)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from seqeval.metrics.sequence_labeling import get_entities
 from hgner import schemes
 from hgner.corpus import (
     Corpus,
-    conll2003_dir,
     convert_corpus,
     load_corpus,
     parse_conll,
     read_conll,
-    use_shared_nltk_data,
     write_conll,
 )
 from hgner.errors import ConllFormatError, HgnerError
 from hgner.scoring import score
+
+from corpus_support import needs_corpus
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -173,20 +173,18 @@ def test_bad_lines(lines, line, message):
     assert "\n" not in str(error.value)
 
 
-def test_missing_file_and_unknown_names(tmp_path, monkeypatch):
+def test_missing_file_and_unknown_names(tmp_path):
     with pytest.raises(HgnerError, match="cannot read"):
         read_conll(tmp_path / "missing.conll")
     with pytest.raises(HgnerError, match="no such file"):
         load_corpus(str(tmp_path / "missing.conll"))
-    with pytest.raises(HgnerError, match="expected conll2003:train"):
+    with pytest.raises(HgnerError, match="conll2003 has no split 'dev'; expected one of conll2003:train, "
+                                         "conll2003:testa, conll2003:testb"):
         load_corpus("conll2003:dev")
-    with pytest.raises(HgnerError, match="expected nltk:ieer or nltk:conll2002/FILE"):
+    with pytest.raises(HgnerError, match="not a catalogue name .*nltk:ieer"):
         load_corpus("nltk:brown")
-    monkeypatch.delenv("HGNER_CONLL2003", raising=False)
-    monkeypatch.setenv("HGNER_SHARED", str(tmp_path / "nowhere"))
-    assert conll2003_dir() is None
-    with pytest.raises(HgnerError, match="CoNLL-2003 not found; set HGNER_CONLL2003"):
-        load_corpus("conll2003:testb")
+    with pytest.raises(HgnerError, match="which split\\? expected one of conll2003:train"):
+        load_corpus("conll2003")
 
 
 def test_load_corpus_reads_a_path_with_a_scheme():
@@ -287,38 +285,13 @@ def test_write_conll_refuses_predictions_that_do_not_fit():
 
 # --- the real corpora ---------------------------------------------------------------------------
 
-_CONLL2003 = conll2003_dir()
-needs_conll2003 = pytest.mark.skipif(
-    _CONLL2003 is None or not (_CONLL2003 / "eng.testb").is_file(),
-    reason="CoNLL-2003 not found: set HGNER_CONLL2003 or HGNER_SHARED, or run from a checkout next to ../shared",
-)
-
-
-def _nltk_has(resource: str) -> bool:
-    import nltk
-
-    use_shared_nltk_data()
-    try:
-        nltk.data.find(resource)
-    except LookupError:
-        return False
-    return True
-
-
-def needs_nltk(package: str):
-    return pytest.mark.skipif(
-        not _nltk_has(f"corpora/{package}.zip") and not _nltk_has(f"corpora/{package}"),
-        reason=f"NLTK's {package} package not found: set NLTK_DATA or HGNER_SHARED (../shared/nltk_data)",
-    )
-
-
 @pytest.fixture(scope="module")
 def conll2003():
     return {split: load_corpus(f"conll2003:{split}") for split in ("train", "testa", "testb")}
 
 
 @pytest.mark.corpus
-@needs_conll2003
+@needs_corpus("conll2003:train", "conll2003:testa", "conll2003:testb")
 @pytest.mark.parametrize(
     "split, documents, sentences, tokens, entities",
     [
@@ -335,7 +308,7 @@ def test_conll2003(conll2003, split, documents, sentences, tokens, entities):
     found = Counter(t for s in corpus.sentences for _, _, t in schemes.chunks(s.tags))
     assert found == entities  # the phrase counts conlleval prints for the gold standard
     # every sentence's line is where its first token is in the file
-    raw = (_CONLL2003 / f"eng.{split}").read_text(encoding="utf-8").split("\n")
+    raw = Path(corpus.name).read_text(encoding="utf-8").split("\n")
     for sentence in corpus.sentences:
         assert raw[sentence.line - 1].split(" ")[0] == sentence.tokens[0]
         assert raw[sentence.line - 1 + len(sentence.tokens) - 1].split(" ")[-1] == sentence.tags[-1]
@@ -343,7 +316,7 @@ def test_conll2003(conll2003, split, documents, sentences, tokens, entities):
 
 
 @pytest.mark.corpus
-@needs_conll2003
+@needs_corpus("conll2003:train", "conll2003:testa", "conll2003:testb")
 def test_conll2003_testb_written_and_scored(conll2003):
     corpus = conll2003["testb"]
     gold = [s.tags for s in corpus.sentences]
@@ -358,7 +331,7 @@ def test_conll2003_testb_written_and_scored(conll2003):
 
 
 @pytest.mark.corpus
-@needs_nltk("ieer")
+@needs_corpus("nltk:ieer")
 def test_nltk_ieer():
     corpus = load_corpus("nltk:ieer")
     assert corpus.name == "nltk:ieer" and corpus.scheme == "IOB2"
@@ -386,7 +359,7 @@ def test_nltk_ieer():
 
 
 @pytest.mark.corpus
-@needs_nltk("conll2002")
+@needs_corpus("nltk:conll2002/ned.testa")
 def test_nltk_conll2002_ned_testa():
     from nltk.corpus import conll2002
 
@@ -406,7 +379,7 @@ def test_nltk_conll2002_ned_testa():
 
 
 @pytest.mark.corpus
-@needs_nltk("conll2002")
+@needs_corpus("nltk:conll2002/esp.testa")
 def test_nltk_conll2002_esp_testa_has_one_iob1_chunk():
     """esp.testa is IOB2 but for one I-LOC after O: detected as IOB1 (read as conlleval reads
     it), and refused with the line number when IOB2 is declared."""
