@@ -1,6 +1,7 @@
 """Rebuild the shipped English models ``models/en-conll03`` and ``models/en-3class`` from the corpora.
 
-Run from the repository root (so ``../shared`` is found)::
+Run from the repository root; the corpora come from the data home (``hgner corpora fetch conll2003``;
+on a development machine ``HGNER_MIRROR=../shared/corpora``)::
 
     python scripts/build_models.py            # both models
     python scripts/build_models.py en-3class  # one of them

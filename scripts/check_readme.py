@@ -1,0 +1,164 @@
+"""Run every command the README shows, as written, and say which fail (not part of CI: some take
+minutes, and the first downloads CoNLL-2003 when the data home does not have it).
+
+The commands are the lines of the README's ```bash and ```console blocks (in console blocks, the
+lines after ``$``) and the inline code spans that are ``hgner`` commands with arguments
+(```hgner tag``` alone only names a command). ``tests/test_readme.py`` parses every ``hgner`` command
+found here with the CLI's own parser; this script runs them::
+
+    python scripts/check_readme.py               # run everything (about 20 minutes on 2 cores)
+    python scripts/check_readme.py --list        # show the commands and what would be skipped
+    python scripts/check_readme.py --match tag   # only commands containing "tag"
+
+Each command runs through bash in a fresh temporary folder (outputs such as ``f1.png`` and
+``models/my-model`` land there), which has an ``article.txt`` for the example that tags one.
+``pip install`` steps are left out (the script checks the installed ``hgner``), as are the test
+command and commands with placeholders (``CORPUS``, ``FILE``, ``models/NAME``). A console block's
+printed output is compared with what the command prints now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+ARTICLE = "Jim Smith flew from New York to Paris on Monday.\n\nAngela Merkel met the European Union's leaders in Brussels.\n"
+PLACEHOLDER = re.compile(r"\b(CORPUS|FILE|DIR|NAME|PATH|TEXT|INPUT|MODEL)\b")
+_FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
+_INLINE = re.compile(r"`(hgner [^`]+)`")
+_OPERATORS = {"&&", "||", "|", ";", "&"}
+_REDIRECTS = {">", ">>", "<", "2>", "&>"}
+
+
+@dataclass
+class Command:
+    """A command line of the README, the README line it is on, and the output shown (console blocks)."""
+
+    text: str
+    line: int
+    output: str | None = None
+
+
+def readme_commands(text: str) -> list[Command]:
+    """The commands in ``text`` (see the module docstring), in README order."""
+    found: list[Command] = []
+    fenced_spans: list[tuple[int, int]] = []
+    for block in _FENCE.finditer(text):
+        fenced_spans.append(block.span())
+        language, body = block.group(1), block.group(2)
+        first_line = text.count("\n", 0, block.start(2)) + 1
+        if language == "bash":
+            for offset, line in enumerate(body.splitlines()):
+                if line.strip() and not line.lstrip().startswith("#"):
+                    found.append(Command(line.strip(), first_line + offset))
+        elif language == "console":
+            current: Command | None = None
+            for offset, line in enumerate(body.splitlines()):
+                if line.startswith("$ "):
+                    current = Command(line[2:].strip(), first_line + offset, "")
+                    found.append(current)
+                elif current is not None and line.strip():
+                    current.output += line + "\n"
+                elif current is not None:
+                    current = None
+    for span in _INLINE.finditer(text):
+        if any(start <= span.start() < end for start, end in fenced_spans):
+            continue
+        words = " ".join(span.group(1).split())
+        if len(words.split()) > 2:
+            found.append(Command(words, text.count("\n", 0, span.start()) + 1))
+    return sorted(found, key=lambda c: c.line)
+
+
+def hgner_argvs(command: str) -> list[list[str]]:
+    """The argument lists of the ``hgner`` invocations in a shell line (``a && hgner ... | b``),
+    without leading ``VAR=value`` assignments, redirections or comments."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    segments: list[list[str]] = [[]]
+    for token in lexer:
+        if token in _OPERATORS:
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    argvs = []
+    for segment in segments:
+        words = []
+        skip_next = False
+        for token in segment:
+            if skip_next:
+                skip_next = False
+            elif token in _REDIRECTS:
+                skip_next = True
+            else:
+                words.append(token)
+        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+            words.pop(0)
+        if words and words[0] == "hgner":
+            argvs.append(words[1:])
+    return argvs
+
+
+def runnable(command: Command) -> tuple[str | None, str]:
+    """The shell line to run (None when it is skipped) and why."""
+    parts = [p.strip() for p in command.text.split("&&")]
+    parts = [p for p in parts if not p.startswith("pip install")]
+    if not parts:
+        return None, "installs the package"
+    line = " && ".join(parts)
+    if "pytest" in line:
+        return None, "the test command"
+    if PLACEHOLDER.search(line.split("#")[0]):
+        return None, "has placeholders"
+    return line, ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--list", action="store_true", help="print the commands, run nothing")
+    parser.add_argument("--match", help="run only commands containing this text")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per command (default 3600)")
+    args = parser.parse_args()
+    failures = 0
+    commands = [c for c in readme_commands(README.read_text(encoding="utf-8"))
+                if args.match is None or args.match in c.text]
+    with tempfile.TemporaryDirectory(prefix="hgner-readme-") as folder:
+        (Path(folder) / "article.txt").write_text(ARTICLE, encoding="utf-8")
+        for command in commands:
+            line, why = runnable(command)
+            if line is None or args.list:
+                print(f"README:{command.line}: {'skipped (' + why + ')' if line is None else 'would run'}: {command.text}")
+                continue
+            start = time.perf_counter()
+            try:
+                result = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=folder, capture_output=True,
+                                        text=True, timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                failures += 1
+                print(f"README:{command.line}: FAILED (timed out after {args.timeout:.0f} s): {command.text}")
+                continue
+            seconds = time.perf_counter() - start
+            problem = None
+            if result.returncode != 0:
+                last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
+                problem = f"exit status {result.returncode}: {last}"
+            elif command.output is not None and result.stdout.strip() != command.output.strip():
+                problem = f"printed something else:\n{result.stdout}"
+            failures += problem is not None
+            status = f"FAILED ({problem})" if problem else "ok"
+            print(f"README:{command.line}: {status} [{seconds:.1f} s]: {command.text}", flush=True)
+    print(f"{failures} of {len(commands)} commands failed" if failures else f"all {len(commands)} commands ok (or skipped)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
