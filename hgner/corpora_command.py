@@ -52,10 +52,15 @@ def list_corpora(out: TextIO) -> int:
             present, where = _split_location(manifest, split)
             counts = ("-", "-", "-")
             name = manifest.split_name(split.name)
+            status = "yes" if present else "no"
             if present:
-                corpus = load_corpus(name, offline=True)
-                counts = (f"{len(corpus.documents):,}", f"{len(corpus.sentences):,}", f"{corpus.n_tokens:,}")
-            rows.append((name, *counts, "yes" if present else "no", manifest.license, where))
+                try:
+                    corpus = load_corpus(name, offline=True)
+                except HgnerError:  # a file that does not verify: `hgner corpora verify` says why
+                    status = "changed"
+                else:
+                    counts = (f"{len(corpus.documents):,}", f"{len(corpus.sentences):,}", f"{corpus.n_tokens:,}")
+            rows.append((name, *counts, status, manifest.license, where))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n")

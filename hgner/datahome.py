@@ -139,6 +139,10 @@ def fetch_file(manifest: Manifest, split: Split, offline: bool) -> Path:
             continue
         print(f"hgner: {split.file}: size and sha256 verified, saved as {target}", file=sys.stderr)
         return target
+    try:
+        target.parent.rmdir()  # the corpus folder made above, when nothing else is in it
+    except OSError:
+        pass
     raise HgnerError(f"corpus {name!r}: could not fetch {split.file}; tried {'; '.join(failures)}; {by_hand}")
 
 

@@ -109,7 +109,7 @@ def test_a_sha256_mismatch_is_an_error_and_leaves_nothing(server, home, use_sour
     assert message.startswith(f"corpus 'tiny': could not fetch {CORPUS_FILE.name}; tried http://127.0.0.1:")
     assert "(sha256 " in message and "expected" in message and "\n" not in message
     assert f"at {home / 'tiny' / CORPUS_FILE.name} by hand" in message
-    assert files_in(home) == []
+    assert files_in(home) == [] and not (home / "tiny").exists()
 
 
 def test_a_connection_cut_mid_file_leaves_no_partial_file_and_the_next_source_is_used(server, home, use_sources, capsys):
@@ -210,6 +210,8 @@ def test_corpora_fetch_verify_list_info(server, home, use_sources, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith(f"tiny: FAILED: {len(GOOD) - 1:,} bytes, expected {len(GOOD):,}")
     assert "do not match the catalogue" in captured.err
+    assert main(["corpora", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[:5] == ["tiny", "-", "-", "-", "changed"]
 
     assert main(["corpora", "info", "tiny"]) == 0
     out = capsys.readouterr().out
