@@ -83,3 +83,19 @@ def tiny_model(tmp_path_factory, tiny_corpus):
     from hgner.model import train
 
     return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", max_iterations=50, verbose=False)
+
+
+@pytest.fixture(scope="session")
+def conll2003() -> Path:
+    """The data home's CoNLL-2003 folder with eng.train, eng.testa and eng.testb (copied from the
+    mirror when they are not there yet), or a skip saying why they are not available."""
+    from corpus_support import missing_reason
+    from hgner import catalog, datahome
+
+    manifest = catalog.catalogue()["conll2003"]
+    reasons = [r for r in map(missing_reason, manifest.split_names()) if r]
+    if reasons:
+        pytest.skip("; ".join(reasons))
+    for split in manifest.splits.values():
+        datahome.ensure(manifest, split)
+    return datahome.file_path(manifest, manifest.splits["testb"]).parent
