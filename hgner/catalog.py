@@ -67,7 +67,7 @@ class Manifest:
 @dataclass(frozen=True)
 class CorpusSource:
     """What a corpus reader is given: the corpus name (used in errors and reports), where to read
-    (a local file path, or an NLTK file id) and the manifest's label map."""
+    (a local file path, or ``PACKAGE/FILE`` in NLTK's data) and the manifest's label map."""
 
     name: str
     location: str

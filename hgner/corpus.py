@@ -216,15 +216,15 @@ def read_conll_source(source: CorpusSource, scheme: str | None) -> Corpus:
 
 @corpus_readers.register("nltk-conll")
 def read_nltk_conll(source: CorpusSource, scheme: str | None) -> Corpus:
-    """The corpus reader for CoNLL file ``source.location`` of an NLTK package (the part of
-    ``source.name`` before the ``/``); errors and reports use ``source.name``."""
+    """The corpus reader for a CoNLL file in an NLTK package, ``source.location`` being
+    ``PACKAGE/FILE`` (``conll2002/esp.testa``); errors and reports use ``source.name``."""
     import nltk
 
-    package = source.name.partition(":")[2].partition("/")[0]
     try:
-        raw = nltk.data.find(f"corpora/{package}/{source.location}").open().read()
+        raw = nltk.data.find(f"corpora/{source.location}").open().read()
     except (LookupError, OSError) as error:
-        raise HgnerError(f"corpus {source.name!r}: cannot read it from NLTK's {package} package ({error})") from None
+        message = " ".join(str(error).split())
+        raise HgnerError(f"corpus {source.name!r}: NLTK cannot read corpora/{source.location} ({message})") from None
     return relabel(parse_conll(_decode_lines(raw, source.name), source.name, scheme), source.label_map)
 
 

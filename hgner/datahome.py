@@ -97,7 +97,8 @@ def sources(manifest: Manifest, split: Split, offline: bool) -> list[str]:
 
 def ensure(manifest: Manifest, split: Split, offline: bool = False) -> str:
     """Where a reader finds ``split``: the verified local file (fetched first when missing), or
-    the NLTK file id once NLTK finds the package. An :class:`HgnerError` otherwise."""
+    ``PACKAGE/FILE`` (``PACKAGE`` for a whole package) once NLTK finds the package. An
+    :class:`HgnerError` otherwise."""
     if manifest.nltk_package is not None:
         return _ensure_nltk(manifest, split, is_offline(offline))
     target = file_path(manifest, split)
@@ -257,4 +258,4 @@ def _ensure_nltk(manifest: Manifest, split: Split, offline: bool) -> str:
         raise HgnerError(f"corpus {manifest.split_name(split.name)!r}: the {manifest.nltk_package} package NLTK "
                          f"found at {location} has no {split.file} (a partial copy); remove it or put a full copy "
                          "first on NLTK_DATA")
-    return split.file or str(manifest.nltk_package)
+    return f"{manifest.nltk_package}/{split.file}" if split.file else str(manifest.nltk_package)
