@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import HgnerError
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
 
 SCHEMA_FILE = "manifest.schema.json"
 
@@ -172,7 +175,7 @@ def resolve(name: str) -> tuple[Manifest, Split | None] | None:
     return None
 
 
-def load(name: str, scheme: str | None = None, offline: bool = False) -> Any:
+def load(name: str, scheme: str | None = None, offline: bool = False) -> Corpus:
     """The corpus ``name`` names (see the module docstring): a catalogue corpus, fetched into the
     data home first when it is missing (unless ``offline``), or a CoNLL file."""
     from . import datahome, registry
