@@ -248,3 +248,49 @@ def test_nltk_packages_offline_say_how_to_get_them(tmp_path, monkeypatch):
     assert message.startswith("corpus 'nltk:ieer': NLTK's ieer package is not installed and downloads are off")
     assert f"python -m nltk.downloader -d {tmp_path / 'nltk_data'} ieer" in message
     assert os.listdir(tmp_path) == []
+
+
+def test_nltk_packages_are_downloaded_into_the_data_home(tmp_path, monkeypatch, capsys):
+    """nltk.download is called for the manifest's package with the data home's nltk_data folder
+    (replaced here by a stand-in that writes the package, so nothing reaches the internet)."""
+    import zipfile
+
+    import nltk
+
+    calls = []
+
+    def download(package, download_dir, quiet, raise_on_error):
+        calls.append((package, download_dir, quiet, raise_on_error))
+        (Path(download_dir) / "corpora").mkdir(parents=True)
+        with zipfile.ZipFile(Path(download_dir) / "corpora" / f"{package}.zip", "w") as archive:
+            archive.writestr(f"{package}/esp.testa", "Sao B-LOC\nPaulo I-LOC\n")
+        return True
+
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path))
+    monkeypatch.setenv("HGNER_OFFLINE", "0")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nowhere")])
+    monkeypatch.setattr(nltk, "download", download)
+    corpus = load_corpus("nltk:conll2002/esp.testa")
+    assert corpus.name == "nltk:conll2002/esp.testa" and corpus.sentences[0].tokens == ["Sao", "Paulo"]
+    assert calls == [("conll2002", str(tmp_path / "nltk_data"), True, True)]
+    assert f"fetching NLTK's conll2002 package into {tmp_path / 'nltk_data'}" in capsys.readouterr().err
+    load_corpus("nltk:conll2002/esp.testa", offline=True)  # installed now
+    assert len(calls) == 1
+    with pytest.raises(HgnerError, match="the conll2002 package NLTK found at .* has no esp.testb"):
+        load_corpus("nltk:conll2002/esp.testb")
+
+
+def test_a_failed_nltk_download_is_one_line(tmp_path, monkeypatch):
+    import nltk
+
+    def download(package, **settings):
+        raise ValueError("Error downloading 'ieer' from\n<https://raw.githubusercontent.com/...>: timed out")
+
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path))
+    monkeypatch.setenv("HGNER_OFFLINE", "0")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nowhere")])
+    monkeypatch.setattr(nltk, "download", download)
+    with pytest.raises(HgnerError) as error:
+        load_corpus("nltk:ieer")
+    assert str(error.value).startswith("corpus 'nltk:ieer': nltk.download('ieer') failed (Error downloading 'ieer' from ")
+    assert "\n" not in str(error.value)
