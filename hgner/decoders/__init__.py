@@ -1,8 +1,10 @@
-"""Decoders, registered by name. Importing this package registers every built-in decoder."""
+"""Decoders, registered by name in :data:`hgner.registry.decoders` (entry-point group
+``hgner_decoders``). Importing this package registers every built-in decoder."""
 
-from . import chain, exact, sampling  # noqa: F401  (registers viterbi, exact, gibbs, herded)
-from . import herding, meanfield  # noqa: F401  (registers herded-shared, dhg, rdhg, beg, meanfield)
-from . import minibatch  # noqa: F401  (registers min-gibbs, mgpmh, doublemin-gibbs)
-from .base import Decoder, Decoding, available_decoders, decoder_class, decoder_options, make_decoder, register
+from . import chain, crfsuite, exact, herding, meanfield, minibatch, sampling  # noqa: F401  (register the built-ins)
+from .base import (Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder,
+                   parse_settings, register)
+from .settings import MAX_SWEEPS, Setting, SettingError
 
-__all__ = ["Decoder", "Decoding", "available_decoders", "decoder_class", "decoder_options", "make_decoder", "register"]
+__all__ = ["MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders", "decoder_class",
+           "decoder_settings", "make_decoder", "parse_settings", "register"]
