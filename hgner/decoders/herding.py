@@ -99,19 +99,11 @@ def _find(slots, shift, i, key1, key2):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _grow(weights, logs, slots, shift):  # pragma: no cover - compiled
-    """Double the entry rows and the slots (re-inserting every key); returns them and the new shift."""
-    entries = weights.shape[0]
-    new_weights = np.empty((2 * entries, weights.shape[1]))
-    new_weights[:entries] = weights
-    new_logs = np.empty((2 * entries, logs.shape[1]))
-    new_logs[:entries] = logs
-    new_slots = np.full((2 * slots.shape[0], 4), _EMPTY, np.int64)
-    shift -= 1
+def _rehash(slots, new_slots, shift):  # pragma: no cover - compiled
+    """Insert every key of ``slots`` into the empty, twice as large ``new_slots`` with hash ``shift``."""
     for old in range(slots.shape[0]):
         if slots[old, 3] != _EMPTY:
             new_slots[_find(new_slots, shift, slots[old, 0], slots[old, 1], slots[old, 2])] = slots[old]
-    return new_weights, new_logs, new_slots, shift
 
 
 @numba.njit(cache=True, nogil=True)
@@ -153,14 +145,29 @@ class HerdingState(NamedTuple):
     def nbytes(self) -> int:
         return self.weights.nbytes + self.logs.nbytes + self.slots.nbytes + self.last.nbytes
 
+    def grown(self) -> HerdingState:
+        """The table with twice the entry rows and slots, every key re-inserted. (Done here, not in
+        the kernel: a kernel that returns arrays can lose a Ctrl-C that arrives as it returns.)"""
+        entries, k = self.logs.shape
+        weights = np.empty((2 * entries, 2 * k))
+        weights[:entries] = self.weights
+        logs = np.empty((2 * entries, k))
+        logs[:entries] = self.logs
+        slots = np.full((2 * len(self.slots), 4), _EMPTY, np.int64)
+        meta = np.array([self.meta[0], self.meta[1] - 1], np.int64)
+        _rehash(self.slots, slots, meta[1])
+        return HerdingState(weights, logs, slots, self.last, meta)
+
 
 @numba.njit(cache=True, nogil=True)
-def _herded_sweeps(graph, keys, best, labels, counts, state, first_sweep, sweeps):  # pragma: no cover - compiled
-    """Herded Gibbs on ``graph`` (:class:`GraphArrays`) for ``sweeps`` sweeps from ``labels``
-    (updated in place, as are ``counts`` and ``best``, a :class:`Tracked`). ``keys`` = (radix (n,),
-    groups (2P,)): with ``groups`` non-empty, blankets are keyed by :func:`_multiset_key` (shared
-    weights), else by configuration (mixed-radix code where ``radix[i]``, else hashed). ``state``
-    is a :class:`HerdingState`; returns it (its arrays are replaced when the table grows)."""
+def _herded_sweeps(graph, keys, best, labels, counts, state, position, stop):  # pragma: no cover - compiled
+    """Herded Gibbs on ``graph`` (:class:`GraphArrays`) from update ``position`` (2,) = [sweep,
+    variable] up to the end of sweep ``stop`` - 1, from ``labels`` (updated in place, as are
+    ``counts``, ``best`` (a :class:`Tracked`), ``state`` (a :class:`HerdingState`) and
+    ``position``). ``keys`` = (radix (n,), groups (2P,)): with ``groups`` non-empty, blankets are
+    keyed by :func:`_multiset_key` (shared weights), else by configuration (mixed-radix code where
+    ``radix[i]``, else hashed). Returns False when it stopped because the table is full (grow it
+    and call again: it resumes at ``position``), True when it reached ``stop``."""
     unary, ptr, node, table, columns = graph
     radix, groups = keys
     best_labels, component, component_ptr, component_nodes, tracked = best
@@ -168,8 +175,10 @@ def _herded_sweeps(graph, keys, best, labels, counts, state, first_sweep, sweeps
     n, k = unary.shape
     used = meta[0]
     shift = meta[1]
-    for t in range(sweeps):
-        for i in range(n):
+    t = position[0]
+    first = position[1]
+    while t < stop:
+        for i in range(first, n):
             if groups.shape[0]:
                 key1, key2 = _multiset_key(i, ptr, node, table, groups, labels, k)
             elif radix[i]:  # the mixed-radix code of the neighbour labels (inline: hot)
@@ -185,8 +194,10 @@ def _herded_sweeps(graph, keys, best, labels, counts, state, first_sweep, sweeps
                 e = slots[s, 3]
                 if e == _EMPTY:
                     if used == weights.shape[0]:
-                        weights, logs, slots, shift = _grow(weights, logs, slots, shift)
-                        s = _find(slots, shift, i, key1, key2)
+                        meta[0] = used
+                        position[0] = t
+                        position[1] = i
+                        return False
                     e = used
                     used += 1
                     slots[s, 0] = i
@@ -210,10 +221,13 @@ def _herded_sweeps(graph, keys, best, labels, counts, state, first_sweep, sweeps
             if label != labels[i]:
                 relabel(i, label, logs, e, labels, component, tracked)
             counts[i, label] += 1.0
-        keep_best(first_sweep + t, labels, best_labels, component_ptr, component_nodes, tracked)
+        keep_best(t, labels, best_labels, component_ptr, component_nodes, tracked)
+        first = 0
+        t += 1
     meta[0] = used
-    meta[1] = shift
-    return weights, logs, slots, last, meta
+    position[0] = t
+    position[1] = 0
+    return True
 
 
 def _radix_fits(graph: FactorGraph) -> np.ndarray:
@@ -283,10 +297,12 @@ class HerdedGibbs(Decoder):
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         state = HerdingState.allocate(n, k, initial_capacity(n, self.sweeps))
+        position = np.zeros(2, np.int64)  # the next update: [sweep, variable]
 
         def run(first: int, count: int) -> None:
             nonlocal state
-            state = HerdingState(*_herded_sweeps(arrays, keys, best.arrays, labels, counts, state, first, count))
+            while not _herded_sweeps(arrays, keys, best.arrays, labels, counts, state, position, first + count):
+                state = state.grown()
 
         done = run_in_slices(run, self.sweeps, n, self.time_limit)
         stats = {**sweep_stats(n, self.sweeps, done), **best.stats(graph), "weight_vectors": int(state.meta[0]),
@@ -423,7 +439,8 @@ class _BinnedHerding(Decoder):
         n, k = graph.unary.shape
         arrays = graph_arrays(graph)
         initial = self._initial_weights()
-        weights = np.ascontiguousarray(np.broadcast_to(initial, (n, k, len(initial))))
+        weights = np.empty((n, k, len(initial)))  # (a broadcast copy of no rows would be read-only)
+        weights[:] = initial
         labels = initial_labels(graph)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
