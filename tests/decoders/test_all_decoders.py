@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.decoders import MAX_SWEEPS, Decoder, available_decoders, decoder_class, decoder_settings, make_decoder
+from hgner.decoders import MAX_SWEEPS, Decoder, available_decoders, decoder_settings, make_decoder
 from hgner.errors import GraphError
 from hgner.graph import FactorGraph
 from hgner.toy import brute_map, brute_marginals, random_graph

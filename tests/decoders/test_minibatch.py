@@ -4,7 +4,6 @@ Gibbs as the batch grows, batch sizes, reproducibility and settings validation."
 
 from __future__ import annotations
 
-import itertools
 
 import re
 
