@@ -9,13 +9,13 @@ Four small models whose exact marginals come from enumeration (``hgner.toy``):
 - ``chain``: 8 variables, K = 3, N(0, 1) unaries and transitions;
 - ``skip-chain``: two 4-variable sentences, K = 3, N(0, 1) potentials, 3 skip edges.
 
-For every decoder among CANDIDATES that is registered when the script runs (``gibbs`` with the
-constant schedule, i.e. plain Gibbs) and every sweep count T of a log grid (T up to
+For every decoder among CANDIDATES that is registered when the script runs (those that give
+marginals; ``gibbs`` with the constant schedule, i.e. plain Gibbs) and every sweep count T of a log grid (T up to
 ``--max-sweeps`` for deterministic decoders, ``--max-stochastic`` for those that take a seed,
 whose errors are averaged over ``--seeds`` seeds), the error is the mean absolute difference
 between the decoder's marginals after T sweeps and the exact ones, over all (variable, label)
 entries. Plots the curves log-log, one panel per model, to docs/marginal_curves.png and prints
-the error at each decoder's largest T. Takes about 3 minutes on one core.
+the error at each decoder's largest T. Took 20 minutes on a 2-core machine shared with other jobs.
 
     python scripts/marginal_curves.py [--max-sweeps 1000000] [--max-stochastic 200000] [--seeds 4]
 """
