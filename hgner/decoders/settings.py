@@ -101,8 +101,8 @@ class Setting:
 
     def parse(self, text: str) -> Any:
         """The value written as ``text`` (``--set NAME=VALUE``, config files), checked."""
-        value: Any = text
         stripped = text.strip()
+        value: Any = stripped
         if self.optional and stripped.lower() in ("none", "null", ""):
             return None
         try:
