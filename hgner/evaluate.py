@@ -8,8 +8,9 @@ documents of every figure the decoder reports (e.g. herded's ``weight_bytes``).
 
 With ``graph="skip"`` the chain-only decoders (``Decoder.chain_only``: viterbi, crfsuite) decode the
 chain graph, so their rows are the linear-chain baseline; their result says so (``"graph":
-"chain"``) and the printed table marks them ``@chain``. When ``exact`` is among the decoders,
-its result carries ``certified_fraction`` and every result gets ``optimum_fraction`` (share of
+"chain"``) and the printed table marks them ``@chain``. When a certifying decoder
+(``Decoder.certifies``: exact) is among the decoders, its result carries ``certified_fraction``
+and every result gets ``optimum_fraction`` (share of
 the certified documents where its labelling scores the certified optimum on the decoded graph,
 within 1e-9 relative) and ``mean_optimum_gap`` (mean over those documents of optimum minus its
 score on the decoded graph).
@@ -30,7 +31,7 @@ from tqdm import tqdm
 
 from . import schemes
 from .corpus import Corpus, write_conll
-from .decoders import decoder_class, decoder_options, make_decoder
+from .decoders import decoder_class, decoder_settings, make_decoder
 from .decoders.chain import viterbi
 from .graph import FactorGraph
 from .model import CrfModel, relabel
@@ -59,7 +60,7 @@ def plan_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[in
     """One run per decoder, times each sweep count it accepts, times each seed it accepts."""
     runs = []
     for name in decoders:
-        options = decoder_options(name)
+        options = decoder_settings(name)
         for n_sweeps in (sweeps if "sweeps" in options else [None]):
             for seed in (seeds if "seed" in options else [None]):
                 runs.append(Run(name, n_sweeps, seed))
@@ -110,10 +111,10 @@ def evaluate(
 
     results = []
     labellings: list[list[np.ndarray]] = []
-    certified: list[bool] = []  # per document, from the first exact run
+    certified: list[bool] = []  # per document, from the first certifying run
     for run in plan_runs(decoders, sweeps, seeds):
         run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
-        pipeline = Pipeline(model, make_decoder(run.decoder, sweeps=run.sweeps, seed=run.seed), run_graph)
+        pipeline = Pipeline(model, make_decoder(run.decoder, shared={"sweeps": run.sweeps, "seed": run.seed}), run_graph)
         inputs = prepared if run_graph == graph else [replace(p, graph=p.chain) for p in prepared]
         if inputs:  # compile (or load from numba's cache) the decoder's kernels outside the timing
             pipeline.decode_prepared(min(inputs, key=lambda p: p.graph.n_variables))
@@ -151,7 +152,7 @@ def evaluate(
             **_stats_summary([r.stats for r in decoded]),
         })
         labellings.append([r.labels for r in decoded])
-        if run.decoder == "exact" and not certified:
+        if decoder_class(run.decoder).certifies and not certified:
             certified = [r.stats["certified"] == 1.0 for r in decoded]
         if predictions:
             path = Path(predictions)
@@ -159,7 +160,7 @@ def evaluate(
                 path = path.with_name(f"{path.stem}.{run.label}{path.suffix}")
             with open(path, "w", encoding="utf-8") as out:
                 write_conll(out, corpus, in_corpus_scheme)
-    if "exact" in decoders:
+    if any(decoder_class(name).certifies for name in decoders):
         _add_optimum_figures(results, labellings, [p.graph for p, c in zip(prepared, certified) if c], certified)
     return {
         "corpus": corpus.name,
@@ -186,12 +187,12 @@ def _stats_summary(stats: list[dict[str, float]]) -> dict[str, dict[str, float]]
 
 def _add_optimum_figures(results: list[dict[str, Any]], labellings: list[list[np.ndarray]],
                          graphs: list[FactorGraph], certified: list[bool]) -> None:
-    """Add ``certified_fraction`` to the exact results, and ``optimum_fraction`` and
+    """Add ``certified_fraction`` to the certifying decoders' results, and ``optimum_fraction`` and
     ``mean_optimum_gap`` to every result: its labellings (per run, per document) scored on the
-    decoded ``graphs`` of the ``certified`` documents, against the first exact run's optima."""
-    exact = next(i for i, r in enumerate(results) if r["decoder"] == "exact")
+    decoded ``graphs`` of the ``certified`` documents, against the first certifying run's optima."""
+    exact = next(i for i, r in enumerate(results) if decoder_class(r["decoder"]).certifies)
     for result in results:
-        if result["decoder"] == "exact":
+        if decoder_class(result["decoder"]).certifies:
             result["certified_fraction"] = result["stats_mean"].get("certified", 0.0)
     documents = np.flatnonzero(certified)
     optimum = np.array([g.score(labellings[exact][d]) for g, d in zip(graphs, documents)])

@@ -9,22 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import skip
-from .decoders import Decoder, Decoding, register
+from .decoders import Decoder
+from .decoders.crfsuite import CrfsuiteReference
 from .errors import GraphError
 from .graph import GRAPH_KINDS, FactorGraph
 from .model import CrfModel, Features
-
-
-@register("crfsuite")
-class CrfsuiteReference(Decoder):
-    """crfsuite's own tagger, for checking that our Viterbi equals it. It decodes the model's
-    features sentence by sentence, so it cannot decode a bare graph."""
-
-    exact = True
-    chain_only = True
-
-    def decode(self, graph: FactorGraph) -> Decoding:
-        raise GraphError("the crfsuite reference decodes a model's features, not a graph; use it through a Pipeline")
 
 
 @dataclass

@@ -131,8 +131,9 @@ class Tagger:
         from .pipeline import Pipeline
 
         crf = CrfModel.load(model)
-        # make_decoder passes each decoder only the settings it accepts: viterbi takes marginals
-        self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, sweeps=sweeps, seed=seed, marginals=True), graph)
+        # shared options go only to the decoders that take them: viterbi takes marginals
+        shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
+        self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, shared=shared), graph)
         self.group_tokens = CHAIN_GROUP_TOKENS if graph == "chain" else SKIP_MAX_TOKENS
         self.warn = warn
         self.tokenizer = TextTokenizer()

@@ -14,7 +14,7 @@ from .graph import FactorGraph
 def all_scores(graph: FactorGraph) -> tuple[np.ndarray, np.ndarray]:
     """(K^n, n) every labelling, in lexicographic order, and (K^n,) its score."""
     n, k = graph.unary.shape
-    labellings = np.array(list(itertools.product(range(k), repeat=n)), dtype=np.int64).reshape(-1, n)
+    labellings = np.array(list(itertools.product(range(k), repeat=n)), dtype=np.int64).reshape(k**n, n)
     scores = graph.unary[np.arange(n), labellings].sum(axis=1)
     if len(graph.edges):
         scores += graph.potentials[graph.edge_potential, labellings[:, graph.edges[:, 0]],
@@ -34,8 +34,8 @@ def brute_marginals(graph: FactorGraph) -> np.ndarray:
     labellings, scores = all_scores(graph)
     weights = np.exp(scores - scores.max())
     weights /= weights.sum()
-    return np.stack([np.bincount(labellings[:, i], weights, minlength=graph.n_labels)
-                     for i in range(graph.n_variables)])
+    return np.array([np.bincount(labellings[:, i], weights, minlength=graph.n_labels)
+                     for i in range(graph.n_variables)]).reshape(graph.unary.shape)
 
 
 def two_variable_model(eps: float) -> FactorGraph:

@@ -79,7 +79,7 @@ def random_corpus(tokens: int, regime: str, rng: np.random.Generator) -> list[Fa
 def run(name: str, graphs: list[FactorGraph], sweeps: int, seed: int) -> tuple[float, int, int, int, float]:
     """Seconds to decode every graph, total updates, total weight vectors, largest weight table
     (bytes), mean minibatch size (0 when the decoder has none)."""
-    decoder = make_decoder(name, sweeps=sweeps, seed=seed)
+    decoder = make_decoder(name, shared={"sweeps": sweeps, "seed": seed})
     start = time.perf_counter()
     decodings = [decoder.decode(graph) for graph in graphs]
     seconds = time.perf_counter() - start

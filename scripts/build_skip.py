@@ -52,7 +52,7 @@ def main() -> None:
     documents = [[s.tokens for s in d.sentences] for d in dev.documents]
     prepared = [builder.prepare(sentences) for sentences in documents]
     edges = [skip.skip_edges(sentences, table.config) for sentences in documents]
-    decoder = make_decoder(args.decoder, sweeps=args.sweeps, seed=0)
+    decoder = make_decoder(args.decoder, shared={"sweeps": args.sweeps, "seed": 0})
     tuning = []
     for weight in (float(w) for w in args.weights.split(",")):
         started = time.perf_counter()

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
             noisy = clean + sigma * rng.normal(size=clean.shape)
             graph = ising_graph(noisy, sigma, edges)
             for m, (row, name, settings) in enumerate(METHODS):
-                decoder = make_decoder(name, sweeps=args.sweeps, seed=args.seed + copy, **settings)
+                decoder = make_decoder(name, settings, shared={"sweeps": args.sweeps, "seed": args.seed + copy})
                 marginals = decoder.decode(graph).marginals[:, 1]
                 l2[m, s, copy], wrong[m, s, copy] = errors(marginals, clean)
                 if sigma == args.png_sigma and copy == 0:

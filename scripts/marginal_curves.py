@@ -9,13 +9,13 @@ Four small models whose exact marginals come from enumeration (``hgner.toy``):
 - ``chain``: 8 variables, K = 3, N(0, 1) unaries and transitions;
 - ``skip-chain``: two 4-variable sentences, K = 3, N(0, 1) potentials, 3 skip edges.
 
-For every decoder among CANDIDATES that is registered when the script runs (``gibbs`` with the
-constant schedule, i.e. plain Gibbs) and every sweep count T of a log grid (T up to
+For every decoder among CANDIDATES that is registered when the script runs (those that give
+marginals; ``gibbs`` with the constant schedule, i.e. plain Gibbs) and every sweep count T of a log grid (T up to
 ``--max-sweeps`` for deterministic decoders, ``--max-stochastic`` for those that take a seed,
 whose errors are averaged over ``--seeds`` seeds), the error is the mean absolute difference
 between the decoder's marginals after T sweeps and the exact ones, over all (variable, label)
 entries. Plots the curves log-log, one panel per model, to docs/marginal_curves.png and prints
-the error at each decoder's largest T. Takes about 3 minutes on one core.
+the error at each decoder's largest T. Took 20 minutes on a 2-core machine shared with other jobs.
 
     python scripts/marginal_curves.py [--max-sweeps 1000000] [--max-stochastic 200000] [--seeds 4]
 """
@@ -33,7 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from hgner.decoders import available_decoders, decoder_options, make_decoder  # noqa: E402
+from hgner.decoders import available_decoders, decoder_settings, make_decoder  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
 from hgner.toy import brute_marginals, fully_connected, random_graph, two_variable_model  # noqa: E402
 
@@ -68,11 +68,12 @@ def curve(name: str, settings: dict[str, Any], graph: FactorGraph, exact: np.nda
           seeds: int) -> np.ndarray:
     """(len(grid),) mean absolute marginal error after each sweep count in ``grid``, averaged
     over ``seeds`` seeds when the decoder takes one."""
-    seeded = "seed" in decoder_options(name)
+    seeded = "seed" in decoder_settings(name)
     errors = np.zeros(len(grid))
     for seed in range(seeds if seeded else 1):
         for g, sweeps in enumerate(grid):
-            marginals = make_decoder(name, sweeps=int(sweeps), seed=seed, **settings).decode(graph).marginals
+            decoder = make_decoder(name, settings, shared={"sweeps": int(sweeps), "seed": seed})
+            marginals = decoder.decode(graph).marginals
             errors[g] += np.abs(marginals - exact).mean()
     return errors / (seeds if seeded else 1)
 
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         exact = brute_marginals(graph)
         results[title] = {}
         for shown, (name, settings) in present.items():
-            sweeps = grid[grid <= args.max_stochastic] if "seed" in decoder_options(name) else grid
+            sweeps = grid[grid <= args.max_stochastic] if "seed" in decoder_settings(name) else grid
             results[title][shown] = (sweeps, curve(name, settings, graph, exact, sweeps, args.seeds))
     fig, axes = plt.subplots(2, 2, figsize=(13, 10), sharex=True)
     palette = plt.get_cmap("tab20").colors

@@ -1,8 +1,17 @@
-"""Decoders, registered by name. Importing this package registers every built-in decoder."""
+"""Decoders, registered by name in :data:`hgner.registry.decoders` (entry-point group
+``hgner_decoders``). Importing this package imports every module in it, which registers every
+built-in decoder: a new decoder is one new module."""
 
-from . import chain, exact, sampling  # noqa: F401  (registers viterbi, exact, gibbs, herded)
-from . import herding, meanfield  # noqa: F401  (registers herded-shared, dhg, rdhg, beg, meanfield)
-from . import minibatch  # noqa: F401  (registers min-gibbs, mgpmh, doublemin-gibbs)
-from .base import Decoder, Decoding, available_decoders, decoder_class, decoder_options, make_decoder, register
+import importlib
+import pkgutil
 
-__all__ = ["Decoder", "Decoding", "available_decoders", "decoder_class", "decoder_options", "make_decoder", "register"]
+from .base import (Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder,
+                   parse_settings, register)
+from .settings import MAX_SWEEPS, Setting, SettingError
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
+del _module
+
+__all__ = ["MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders", "decoder_class",
+           "decoder_settings", "make_decoder", "parse_settings", "register"]

@@ -1,17 +1,25 @@
-"""The decoder interface and the open registry that maps names to decoder classes."""
+"""The decoder interface, its declared capabilities and settings, and registration by name.
+
+Decoders live in the :data:`hgner.registry.decoders` catalogue registry: built-ins register with
+:func:`register` when :mod:`hgner.decoders` is imported, other packages through the entry-point
+group ``hgner_decoders``. A decoder declares its settings by its constructor signature (see
+:mod:`hgner.decoders.settings`) and its capabilities by class attributes; callers ask them
+(``decoder.gives_marginals``, ``decoder_class(name).certifies``), never test names.
+"""
 
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import HgnerError, UnknownDecoderError
+from .. import registry
+from ..errors import HgnerError, UnknownNameError
 from ..graph import FactorGraph
+from .settings import Setting, SettingError, checked, settings_of
 
 
 @dataclass
@@ -19,7 +27,8 @@ class Decoding:
     """A decoder's answer for one graph.
 
     labels: (n,) label indices. marginals: (n, K) estimated or exact P(y_i = k), when the decoder
-    has them. stats: decoder-specific figures (updates, weight_bytes, certified, gap, ...).
+    gives marginals (:attr:`Decoder.gives_marginals`), else None. stats: decoder-specific figures
+    (updates, weight_bytes, certified, gap, ...).
     """
 
     labels: np.ndarray
@@ -28,25 +37,41 @@ class Decoding:
 
 
 class Decoder(ABC):
-    """Finds a labelling of a :class:`FactorGraph`. All settings go to the constructor."""
+    """Finds a labelling of a :class:`FactorGraph`. All settings go to the constructor, as
+    annotated keywords with defaults; every call is checked against the annotations.
+
+    Capabilities (class attributes; ``gives_marginals`` may depend on the settings, so ask an instance):
+
+    - ``gives_marginals``: :meth:`decode` returns marginals (n, K) that estimate the model's
+      one-variable marginals P(y_i = k) (exactly, or consistently as sweeps grow);
+    - ``certifies``: its stats carry ``certified`` (1.0 when the labelling is the proven MAP) and ``gap``;
+    - ``exact``: always returns the exact MAP labelling (of the graphs it accepts);
+    - ``searches_map``: returns the best labelling it visited (False: argmax of approximate marginals);
+    - ``chain_only``: refuses skip edges (evaluate gives it the chain graph).
+    """
 
     name: ClassVar[str] = ""
-    exact: ClassVar[bool] = False  # always returns the exact MAP labelling
-    # True: returns the highest-scoring labelling it visited (a MAP search); False: labels by the
-    # argmax of approximate marginals (mean field), which need not score well jointly
+    gives_marginals: bool = False
+    certifies: ClassVar[bool] = False
+    exact: ClassVar[bool] = False
     searches_map: ClassVar[bool] = True
-    chain_only: ClassVar[bool] = False  # cannot take skip edges: evaluate gives it the chain graph
+    chain_only: ClassVar[bool] = False
+    settings: ClassVar[dict[str, Setting]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            cls.settings = settings_of(cls.__init__)
+            cls.__init__ = checked(cls.settings, cls.__init__)  # type: ignore[method-assign]
 
     @abstractmethod
     def decode(self, graph: FactorGraph) -> Decoding:
         """Decode one graph."""
 
     def __repr__(self) -> str:
-        settings = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        settings = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.settings if hasattr(self, k))
         return f"{type(self).__name__}({settings})"
 
-
-_REGISTRY: dict[str, type[Decoder]] = {}
 
 D = type[Decoder]
 
@@ -55,37 +80,71 @@ def register(name: str) -> Callable[[D], D]:
     """Class decorator: make a decoder available under ``name`` to the CLI, evaluate and the tagger."""
 
     def add(cls: D) -> D:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise ValueError(f"decoder name {name!r} is already registered by {_REGISTRY[name].__name__}")
+        if name in registry.decoders and registry.decoders.get(name) is not cls:
+            raise ValueError(f"decoder name {name!r} is already registered by {registry.decoders.get(name).__name__}")
         cls.name = name
-        _REGISTRY[name] = cls
+        registry.decoders.register(name, func=cls)
         return cls
 
     return add
 
 
 def available_decoders() -> list[str]:
-    return sorted(_REGISTRY)
+    """Every registered decoder name, built-in and from entry points, sorted."""
+    return registry.names(registry.decoders)
 
 
 def decoder_class(name: str) -> type[Decoder]:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownDecoderError(name, _REGISTRY) from None
+    """The class registered as ``name``; :class:`UnknownNameError` lists the registered names."""
+    cls = registry.lookup(registry.decoders, name)
+    if not (isinstance(cls, type) and issubclass(cls, Decoder)):
+        raise HgnerError(f"decoder {name!r} is registered as {cls!r}, which is not a Decoder subclass")
+    return cls
 
 
-def decoder_options(name: str) -> set[str]:
-    """Keyword settings the decoder's constructor accepts (e.g. ``sweeps``, ``seed``)."""
-    return set(inspect.signature(decoder_class(name).__init__).parameters) - {"self"}
+def decoder_settings(name: str) -> dict[str, Setting]:
+    """The settings decoder ``name`` takes (name -> :class:`Setting` with type, default, range), in
+    signature order."""
+    return dict(decoder_class(name).settings)
 
 
-def make_decoder(name: str, **settings: Any) -> Decoder:
-    """A decoder built from the settings it accepts; settings it does not take are ignored, so
-    one command line (``--sweeps``, ``--seed``) can drive exact and sampling decoders alike."""
+def parse_settings(name: str, pairs: Iterable[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` strings (``--set``) parsed by decoder ``name``'s annotations. An unknown NAME
+    is an :class:`UnknownNameError` listing the valid ones; a bad VALUE a :class:`SettingError`."""
+    settings = decoder_settings(name)
+    parsed = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise SettingError(f"decoder {name!r}: expected a setting as NAME=VALUE, got {pair!r}")
+        if key not in settings:
+            raise UnknownNameError(f"{name} setting", key, settings)
+        try:
+            parsed[key] = settings[key].parse(text)
+        except SettingError as error:
+            raise SettingError(f"decoder {name!r}: {error}") from None
+    return parsed
+
+
+def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,
+                 shared: Mapping[str, Any] | None = None, **more: Any) -> Decoder:
+    """Decoder ``name`` built with ``settings`` and ``more`` (strict: a setting it does not take is an
+    :class:`UnknownNameError` listing the valid ones; strings are parsed by the annotations), plus
+    the ``shared`` options it takes (lenient: one command line's ``sweeps``/``seed`` drive exact
+    and sampling decoders alike). None values count as not given."""
     cls = decoder_class(name)
-    accepted = decoder_options(name)
+    known = cls.settings
+    given = {**(settings or {}), **more}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise UnknownNameError(f"{name} setting", unknown[0], known)
+    chosen = {k: v for k, v in (shared or {}).items() if k in known and v is not None}
     try:
-        return cls(**{k: v for k, v in settings.items() if k in accepted and v is not None})
-    except (TypeError, ValueError) as error:
-        raise HgnerError(f"decoder {name!r}: {error}") from None
+        for key, value in given.items():
+            if value is not None:
+                chosen[key] = known[key].parse(value) if isinstance(value, str) and known[key].type is not str \
+                    else value
+        return cls(**chosen)
+    except SettingError as error:
+        raise SettingError(f"decoder {name!r}: {error}") from None

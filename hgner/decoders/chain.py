@@ -139,8 +139,12 @@ class Viterbi(Decoder):
     exact = True
     chain_only = True
 
-    def __init__(self, marginals: bool = False) -> None:
+    def __init__(self, *, marginals: bool = False) -> None:
         self.marginals = marginals
+
+    @property
+    def gives_marginals(self) -> bool:  # type: ignore[override]
+        return self.marginals
 
     def decode(self, graph: FactorGraph) -> Decoding:
         labels = viterbi(graph)

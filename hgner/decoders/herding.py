@@ -1,6 +1,7 @@
-"""The herded-Gibbs family with shared weights: ``herded-shared``, ``dhg``, ``rdhg`` and ``beg``.
+"""The herded-Gibbs family: ``herded`` (Bornn et al., Algorithm 1) and, with shared weights,
+``herded-shared``, ``dhg``, ``rdhg`` and ``beg``.
 
-All of them are herded Gibbs (Bornn et al., Algorithm 1, with weight vectors in R^K) in which
+The variants are herded Gibbs (Bornn et al., Algorithm 1, with weight vectors in R^K) in which
 one weight serves many blanket configurations ("weight sharing", Eskelinen 2013 and the
 weight-sharing paper, section 3). Like ``gibbs`` and ``herded`` they scan the variables in the
 order 0..n-1, start at the argmax of each unary, return the highest-scoring end-of-sweep
@@ -33,27 +34,283 @@ K-label generalisations (the papers treat binary variables):
 from __future__ import annotations
 
 import math
+from typing import Annotated, NamedTuple
 
 import numba
 import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .sampling import (
-    _CHUNK_UNIFORMS,
-    BestLabelling,
-    HerdedGibbs,
-    _check_seed,
-    _check_sweeps,
-    _columns,
-    _initial_labels,
-    _keep_best,
-    _local_scores,
-    _relabel,
-)
+from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, mix, pick, relabel, \
+    run_in_slices, sweep_stats
+from .sampling import CHUNK_UNIFORMS
+from .settings import Bounds, Seed, Sweeps, TimeLimit
 
+_EMPTY = -1  # free slot in the herded hash index
 DEFAULT_BINS = 15  # Eskelinen (2013), section 5.3: 15 bins converge well where 5 plateau early
 DEFAULT_THRESHOLD = 1.0  # weight-sharing paper, Fig. 7 runs BEG with c = 1 and c = 10
+
+
+
+# ----------------------------------------------------------------------------- herded Gibbs
+
+
+@numba.njit(cache=True, nogil=True)
+def _hashed_key(i, ptr, node, labels):  # pragma: no cover - compiled
+    """Key of variable ``i``'s blanket configuration when its mixed-radix code would not fit in
+    62 bits: two independent 64-bit hashes of the neighbour labels (the second made even)."""
+    h1 = np.uint64(0x243F6A8885A308D3)
+    h2 = np.uint64(0x13198A2E03707344)
+    for s in range(ptr[i], ptr[i + 1]):
+        label = np.uint64(labels[node[s]])
+        h1 = mix(h1 + label + np.uint64(0x9E3779B97F4A7C15))
+        h2 = mix((h2 ^ label) * np.uint64(0xC2B2AE3D27D4EB4F) + np.uint64(0x165667B19E3779F9))
+    return np.int64(h1), np.int64(h2 & ~np.uint64(1))  # even, so never -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _multiset_key(i, ptr, node, table, groups, labels, k):  # pragma: no cover - compiled
+    """Key of the *multiset* of (``groups[table]``, neighbour label) pairs around variable ``i``,
+    whatever their order: two sums of independent 64-bit hashes of the pairs (the second made
+    even). Blankets with equal multisets give i the same full conditional (weight sharing)."""
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for s in range(ptr[i], ptr[i + 1]):
+        code = np.uint64(groups[table[s]] * k + labels[node[s]])
+        h1 += mix(code * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x243F6A8885A308D3))
+        h2 += mix((code ^ np.uint64(0x13198A2E03707344)) * np.uint64(0xC2B2AE3D27D4EB4F)
+                   + np.uint64(0x165667B19E3779F9))
+    return np.int64(h1), np.int64(h2 & ~np.uint64(1))  # even, so never -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _find(slots, shift, i, key1, key2):  # pragma: no cover - compiled
+    """Slot of key (i, key1, key2) in ``slots`` (2**(64 - shift), 4) = [variable, key1, key2,
+    entry], or of the empty slot (entry -1) where it belongs; linear probing from a
+    multiplicative hash."""
+    h = (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(key1) * np.uint64(0xC2B2AE3D27D4EB4F)
+         + np.uint64(key2) * np.uint64(0x165667B19E3779F9))
+    h = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+    s = np.int64(h >> np.uint64(shift))
+    mask = slots.shape[0] - 1
+    while slots[s, 3] != _EMPTY and not (slots[s, 0] == i and slots[s, 1] == key1 and slots[s, 2] == key2):
+        s = (s + 1) & mask
+    return s
+
+
+@numba.njit(cache=True, nogil=True)
+def _rehash(slots, new_slots, shift):  # pragma: no cover - compiled
+    """Insert every key of ``slots`` into the empty, twice as large ``new_slots`` with hash ``shift``."""
+    for old in range(slots.shape[0]):
+        if slots[old, 3] != _EMPTY:
+            new_slots[_find(new_slots, shift, slots[old, 0], slots[old, 1], slots[old, 2])] = slots[old]
+
+
+@numba.njit(cache=True, nogil=True)
+def _start_weights(logs, weights, e, top):  # pragma: no cover - compiled
+    """A new entry e: ``weights[e]`` = [p | p], p = softmax(logs[e]) (``top`` is their max):
+    the herding start w0 = p."""
+    k = logs.shape[1]
+    total = 0.0
+    for b in range(k):
+        weights[e, k + b] = math.exp(logs[e, b] - top)
+        total += weights[e, k + b]
+    for b in range(k):
+        weights[e, k + b] /= total
+        weights[e, b] = weights[e, k + b]
+
+
+class HerdingState(NamedTuple):
+    """Herded Gibbs' weight table, kept between slices of sweeps: entry e owns ``weights[e]`` =
+    [w | p] (2K,) and ``logs[e]`` (K,) local log-scores; ``slots`` (2 * entries, 4) map keys
+    [variable, key1, key2, entry] to entries (open addressing, load <= 1/2); ``last`` (n, 3)
+    remembers each variable's previous (key1, key2, entry), which skips the lookup when its
+    blanket has not changed (it starts at (-1, -1, -1), which is no key: mixed-radix codes are
+    >= 0 and hashed key2 is even); ``meta`` (2,) int64 = [entries used, hash shift]."""
+
+    weights: np.ndarray
+    logs: np.ndarray
+    slots: np.ndarray
+    last: np.ndarray
+    meta: np.ndarray
+
+    @classmethod
+    def allocate(cls, n: int, k: int, capacity: int) -> HerdingState:
+        """An empty table with room for ``capacity`` entries (a power of two)."""
+        shift = 64 - int(np.log2(2 * capacity) + 0.5)
+        return cls(np.empty((capacity, 2 * k)), np.empty((capacity, k)), np.full((2 * capacity, 4), _EMPTY, np.int64),
+                   np.full((n, 3), _EMPTY, np.int64), np.array([0, shift], np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.weights.nbytes + self.logs.nbytes + self.slots.nbytes + self.last.nbytes
+
+    def grown(self) -> HerdingState:
+        """The table with twice the entry rows and slots, every key re-inserted. (Done here, not in
+        the kernel: a kernel that returns arrays can lose a Ctrl-C that arrives as it returns.)"""
+        entries, k = self.logs.shape
+        weights = np.empty((2 * entries, 2 * k))
+        weights[:entries] = self.weights
+        logs = np.empty((2 * entries, k))
+        logs[:entries] = self.logs
+        slots = np.full((2 * len(self.slots), 4), _EMPTY, np.int64)
+        meta = np.array([self.meta[0], self.meta[1] - 1], np.int64)
+        _rehash(self.slots, slots, meta[1])
+        return HerdingState(weights, logs, slots, self.last, meta)
+
+
+@numba.njit(cache=True, nogil=True)
+def _herded_sweeps(graph, keys, best, labels, counts, state, position, stop):  # pragma: no cover - compiled
+    """Herded Gibbs on ``graph`` (:class:`GraphArrays`) from update ``position`` (2,) = [sweep,
+    variable] up to the end of sweep ``stop`` - 1, from ``labels`` (updated in place, as are
+    ``counts``, ``best`` (a :class:`Tracked`), ``state`` (a :class:`HerdingState`) and
+    ``position``). ``keys`` = (radix (n,), groups (2P,)): with ``groups`` non-empty, blankets are
+    keyed by :func:`_multiset_key` (shared weights), else by configuration (mixed-radix code where
+    ``radix[i]``, else hashed). Returns False when it stopped because the table is full (grow it
+    and call again: it resumes at ``position``), True when it reached ``stop``."""
+    unary, ptr, node, table, columns = graph
+    radix, groups = keys
+    best_labels, component, component_ptr, component_nodes, tracked = best
+    weights, logs, slots, last, meta = state
+    n, k = unary.shape
+    used = meta[0]
+    shift = meta[1]
+    t = position[0]
+    first = position[1]
+    while t < stop:
+        for i in range(first, n):
+            if groups.shape[0]:
+                key1, key2 = _multiset_key(i, ptr, node, table, groups, labels, k)
+            elif radix[i]:  # the mixed-radix code of the neighbour labels (inline: hot)
+                key1, key2 = 0, 0
+                for a in range(ptr[i], ptr[i + 1]):
+                    key1 = key1 * k + labels[node[a]]
+            else:
+                key1, key2 = _hashed_key(i, ptr, node, labels)
+            if last[i, 0] == key1 and last[i, 1] == key2:
+                e = last[i, 2]
+            else:
+                s = _find(slots, shift, i, key1, key2)
+                e = slots[s, 3]
+                if e == _EMPTY:
+                    if used == weights.shape[0]:
+                        meta[0] = used
+                        position[0] = t
+                        position[1] = i
+                        return False
+                    e = used
+                    used += 1
+                    slots[s, 0] = i
+                    slots[s, 1] = key1
+                    slots[s, 2] = key2
+                    slots[s, 3] = e
+                    top = local_scores(i, unary, ptr, node, table, columns, labels, logs, e)
+                    _start_weights(logs, weights, e, top)
+                last[i, 0] = key1
+                last[i, 1] = key2
+                last[i, 2] = e
+            label = 0
+            top = weights[e, 0]
+            for b in range(1, k):
+                if weights[e, b] > top:
+                    label = b
+                    top = weights[e, b]
+            for b in range(k):
+                weights[e, b] += weights[e, k + b]
+            weights[e, label] -= 1.0
+            if label != labels[i]:
+                relabel(i, label, logs, e, labels, component, tracked)
+            counts[i, label] += 1.0
+        keep_best(t, labels, best_labels, component_ptr, component_nodes, tracked)
+        first = 0
+        t += 1
+    meta[0] = used
+    position[0] = t
+    position[1] = 0
+    return True
+
+
+def _radix_fits(graph: FactorGraph) -> np.ndarray:
+    """(n,) whether a variable's neighbour labels fit a mixed-radix code: K**degree <= 2**62."""
+    degree = np.diff(graph.adjacency.ptr)
+    return degree * math.log2(graph.n_labels) <= 62.0
+
+
+def initial_capacity(n: int, sweeps: int) -> int:
+    """Entries herded allocates up front: the power of two >= min(2n, n * sweeps), at least 16."""
+    return 1 << max(4, (min(2 * n, n * sweeps) - 1).bit_length())
+
+
+def table_bytes(n: int, k: int, entries: int) -> int:
+    """Bytes herded allocates for ``entries`` entry rows (3K floats each), twice as many slots (4
+    int64 each) and the (n, 3) int64 last-entry cache."""
+    return entries * 3 * k * 8 + 2 * entries * 4 * 8 + n * 3 * 8
+
+
+@register("herded")
+class HerdedGibbs(Decoder):
+    """Herded Gibbs (Bornn et al., Algorithm 1) with weight vectors in R^K; deterministic, not annealed.
+
+    Every (variable i, configuration of i's neighbours' labels) met gets a weight vector w (K,);
+    i takes argmax(w) (ties to the lowest label), then w += p - onehot(label), where p (K,) is i's
+    full conditional given that configuration. A vector is allocated when its configuration is
+    first met, initialised to w0 = p. (The paper starts the binary weight anywhere in
+    (p1 - 1, p1]; for K = 2, w0 = p is the scalar w0 = p1 - 1/2, the middle of that interval, and
+    the paper's rule "x = 1 iff w > 0" is ties to the lower label.) The walk starts at the argmax
+    of each unary.
+
+    Only configurations actually visited are stored (at most one per update), in an
+    open-addressing hash table whose entries also cache the configuration's conditional p and
+    local log-scores, so a revisit costs a lookup (none when the blanket is unchanged since the
+    variable's previous update), K additions and an argmax, and no exp. The key is the
+    mixed-radix code of the neighbour labels (in adjacency order) when K**degree <= 2**62;
+    otherwise two independent 64-bit hashes of them, so two different configurations of one
+    variable collide (and share a weight vector) with probability about 2**-127 per pair.
+
+    Args:
+        sweeps: passes over all variables (1..MAX_SWEEPS).
+        time_limit: seconds after which it stops cleanly with what it has (None: no limit).
+
+    Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
+    updates, and stats ``updates``, ``best_sweep`` (0-based), ``best_score``, ``weight_vectors``
+    (configurations stored) and ``weight_bytes``: bytes *allocated* for the table (see
+    :func:`table_bytes`); capacity doubles when full, so it is at most
+    ``table_bytes(n, K, max(initial_capacity(n, sweeps), 2 * weight_vectors))``.
+    """
+
+    gives_marginals = True
+
+    def __init__(self, *, sweeps: Sweeps = 100, time_limit: TimeLimit = None) -> None:
+        self.sweeps = sweeps
+        self.time_limit = time_limit
+
+    def _groups(self, graph: FactorGraph) -> np.ndarray:
+        """(2P,) group of each oriented table when blankets share weights (see ``herded-shared``);
+        empty here: one weight vector per configuration."""
+        return np.zeros(0, np.int64)
+
+    def decode(self, graph: FactorGraph) -> Decoding:
+        n, k = graph.unary.shape
+        arrays = graph_arrays(graph)
+        keys = (_radix_fits(graph), self._groups(graph))
+        labels = initial_labels(graph)
+        best = BestLabelling(graph, labels)
+        counts = np.zeros((n, k))
+        state = HerdingState.allocate(n, k, initial_capacity(n, self.sweeps))
+        position = np.zeros(2, np.int64)  # the next update: [sweep, variable]
+
+        def run(first: int, count: int) -> None:
+            nonlocal state
+            while not _herded_sweeps(arrays, keys, best.arrays, labels, counts, state, position, first + count):
+                state = state.grown()
+
+        done = run_in_slices(run, self.sweeps, n, self.time_limit)
+        stats = {**sweep_stats(n, self.sweeps, done), **best.stats(graph), "weight_vectors": int(state.meta[0]),
+                 "weight_bytes": int(state.nbytes)}
+        return Decoding(best.labels, counts / done, stats)
+
+
+# ----------------------------------------------------------------------------- shared weights
 
 
 def table_groups(graph: FactorGraph) -> np.ndarray:
@@ -79,8 +336,7 @@ class SharedHerdedGibbs(HerdedGibbs):
     probability about 2**-127. Everything else (argmax, update, initial w0 = p, marginals, stats)
     is ``herded``'s.
 
-    Args:
-        sweeps: passes over all variables (>= 1).
+    Settings as ``herded``'s.
     """
 
     def _groups(self, graph: FactorGraph) -> np.ndarray:
@@ -88,26 +344,31 @@ class SharedHerdedGibbs(HerdedGibbs):
 
 
 @numba.njit(cache=True, nogil=True)
-def _binned_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels, component, component_ptr,
-                   component_nodes, tracked, weights, randomised, threshold, uniforms,
-                   first_sweep):  # pragma: no cover - compiled
-    """``uniforms.shape[0]`` sweeps of per-label-binned herded Gibbs (see the module docstring).
+def _binned_sweeps(graph, best, labels, counts, weights, rule, uniforms, first_sweep,
+                   sweeps):  # pragma: no cover - compiled
+    """``sweeps`` sweeps of per-label-binned herded Gibbs (see the module docstring) on ``graph``
+    (:class:`GraphArrays`).
 
-    weights (n, K, nbins): ``randomised`` (rdhg) uses grid points m / B, nbins = B + 1, and
-    ``uniforms[t, i]`` to round; otherwise (dhg, beg) bins of width 1 / B, nbins = B. The argmax
-    decides when the largest component exceeds ``threshold`` (-inf: always), else a draw from p
-    with ``uniforms[t, i]``. Updates ``labels``, ``counts``, ``best_labels``, ``tracked`` (see
-    :class:`BestLabelling`) and ``weights`` in place; returns the updates decided by the argmax."""
+    weights (n, K, nbins); ``rule`` = (randomised, threshold). ``randomised`` (rdhg) uses grid
+    points m / B, nbins = B + 1, and ``uniforms[t, i]`` to round; otherwise (dhg, beg) bins of
+    width 1 / B, nbins = B. The argmax decides when the largest component exceeds ``threshold``
+    (-inf: always), else a draw from p with ``uniforms[t, i]``. ``uniforms`` is (sweeps, n), or
+    (0, 0) when no draw is ever needed. Updates ``labels``, ``counts``, ``best`` (:class:`Tracked`)
+    and ``weights`` in place; returns the updates decided by the argmax."""
+    unary, ptr, node, table, columns = graph
+    best_labels, component, component_ptr, component_nodes, tracked = best
+    randomised, threshold = rule
     n, k = unary.shape
     bins = weights.shape[2] - 1 if randomised else weights.shape[2]
     scores = np.empty((1, k))
     p = np.empty(k)
+    cumulative = np.empty(k)
     target = np.empty(k)
     slot = np.empty(k, np.int64)
     herded = 0
-    for t in range(uniforms.shape[0]):
+    for t in range(sweeps):
         for i in range(n):
-            top = _local_scores(i, unary, ptr, node, table, columns, labels, scores, 0)
+            top = local_scores(i, unary, ptr, node, table, columns, labels, scores, 0)
             total = 0.0
             for b in range(k):
                 p[b] = math.exp(scores[0, b] - top)
@@ -115,11 +376,11 @@ def _binned_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels
             for b in range(k):
                 p[b] /= total
             if randomised:
-                cumulative = 0.0
+                running = 0.0
                 previous = 0
                 for b in range(k):
-                    cumulative += p[b]
-                    rounded = bins if b == k - 1 else min(int(math.floor(cumulative * bins + uniforms[t, i])), bins)
+                    running += p[b]
+                    rounded = bins if b == k - 1 else min(int(math.floor(running * bins + uniforms[t, i])), bins)
                     slot[b] = rounded - previous
                     target[b] = slot[b] / bins
                     previous = rounded
@@ -136,36 +397,32 @@ def _binned_sweeps(unary, ptr, node, table, columns, labels, counts, best_labels
             if largest > threshold:
                 herded += 1
             else:  # bounded-error Gibbs below its threshold: an ordinary Gibbs draw from p
-                draw = uniforms[t, i]
-                label = k - 1
-                cumulative = 0.0
-                for b in range(k - 1):
-                    cumulative += p[b]
-                    if draw < cumulative:
-                        label = b
-                        break
+                running = 0.0
+                for b in range(k):
+                    running += p[b]
+                    cumulative[b] = running
+                label = pick(cumulative, uniforms[t, i])
             for b in range(k):
                 weights[i, b, slot[b]] += target[b]
             weights[i, label, slot[label]] -= 1.0
             if label != labels[i]:
-                _relabel(i, label, scores, 0, labels, component, tracked)
+                relabel(i, label, scores, 0, labels, component, tracked)
             counts[i, label] += 1.0
-        _keep_best(first_sweep + t, labels, best_labels, component_ptr, component_nodes, tracked)
+        keep_best(first_sweep + t, labels, best_labels, component_ptr, component_nodes, tracked)
     return herded
 
 
-def _check_bins(bins: int) -> int:
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"bins must be an integer >= 1, got {bins!r}")
-    return int(bins)
+Bins = Annotated[int, Bounds(1, 1_000_000)]
 
 
 class _BinnedHerding(Decoder):
     """Shared decode of ``dhg``, ``rdhg`` and ``beg``: subclasses set the bins' initial weights,
     whether p is rounded at random, the herding threshold and whether uniforms are drawn."""
 
+    gives_marginals = True
     sweeps: int
     bins: int
+    time_limit: float | None
     _randomised: bool = False
 
     def _initial_weights(self) -> np.ndarray:
@@ -180,25 +437,29 @@ class _BinnedHerding(Decoder):
 
     def decode(self, graph: FactorGraph) -> Decoding:
         n, k = graph.unary.shape
-        adj = graph.adjacency
-        columns = _columns(graph)
+        arrays = graph_arrays(graph)
         initial = self._initial_weights()
-        weights = np.ascontiguousarray(np.broadcast_to(initial, (n, k, len(initial))))
-        labels = _initial_labels(graph)
+        weights = np.empty((n, k, len(initial)))  # (a broadcast copy of no rows would be read-only)
+        weights[:] = initial
+        labels = initial_labels(graph)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         rng = self._rng()
+        rule = (self._randomised, self._threshold())
+        block = max(1, CHUNK_UNIFORMS // max(n, 1))
         herded = 0
-        block = self.sweeps if rng is None else max(1, _CHUNK_UNIFORMS // max(n, 1))
-        for start in range(0, self.sweeps, block):
-            size = min(block, self.sweeps - start)
-            uniforms = np.empty((size, 0)) if rng is None else rng.random((size, n))
-            herded += _binned_sweeps(
-                graph.unary, adj.ptr, adj.node, adj.table, columns, labels, counts, best.labels, best.index,
-                best.ptr, best.nodes, best.tracked, weights, self._randomised, self._threshold(), uniforms, start)
-        stats = {"updates": n * self.sweeps, **best.stats(graph),
-                 "herded_fraction": herded / max(n * self.sweeps, 1), "weight_bytes": int(weights.nbytes)}
-        return Decoding(best.labels, counts / self.sweeps, stats)
+
+        def run(first: int, count: int) -> None:
+            nonlocal herded
+            for start in range(first, first + count, block):
+                size = min(block, first + count - start)
+                uniforms = np.empty((0, 0)) if rng is None else rng.random((size, n))
+                herded += _binned_sweeps(arrays, best.arrays, labels, counts, weights, rule, uniforms, start, size)
+
+        done = run_in_slices(run, self.sweeps, n, self.time_limit)
+        stats = {**sweep_stats(n, self.sweeps, done), **best.stats(graph),
+                 "herded_fraction": herded / max(n * done, 1), "weight_bytes": int(weights.nbytes)}
+        return Decoding(best.labels, counts / done, stats)
 
 
 @register("dhg")
@@ -213,17 +474,19 @@ class DiscretizedHerdedGibbs(_BinnedHerding):
     directions: the estimate stops improving at a level set by B (thesis, section 5.3).
 
     Args:
-        sweeps: passes over all variables (>= 1).
-        bins: B, bins over each label's conditional probability (>= 1).
+        sweeps: passes over all variables (1..MAX_SWEEPS).
+        bins: B, bins over each label's conditional probability (1..1,000,000).
+        time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
     updates, and stats ``updates``, ``best_sweep``, ``best_score``, ``herded_fraction`` (1 here)
     and ``weight_bytes`` = 8 n K B.
     """
 
-    def __init__(self, *, sweeps: int = 100, bins: int = DEFAULT_BINS) -> None:
-        self.sweeps = _check_sweeps(sweeps)
-        self.bins = _check_bins(bins)
+    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS, time_limit: TimeLimit = None) -> None:
+        self.sweeps = sweeps
+        self.bins = bins
+        self.time_limit = time_limit
 
 
 @register("rdhg")
@@ -238,19 +501,22 @@ class RandomlyDiscretizedHerdedGibbs(_BinnedHerding):
     from ``numpy.random.default_rng(seed)``, one per update, drawn in blocks of whole sweeps.
 
     Args:
-        sweeps: passes over all variables (>= 1).
-        bins: B; each label has B + 1 grid points 0, 1/B, ..., 1 (>= 1).
+        sweeps: passes over all variables (1..MAX_SWEEPS).
+        bins: B; each label has B + 1 grid points 0, 1/B, ..., 1 (1..1,000,000).
         seed: seed of the random generator.
+        time_limit: as ``dhg``'s.
 
     Returns as ``dhg``, with ``weight_bytes`` = 8 n K (B + 1).
     """
 
     _randomised = True
 
-    def __init__(self, *, sweeps: int = 100, bins: int = DEFAULT_BINS, seed: int = 0) -> None:
-        self.sweeps = _check_sweeps(sweeps)
-        self.bins = _check_bins(bins)
-        self.seed = _check_seed(seed)
+    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS, seed: Seed = 0,
+                 time_limit: TimeLimit = None) -> None:
+        self.sweeps = sweeps
+        self.bins = bins
+        self.seed = seed
+        self.time_limit = time_limit
 
     def _initial_weights(self) -> np.ndarray:
         return np.arange(self.bins + 1) / self.bins
@@ -272,23 +538,23 @@ class BoundedErrorGibbs(_BinnedHerding):
     ``numpy.random.default_rng(seed)``, one per update, drawn in blocks of whole sweeps.
 
     Args:
-        sweeps: passes over all variables (>= 1).
-        bins: B, bins over each label's conditional probability (>= 1).
+        sweeps: passes over all variables (1..MAX_SWEEPS).
+        bins: B, bins over each label's conditional probability (1..1,000,000).
         threshold: c >= 0.
         seed: seed of the random generator.
+        time_limit: as ``dhg``'s.
 
     Returns as ``dhg``; ``herded_fraction`` is the share of updates decided by the argmax.
     """
 
-    def __init__(self, *, sweeps: int = 100, bins: int = DEFAULT_BINS, threshold: float = DEFAULT_THRESHOLD,
-                 seed: int = 0) -> None:
-        self.sweeps = _check_sweeps(sweeps)
-        self.bins = _check_bins(bins)
-        if (isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number))
-                or math.isnan(threshold) or threshold < 0):
-            raise ValueError(f"threshold must be a number >= 0, got {threshold!r}")
-        self.threshold = float(threshold)
-        self.seed = _check_seed(seed)
+    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS,
+                 threshold: Annotated[float, Bounds(0, finite=False)] = DEFAULT_THRESHOLD, seed: Seed = 0,
+                 time_limit: TimeLimit = None) -> None:
+        self.sweeps = sweeps
+        self.bins = bins
+        self.threshold = threshold
+        self.seed = seed
+        self.time_limit = time_limit
 
     def _initial_weights(self) -> np.ndarray:
         return np.zeros(self.bins)

@@ -13,20 +13,22 @@ the plain coordinate-ascent update, smaller D moves only part of the way.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numba
 import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .sampling import _check_sweeps, _columns
+from .kernels import graph_arrays, run_in_slices, sweep_stats
+from .settings import Bounds, Sweeps, TimeLimit
 
 
 @numba.njit(cache=True, nogil=True)
-def _meanfield_sweeps(unary, ptr, node, table, columns, q, damping, sweeps):  # pragma: no cover - compiled
-    """Run ``sweeps`` damped sequential sweeps on ``q`` (n, K) in place; ``columns`` (2P, K, K) is
-    indexed [table, neighbour label, own label]. Returns the largest |change| of any q_i(k) in the
-    last sweep."""
+def _meanfield_sweeps(graph, q, damping, sweeps):  # pragma: no cover - compiled
+    """Run ``sweeps`` damped sequential sweeps on ``q`` (n, K) in place; ``graph`` is a
+    :class:`GraphArrays`. Returns the largest |change| of any q_i(k) in the last sweep."""
+    unary, ptr, node, table, columns = graph
     n, k = unary.shape
     field = np.empty(k)
     change = 0.0
@@ -67,8 +69,9 @@ class MeanField(Decoder):
     """Damped naive mean field (module docstring). Starts from q = softmax(unary); deterministic.
 
     Args:
-        sweeps: full passes over the variables (>= 1).
+        sweeps: full passes over the variables (1..MAX_SWEEPS).
         damping: D in (0, 1], the weight of the new value (Bornn et al., Table 2: D = 0.5 and 1).
+        time_limit: seconds after which it stops cleanly with the current q (None: no limit).
 
     Returns labels = argmax of the final q (ties to the lowest label), marginals = the final q,
     and stats ``updates``, ``best_score`` (score of the labels) and ``final_change``: the
@@ -76,20 +79,25 @@ class MeanField(Decoder):
     """
 
     searches_map = False
+    gives_marginals = True
 
-    def __init__(self, *, sweeps: int = 100, damping: float = 1.0) -> None:
-        self.sweeps = _check_sweeps(sweeps)
-        if (isinstance(damping, bool) or not isinstance(damping, (int, float, np.number))
-                or not 0.0 < damping <= 1.0):
-            raise ValueError(f"damping must be a number in (0, 1], got {damping!r}")
-        self.damping = float(damping)
+    def __init__(self, *, sweeps: Sweeps = 100, damping: Annotated[float, Bounds(0, 1, low_open=True)] = 1.0,
+                 time_limit: TimeLimit = None) -> None:
+        self.sweeps = sweeps
+        self.damping = damping
+        self.time_limit = time_limit
 
     def decode(self, graph: FactorGraph) -> Decoding:
-        adj = graph.adjacency
+        arrays = graph_arrays(graph)
         q = mean_field_start(graph)
-        change = _meanfield_sweeps(graph.unary, adj.ptr, adj.node, adj.table, _columns(graph), q, self.damping,
-                                   self.sweeps)
+        change = 0.0
+
+        def run(first: int, count: int) -> None:
+            nonlocal change
+            change = _meanfield_sweeps(arrays, q, self.damping, count)
+
+        done = run_in_slices(run, self.sweeps, graph.n_variables, self.time_limit)
         labels = np.argmax(q, axis=1).astype(np.int64)
-        stats = {"updates": graph.n_variables * self.sweeps, "best_score": graph.score(labels),
+        stats = {**sweep_stats(graph.n_variables, self.sweeps, done), "best_score": graph.score(labels),
                  "final_change": float(change)}
         return Decoding(labels, q, stats)

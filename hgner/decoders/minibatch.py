@@ -63,13 +63,15 @@ are reproducible and a run of T sweeps is the prefix of a longer one with the sa
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .sampling import BestLabelling, _check_seed, _check_sweeps, _columns, _initial_labels, _keep_best, _mix
+from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, mix, pick, run_in_slices, sweep_stats
+from .settings import Positive, Seed, Sweeps, TimeLimit
 
 MIN_GIBBS, MGPMH, DOUBLE_MIN = 0, 1, 2
 _TALLIES = 6  # proposal draws, proposal batches, estimator draws, estimator batches, moves proposed, accepted
@@ -82,7 +84,7 @@ _TALLIES = 6  # proposal draws, proposal batches, estimator draws, estimator bat
 def _uniform(state):  # pragma: no cover - compiled
     """A uniform in [0, 1) from the splitmix64 stream ``state`` (1,) uint64, advanced in place."""
     state[0] += np.uint64(0x9E3779B97F4A7C15)
-    return float(_mix(state[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return float(mix(state[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -219,38 +221,64 @@ def _categorical(energy, weights, state):  # pragma: no cover - compiled
     for b in range(k):
         total += math.exp(energy[b] - top)
         weights[b] = total
-    target = _uniform(state) * total
-    label = 0
-    while label < k - 1 and weights[label] <= target:
-        label += 1
-    return label
+    return pick(weights, _uniform(state) * total)
 
 
 # ----------------------------------------------------------------------------- the sampler
 
 
+class MinibatchTables(NamedTuple):
+    """Per-graph tables of the minibatch kernels: ``shifted`` (2P, K, K) the oriented tables
+    [t, neighbour, own] shifted to a minimum of 0, ``slot_edge`` (2m,) the edge of each adjacency
+    slot, and per slot the Poisson means of the proposal and of the cached estimator with their
+    running sums within each variable's slots (2m,) (see :func:`minibatch_means`)."""
+
+    shifted: np.ndarray
+    slot_edge: np.ndarray
+    proposal_means: np.ndarray
+    proposal_cumulative: np.ndarray
+    estimator_means: np.ndarray
+    estimator_cumulative: np.ndarray
+
+
+class MinibatchState(NamedTuple):
+    """What a run carries from one slice of sweeps to the next: ``cache`` (m,) the estimator (2)
+    term of every factor, ``local`` (n,) each variable's sum of its factors' cached terms, the
+    splitmix64 generator ``rng`` (1,) uint64 and ``tallies`` (6,)."""
+
+    cache: np.ndarray
+    local: np.ndarray
+    rng: np.ndarray
+    tallies: np.ndarray
+
+
 @numba.njit(cache=True, nogil=True)
-def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge, proposal_means,
-                      proposal_cumulative, estimator_means, estimator_cumulative, labels, counts, best_labels,
-                      component, component_ptr, component_nodes, tracked, sweeps, state,
-                      tallies):  # pragma: no cover - compiled
-    """Run ``sweeps`` sweeps of ``mode`` (MIN_GIBBS, MGPMH or DOUBLE_MIN) from ``labels``, updated
-    in place as are ``counts`` (n, K), ``best_labels`` (n,), the generator ``state`` and
-    ``tallies`` (6,). ``columns``/``shifted`` (2P, K, K) are the oriented tables [t, neighbour, own]
-    as given and shifted to a minimum of 0; ``slot_edge`` (2m,) the edge of each adjacency slot;
-    ``tracked`` as in :class:`BestLabelling`."""
+def _fill_cache(graph, tables, labels, state):  # pragma: no cover - compiled
+    """Draw every factor's estimator-(2) term at ``labels`` into ``state.cache`` and ``state.local``."""
+    unary, ptr, node, table, columns = graph
+    shifted, slot_edge, proposal_means, proposal_cumulative, estimator_means, estimator_cumulative = tables
+    cache, local, rng, tallies = state
+    for i in range(unary.shape[0]):
+        for s in range(ptr[i], ptr[i + 1]):
+            if i < node[s] and estimator_means[s] > 0.0:
+                count = _poisson(estimator_means[s], rng)
+                term = count * math.log1p(shifted[table[s], labels[node[s]], labels[i]] / estimator_means[s])
+                cache[slot_edge[s]] = term
+                local[i] += term
+                local[node[s]] += term
+
+
+@numba.njit(cache=True, nogil=True)
+def _minibatch_sweeps(mode, graph, tables, best, labels, counts, carried, first_sweep,
+                      sweeps):  # pragma: no cover - compiled
+    """Run ``sweeps`` sweeps of ``mode`` (MIN_GIBBS, MGPMH or DOUBLE_MIN) on ``graph``
+    (:class:`GraphArrays`) from ``labels``, updated in place as are ``counts`` (n, K), ``best``
+    (:class:`Tracked`) and ``carried`` (:class:`MinibatchState`); ``tables``: :class:`MinibatchTables`."""
+    unary, ptr, node, table, columns = graph
+    shifted, slot_edge, proposal_means, proposal_cumulative, estimator_means, estimator_cumulative = tables
+    best_labels, component, component_ptr, component_nodes, tracked = best
+    cache, local, state, tallies = carried
     n, k = unary.shape
-    cache = np.zeros(slot_edge.shape[0] // 2)  # estimator (2) term of every factor
-    local = np.zeros(n)
-    if mode != MGPMH:
-        for i in range(n):
-            for s in range(ptr[i], ptr[i + 1]):
-                if i < node[s] and estimator_means[s] > 0.0:
-                    count = _poisson(estimator_means[s], state)
-                    term = count * math.log1p(shifted[table[s], labels[node[s]], labels[i]] / estimator_means[s])
-                    cache[slot_edge[s]] = term
-                    local[i] += term
-                    local[node[s]] += term
     energy = np.empty(k)
     weights = np.empty(k)
     offsets = np.zeros(k + 1, np.int64)
@@ -311,7 +339,7 @@ def _minibatch_sweeps(mode, unary, ptr, node, table, columns, shifted, slot_edge
                             _recache(i, ptr, node, slot_edge, cache, local, rows, 0, end, estimate)
                         labels[i] = label
             counts[i, labels[i]] += 1.0
-        _keep_best(t, labels, best_labels, component_ptr, component_nodes, tracked)
+        keep_best(first_sweep + t, labels, best_labels, component_ptr, component_nodes, tracked)
 
 
 # ----------------------------------------------------------------------------- per-graph tables
@@ -353,21 +381,15 @@ def minibatch_means(graph: FactorGraph, batch_size: float) -> tuple[np.ndarray, 
     return proposal, estimator
 
 
-def _check_batch_size(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not math.isfinite(value) \
-            or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
-
 class _MinibatchGibbs(Decoder):
     """Shared settings and decoding of the minibatch decoders (see the module docstring).
 
     Args:
-        sweeps: passes over all variables (>= 1).
+        sweeps: passes over all variables (1..MAX_SWEEPS).
         seed: seed of the random generator (>= 0).
         batch_size: expected minibatch size lambda (> 0): of the estimator (2) in ``min-gibbs``,
             of the proposal in ``mgpmh`` and ``doublemin-gibbs``.
+        time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
     updates, and stats ``updates``, ``best_sweep``, ``best_score``, ``mean_batch`` (mean factor
@@ -375,12 +397,15 @@ class _MinibatchGibbs(Decoder):
     changes; 1 when none was proposed).
     """
 
+    gives_marginals = True
     _mode: int
 
-    def __init__(self, *, sweeps: int = 100, seed: int = 0, batch_size: float = 32.0) -> None:
-        self.sweeps = _check_sweeps(sweeps)
-        self.seed = _check_seed(seed)
-        self.batch_size = _check_batch_size("batch_size", batch_size)
+    def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: Positive = 32.0,
+                 time_limit: TimeLimit = None) -> None:
+        self.sweeps = sweeps
+        self.seed = seed
+        self.batch_size = batch_size
+        self.time_limit = time_limit
 
     def _estimator_batch_size(self) -> float:
         """Expected size of the estimator-(2) minibatches."""
@@ -388,29 +413,35 @@ class _MinibatchGibbs(Decoder):
 
     def decode(self, graph: FactorGraph) -> Decoding:
         n, k = graph.unary.shape
-        adj = graph.adjacency
-        columns = _columns(graph)
-        shifted = columns - columns.min(axis=(1, 2), keepdims=True)
+        arrays = graph_arrays(graph)
         proposal_means, _ = minibatch_means(graph, self.batch_size)
         _, estimator_means = minibatch_means(graph, self._estimator_batch_size())
-        state = np.random.default_rng(self.seed).integers(0, 2**64, size=1, dtype=np.uint64)
-        labels = _initial_labels(graph)
+        ptr = arrays.ptr
+        tables = MinibatchTables(arrays.columns - arrays.columns.min(axis=(1, 2), keepdims=True), _slot_edges(graph),
+                                 proposal_means, _running_sums(ptr, proposal_means), estimator_means,
+                                 _running_sums(ptr, estimator_means))
+        state = MinibatchState(np.zeros(len(graph.edges)), np.zeros(n),
+                               np.random.default_rng(self.seed).integers(0, 2**64, size=1, dtype=np.uint64),
+                               np.zeros(_TALLIES))
+        labels = initial_labels(graph)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
-        tallies = np.zeros(_TALLIES)
-        _minibatch_sweeps(
-            self._mode, graph.unary, adj.ptr, adj.node, adj.table, columns, shifted, _slot_edges(graph),
-            proposal_means, _running_sums(adj.ptr, proposal_means), estimator_means,
-            _running_sums(adj.ptr, estimator_means), labels, counts, best.labels, best.index, best.ptr, best.nodes,
-            best.tracked, self.sweeps, state, tallies)
+        if self._mode != MGPMH:
+            _fill_cache(arrays, tables, labels, state)
+
+        def run(first: int, count: int) -> None:
+            _minibatch_sweeps(self._mode, arrays, tables, best.arrays, labels, counts, state, first, count)
+
+        done = run_in_slices(run, self.sweeps, n, self.time_limit)
+        tallies = state.tallies
         draws, batches = (tallies[2], tallies[3]) if self._mode == MIN_GIBBS else (tallies[0], tallies[1])
-        stats = {"updates": n * self.sweeps, **best.stats(graph),
+        stats = {**sweep_stats(n, self.sweeps, done), **best.stats(graph),
                  "mean_batch": float(draws / batches) if batches else 0.0}
         if self._mode != MIN_GIBBS:
             stats["acceptance"] = float(tallies[5] / tallies[4]) if tallies[4] else 1.0
         if self._mode == DOUBLE_MIN:
             stats["mean_accept_batch"] = float(tallies[2] / tallies[3]) if tallies[3] else 0.0
-        return Decoding(best.labels, counts / self.sweeps, stats)
+        return Decoding(best.labels, counts / done, stats)
 
 
 @register("min-gibbs")
@@ -437,10 +468,10 @@ class DoubleMinGibbs(_MinibatchGibbs):
 
     _mode = DOUBLE_MIN
 
-    def __init__(self, *, sweeps: int = 100, seed: int = 0, batch_size: float = 32.0,
-                 accept_batch_size: float = 32.0) -> None:
-        super().__init__(sweeps=sweeps, seed=seed, batch_size=batch_size)
-        self.accept_batch_size = _check_batch_size("accept_batch_size", accept_batch_size)
+    def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: Positive = 32.0,
+                 accept_batch_size: Positive = 32.0, time_limit: TimeLimit = None) -> None:
+        super().__init__(sweeps=sweeps, seed=seed, batch_size=batch_size, time_limit=time_limit)
+        self.accept_batch_size = accept_batch_size
 
     def _estimator_batch_size(self) -> float:
         return self.accept_batch_size

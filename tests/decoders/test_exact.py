@@ -1,10 +1,12 @@
 """The exact decoder against brute-force enumeration on small seeded skip-chain graphs."""
 
+import re
+
 import numpy as np
 import pytest
 from hgner.toy import brute_map, random_graph
 
-from hgner.decoders import make_decoder
+from hgner.decoders import SettingError, make_decoder
 from hgner.decoders.chain import viterbi
 from hgner.graph import FactorGraph
 
@@ -68,7 +70,13 @@ def test_repeated_name_path_and_reversed_edges():
 
 
 def test_settings_are_checked():
-    with pytest.raises(Exception, match="iterations"):
+    with pytest.raises(SettingError, match=re.escape("decoder 'exact': iterations must be an integer in [1, 1000000], got 0")):
         make_decoder("exact", iterations=0)
-    with pytest.raises(Exception, match="max_search"):
+    with pytest.raises(SettingError, match=re.escape("decoder 'exact': max_search must be an integer >= 0, got -1")):
         make_decoder("exact", max_search=-1)
+
+
+def test_empty_graph_is_certified():
+    decoding = make_decoder("exact").decode(FactorGraph(np.zeros((0, 3))))
+    assert decoding.labels.shape == (0,)
+    assert decoding.stats["certified"] == 1.0 and decoding.stats["gap"] == 0.0

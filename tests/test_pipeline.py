@@ -1,0 +1,64 @@
+"""Pipeline: features -> graph -> decoder -> tags, for every registered decoder, with the
+crfsuite reference equal to Viterbi, empty documents and sentences, and marginals exactly when
+the decoder gives them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hgner.decoders import available_decoders, make_decoder
+from hgner.errors import GraphError
+from hgner.pipeline import Pipeline
+
+SHARED = {"sweeps": 30, "seed": 0}
+
+
+@pytest.fixture(scope="module")
+def documents(tiny_corpus):
+    return [[s.tokens for s in d.sentences] for d in tiny_corpus.documents[:3]]
+
+
+def test_unknown_graph_kind(tiny_model):
+    with pytest.raises(GraphError, match="unknown graph kind 'tree'; expected one of chain, skip"):
+        Pipeline(tiny_model, make_decoder("viterbi"), "tree")
+
+
+def test_crfsuite_reference_equals_viterbi(tiny_model, documents):
+    reference, ours = Pipeline(tiny_model, make_decoder("crfsuite")), Pipeline(tiny_model, make_decoder("viterbi"))
+    for sentences in documents:
+        expected, got = reference.decode(sentences), ours.decode(sentences)
+        assert got.tags == expected.tags
+        np.testing.assert_array_equal(got.labels, expected.labels)
+
+
+@pytest.mark.parametrize("name", available_decoders())
+def test_every_decoder_through_the_pipeline(tiny_model, documents, name):
+    pipeline = Pipeline(tiny_model, make_decoder(name, shared=SHARED))
+    for sentences in documents:
+        prepared = pipeline.prepare(sentences)
+        result = pipeline.decode_prepared(prepared)
+        assert [len(tags) for tags in result.tags] == [len(s) for s in sentences]
+        assert all(tag in tiny_model.labels for tags in result.tags for tag in tags)
+        assert result.labels.shape == (sum(len(s) for s in sentences),)
+        assert [piece.tolist() for piece in prepared.split(result.labels)] == \
+            [[tiny_model.labels.index(t) for t in tags] for tags in result.tags]
+        if pipeline.decoder.gives_marginals:
+            assert result.marginals.shape == (len(result.labels), len(tiny_model.labels))
+        else:
+            assert result.marginals is None
+
+
+@pytest.mark.parametrize("name", available_decoders())
+def test_empty_documents(tiny_model, name):
+    pipeline = Pipeline(tiny_model, make_decoder(name, shared=SHARED))
+    empty = pipeline.decode([])
+    assert empty.tags == [] and empty.labels.shape == (0,)
+    with_empty_sentence = pipeline.decode([["Paris"], []])
+    assert [len(tags) for tags in with_empty_sentence.tags] == [1, 0]
+
+
+def test_viterbi_marginals_are_exact_and_sum_to_one(tiny_model, documents):
+    result = Pipeline(tiny_model, make_decoder("viterbi", marginals=True)).decode(documents[0])
+    np.testing.assert_allclose(result.marginals.sum(axis=1), 1.0)
+    assert np.all(result.marginals[np.arange(len(result.labels)), result.labels] > 0)
