@@ -32,6 +32,7 @@ from . import schemes
 from .corpus import Corpus, write_conll
 from .decoders import decoder_class, decoder_options, make_decoder
 from .decoders.chain import viterbi
+from .fileio import atomic_write, refuse_inputs, write_text
 from .graph import FactorGraph
 from .model import CrfModel, relabel
 from .pipeline import DocumentGraph, Pipeline
@@ -157,7 +158,8 @@ def evaluate(
             path = Path(predictions)
             if len(decoders) > 1 or len(sweeps) > 1 or len(seeds) > 1:
                 path = path.with_name(f"{path.stem}.{run.label}{path.suffix}")
-            with open(path, "w", encoding="utf-8") as out:
+            refuse_inputs(path, [corpus.name], "--predictions")
+            with atomic_write(path) as out:
                 write_conll(out, corpus, in_corpus_scheme)
     if "exact" in decoders:
         _add_optimum_figures(results, labellings, [p.graph for p, c in zip(prepared, certified) if c], certified)
@@ -256,4 +258,4 @@ def _blank(value: Any) -> str:
 
 
 def write_json(report: dict[str, Any], path: str) -> None:
-    Path(path).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(report, indent=2) + "\n")
