@@ -43,14 +43,18 @@ def _nonnegative(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
+def _positive_int(text: str, maximum: int = 10**9) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    if not 1 <= value <= maximum:
+        raise argparse.ArgumentTypeError(f"expected a whole number 1..{maximum}, got {text!r}")
     return value
+
+
+def _seed_count(text: str) -> int:
+    return _positive_int(text, maximum=10_000)
 
 
 def _int_list(text: str) -> list[int]:
@@ -100,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--decoders", type=_names, default=["viterbi"],
                           help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
     evaluate.add_argument("--sweeps", type=_int_list, default=[100], help="sweep counts for samplers, e.g. 100,400,800")
-    evaluate.add_argument("--seeds", type=int, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
+    evaluate.add_argument("--seeds", type=_seed_count, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
     evaluate.add_argument("--scheme", type=_scheme, help="tag scheme of the corpus (detected when omitted)")
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",

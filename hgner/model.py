@@ -348,7 +348,11 @@ def train(
             model_filename=str(work / MODEL_FILE),
             verbose=verbose,
         )
-        crf.fit(xs, ys)
+        try:
+            crf.fit(xs, ys)
+        except AttributeError:  # sklearn-crfsuite's progress log when L-BFGS stops before its first iteration
+            raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={c1}, c2={c2}); "
+                             "smaller regularisation may help") from None
         seconds = time.perf_counter() - started
         try:  # crfsuite does not report a short write (a full disk): read the file back
             read_crfsuite_weights(work / MODEL_FILE)
