@@ -4,6 +4,7 @@ their variants on one factor graph. Bad input exits with status 2 and one line o
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import sys
@@ -15,6 +16,7 @@ from .errors import HgnerError
 from .graph import GRAPH_KINDS
 
 ISSUES_URL = "https://github.com/hgner/hgner/issues"
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -180,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 0
     except OSError as error:
-        if error.errno is not None and _is_stdout_error():
+        if error.filename is None and error.errno in _OUTPUT_ERRORS:  # files name themselves: this is stdout
             _silence_stdout()
             return _fail(prefix, f"cannot write standard output ({error.strerror or error})")
         where = f"{error.filename}: " if error.filename else ""
@@ -222,17 +224,6 @@ def _safe(text: str) -> str:
 def _fail(prefix: str, message: str) -> int:
     print(f"{prefix}: error: {_safe(' '.join(message.split()))}", file=sys.stderr)
     return 2
-
-
-def _is_stdout_error() -> bool:
-    """True when the exception being handled came from writing standard output."""
-    try:
-        sys.stdout.flush()
-    except OSError:
-        return True
-    except ValueError:
-        return False
-    return False
 
 
 def _silence_stdout() -> None:
