@@ -15,7 +15,6 @@ from pathlib import Path
 from .errors import HgnerError
 from .graph import GRAPH_KINDS
 
-ISSUES_URL = "https://github.com/hgner/hgner/issues"
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
@@ -198,9 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
         kind, value = sys.exc_info()[:2]
-        print(f"{prefix}: internal error ({kind.__name__}: {_safe(str(value))[:200]}); please report it at "
-              f"{ISSUES_URL}{'' if args.debug else ' with the output of hgner --debug ' + args.command + ' ...'}",
-              file=sys.stderr)
+        how = "with the traceback above" if args.debug else f"with the output of: hgner --debug {args.command} ..."
+        print(f"{prefix}: internal error ({kind.__name__}: {_safe(' '.join(str(value).split()))[:200]}); "
+              f"this is a bug in hgner, please report it to its maintainers {how}", file=sys.stderr)
         return 1
 
 

@@ -193,7 +193,7 @@ def test_internal_errors_exit_1_and_ask_for_a_report(monkeypatch, tiny_model, co
     argv = ["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file)]
     assert main(argv) == 1
     error = one_line_error(capsys)
-    assert "internal error (ZeroDivisionError: a bug); please report it" in error and "--debug" in error
+    assert "internal error (ZeroDivisionError: a bug); this is a bug in hgner, please report it" in error and "--debug" in error
     assert main(["--debug", *argv]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "please report it" in err.splitlines()[-1]
