@@ -260,6 +260,9 @@ def run_forked(argv: list[str], stdin: bytes, work: Path, timeout: float) -> tup
             for fd, path, flags in ((0, work / "stdin", os.O_RDONLY), (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
                                     (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
                 os.dup2(os.open(path, flags, 0o644), fd)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
             os.chdir(work)
             from hgner.cli import main
 
