@@ -232,16 +232,15 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
     model_files = sorted(model.iterdir())
     if rng.random() < 0.5:
         target = output_path(rng, work, [text_file, *model_files], rng.choice([".txt", ".html", ".jsonl"]))
-        argv = ["tag", "--model", str(model), "--format", rng.choice(["inline", "html", "jsonl", "conll"]), "-o", target,
-                rng.choice([str(text_file), TEXT, "-"])]
-        stdin = text_file.read_bytes()
-    else:
-        option = rng.choice(["--json", "--plot", "--predictions"])
-        suffix = {"--json": ".json", "--plot": rng.choice([".png", ".svg", ".xyz", ""]), "--predictions": ".conll"}[option]
-        argv = ["evaluate", "--model", str(model), "--corpus", str(corpus), option,
-                output_path(rng, work, [corpus, *model_files], suffix)]
-        stdin = b""
-    return Case("outputs", argv, stdin=stdin, watched=[text_file, corpus, *model_files])
+        source = rng.choice([str(text_file), TEXT, "-"])
+        argv = ["tag", "--model", str(model), "--format", rng.choice(["inline", "html", "jsonl", "conll"]), "-o", target, source]
+        watched = [*model_files, *([text_file] if source == str(text_file) else [])]
+        return Case("outputs", argv, stdin=text_file.read_bytes(), watched=watched)
+    option = rng.choice(["--json", "--plot", "--predictions"])
+    suffix = {"--json": ".json", "--plot": rng.choice([".png", ".svg", ".xyz", ""]), "--predictions": ".conll"}[option]
+    argv = ["evaluate", "--model", str(model), "--corpus", str(corpus), option,
+            output_path(rng, work, [corpus, *model_files], suffix)]
+    return Case("outputs", argv, watched=[corpus, *model_files])
 
 
 # ---- running ------------------------------------------------------------------------------
