@@ -187,8 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{error.filename}: " if error.filename else ""
         return _fail(prefix, f"{where}{error.strerror or error}")
     except UnicodeError as error:
-        return _fail(prefix, f"cannot encode or decode text ({error}); arguments, file names and output "
-                             "must be UTF-8 (set PYTHONIOENCODING=utf-8 for a terminal that is not)")
+        undecodable = [a for a in (sys.argv[1:] if argv is None else argv) if _safe(a) != a]
+        if undecodable:
+            return _fail(prefix, f"argument '{_safe(undecodable[0])[:80]}' is not valid UTF-8 ({error.reason}); "
+                                 "text to tag must be UTF-8")
+        return _fail(prefix, f"cannot encode or decode text ({error}); text and output must be UTF-8 "
+                             "(set PYTHONIOENCODING=utf-8 for a terminal that is not)")
     except MemoryError:
         return _fail(prefix, "out of memory")
     except RecursionError:

@@ -197,3 +197,11 @@ def test_internal_errors_exit_1_and_ask_for_a_report(monkeypatch, tiny_model, co
     assert main(["--debug", *argv]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "please report it" in err.splitlines()[-1]
+
+
+def test_undecodable_arguments_are_one_line_errors(tiny_model):
+    result = subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--model", str(tiny_model.directory),
+                             b"Jim \xff Smith flew to Paris ."], capture_output=True)
+    assert result.returncode == 2
+    assert result.stderr.decode().strip() == ("hgner tag: error: argument 'Jim \\xff Smith flew to Paris .' is not valid "
+                                              "UTF-8 (surrogates not allowed); text to tag must be UTF-8")
