@@ -4,12 +4,59 @@ their variants on one factor graph. Bad input exits with status 2 and one line o
 from __future__ import annotations
 
 import argparse
+import errno
+import math
 import os
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
 from .errors import HgnerError
 from .graph import GRAPH_KINDS
+
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``hgner CMD: error: ...``, exit 2) instead of usage plus error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _scheme(text: str) -> str:
+    from .schemes import normalize_scheme
+
+    try:
+        return normalize_scheme(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _nonnegative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def _positive_int(text: str, maximum: int = 10**9) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= maximum:
+        raise argparse.ArgumentTypeError(f"expected a whole number 1..{maximum}, got {text!r}")
+    return value
+
+
+def _seed_count(text: str) -> int:
+    return _positive_int(text, maximum=10_000)
+
 
 def _int_list(text: str) -> list[int]:
     try:
@@ -30,20 +77,22 @@ def build_parser() -> argparse.ArgumentParser:
     from .decoders import available_decoders
     from .pipeline import CrfsuiteReference  # noqa: F401  (registers the crfsuite reference decoder)
 
-    parser = argparse.ArgumentParser(prog="hgner", description=__doc__)
+    parser = _Parser(prog="hgner", description=__doc__)
+    parser.add_argument("--debug", action="store_true",
+                        help="print the Python traceback of an internal error (hgner --debug COMMAND ...)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     train = commands.add_parser("train", help="train a linear-chain CRF on a CoNLL corpus")
     train.add_argument("--train", required=True, metavar="CORPUS", help="training corpus (file, conll2003:train, nltk:...)")
     train.add_argument("--dev", metavar="CORPUS", help="development corpus: its F1 goes into the model's metadata")
     train.add_argument("--out", required=True, metavar="DIR", help="model directory to write (e.g. models/my-model)")
-    train.add_argument("--scheme", help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected when omitted)")
-    train.add_argument("--model-scheme", default="IO",
+    train.add_argument("--scheme", type=_scheme, help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected when omitted)")
+    train.add_argument("--model-scheme", type=_scheme, default="IO",
                        help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
                             "IOB2 or BIOES (often a little better with Viterbi)")
-    train.add_argument("--c1", type=float, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
-    train.add_argument("--c2", type=float, default=0.01, help="L2 regularisation (default 0.01)")
-    train.add_argument("--max-iterations", type=int, default=150, help="L-BFGS iterations (default 150)")
+    train.add_argument("--c1", type=_nonnegative, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
+    train.add_argument("--c2", type=_nonnegative, default=0.01, help="L2 regularisation (default 0.01)")
+    train.add_argument("--max-iterations", type=_positive_int, default=150, help="L-BFGS iterations (default 150)")
     train.add_argument("--features", choices=["recommended", "baseline"], default="recommended",
                        help="recommended: the shipped models' features without their gazetteer (window, affixes, "
                             "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
@@ -59,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--decoders", type=_names, default=["viterbi"],
                           help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
     evaluate.add_argument("--sweeps", type=_int_list, default=[100], help="sweep counts for samplers, e.g. 100,400,800")
-    evaluate.add_argument("--seeds", type=int, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
-    evaluate.add_argument("--scheme", help="tag scheme of the corpus (detected when omitted)")
+    evaluate.add_argument("--seeds", type=_seed_count, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
+    evaluate.add_argument("--scheme", type=_scheme, help="tag scheme of the corpus (detected when omitted)")
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
@@ -135,31 +184,87 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Bad input (:class:`HgnerError`, unreadable or unwritable files, a full
+    disk) is one line ``hgner CMD: error: ...`` and exit status 2; anything else is a bug: exit
+    status 1 with a line asking for a report (the traceback with ``--debug``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    prefix = f"hgner {args.command}"
+    try:  # undecodable bytes in arguments or file names (lone surrogates) print as escapes, never crash
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):
+        pass
     try:
-        if args.command == "train":
-            return _train(args)
-        if args.command == "evaluate":
-            return _evaluate(args)
-        if args.command == "tag":
-            from .tag import run
-
-            return run(args)
-        if args.command == "corpora":
-            from .corpora_command import run as run_corpora
-
-            return run_corpora(args)
+        code = _run(args)
+        sys.stdout.flush()  # a full device or closed pipe fails here, inside the boundary
+        return code
     except HgnerError as error:
-        print(f"hgner {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return _fail(prefix, str(error))
     except KeyboardInterrupt:
-        print("hgner: interrupted", file=sys.stderr)
+        print(f"{prefix}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        _silence_stdout()
         return 0
-    return 0
+    except OSError as error:
+        if error.filename is None and error.errno in _OUTPUT_ERRORS:  # files name themselves: this is stdout
+            _silence_stdout()
+            return _fail(prefix, f"cannot write standard output ({error.strerror or error})")
+        where = f"{error.filename}: " if error.filename else ""
+        return _fail(prefix, f"{where}{error.strerror or error}")
+    except UnicodeError as error:
+        undecodable = [a for a in (sys.argv[1:] if argv is None else argv) if _safe(a) != a]
+        if undecodable:
+            return _fail(prefix, f"argument '{_safe(undecodable[0])[:80]}' is not valid UTF-8 ({error.reason}); "
+                                 "text to tag must be UTF-8")
+        return _fail(prefix, f"cannot encode or decode text ({error}); text and output must be UTF-8 "
+                             "(set PYTHONIOENCODING=utf-8 for a terminal that is not)")
+    except MemoryError:
+        return _fail(prefix, "out of memory")
+    except RecursionError:
+        return _fail(prefix, "input nested too deeply")
+    except Exception:  # noqa: BLE001  (the boundary: a bug, reported as such)
+        if args.debug:
+            traceback.print_exc()
+        kind, value = sys.exc_info()[:2]
+        how = "with the traceback above" if args.debug else f"with the output of: hgner --debug {args.command} ..."
+        print(f"{prefix}: internal error ({kind.__name__}: {_safe(' '.join(str(value).split()))[:200]}); "
+              f"this is a bug in hgner, please report it to its maintainers {how}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "train":
+        return _train(args)
+    if args.command == "evaluate":
+        return _evaluate(args)
+    if args.command == "tag":
+        from .tag import run
+
+        return run(args)
+    if args.command == "corpora":
+        from .corpora_command import run as run_corpora
+
+        return run_corpora(args)
+    raise HgnerError(f"unknown command {args.command!r}")
+
+
+def _safe(text: str) -> str:
+    """``text`` printable on any stream: lone surrogates (undecodable bytes in names) made visible."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") if text else text
+
+
+def _fail(prefix: str, message: str) -> int:
+    print(f"{prefix}: error: {_safe(' '.join(message.split()))}", file=sys.stderr)
+    return 2
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -168,6 +273,7 @@ def _train(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
     from .features import BASELINE, RECOMMENDED
 
+    crf.check_model_target(Path(args.out))  # before the corpora load: fail fast
     train_corpus = load_corpus(args.train, args.scheme, offline=args.offline)
     dev_corpus = load_corpus(args.dev, args.scheme, offline=args.offline) if args.dev else None
     label_map = {t: "O" for t in args.drop_type}
@@ -189,15 +295,23 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .corpus import load_corpus
     from .decoders import decoder_class
     from .evaluate import evaluate, format_report, write_json
+    from .fileio import check_writable, refuse_inputs
     from .model import CrfModel
-    from .report import format_table3, plot
+    from .report import check_plot_format, format_table3, plot
 
     for name in args.decoders:
         decoder_class(name)  # unknown names fail before any work
     if args.seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
+    outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
+    for path in filter(None, outputs.values()):
+        check_writable(path)
+    if args.plot:
+        check_plot_format(args.plot)
     corpus = load_corpus(args.corpus, args.scheme, offline=args.offline)
     model = CrfModel.load(args.model)
+    for option, path in outputs.items():
+        refuse_inputs(path, [args.corpus, corpus.name, *model.files()], option)
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                       mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
     format_report(report, sys.stdout)

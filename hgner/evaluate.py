@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,10 +35,10 @@ from . import schemes
 from .corpus import Corpus, write_conll
 from .decoders import decoder_class, decoder_settings, make_decoder
 from .decoders.chain import viterbi
-from .graph import FactorGraph
+from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel, relabel
-from .pipeline import DocumentGraph, Pipeline
-from .scoring import consistency_disagreement, entity_spans, score
+from .pipeline import CrfsuiteReference, Pipeline
+from .scoring import Counts, consistency_pairs, entity_spans, score
 
 
 
@@ -82,6 +84,32 @@ def gold_tags(corpus: Corpus, model: CrfModel) -> list[list[str]]:
     return [relabel(s.tags, label_map, corpus.scheme) for s in corpus.sentences]
 
 
+@dataclass
+class _Totals:
+    """One run's running totals over the documents decoded so far (nothing per token is kept)."""
+
+    correct: Counter = field(default_factory=Counter)
+    predicted: Counter = field(default_factory=Counter)
+    gold: Counter = field(default_factory=Counter)
+    decode_seconds: float = 0.0
+    sentences: int = 0
+    agreeing: int = 0
+    gap: float = 0.0
+    pairs: int = 0
+    disagreeing: int = 0
+    stats_sum: Counter = field(default_factory=Counter)
+    stats_count: Counter = field(default_factory=Counter)
+    stats_max: dict[str, float] = field(default_factory=dict)
+    optimal: int = 0
+    optimum_gap: float = 0.0
+
+    def add_stats(self, stats: dict[str, float]) -> None:
+        for key, value in stats.items():
+            self.stats_sum[key] += value
+            self.stats_count[key] += 1
+            self.stats_max[key] = max(self.stats_max.get(key, value), value)
+
+
 def evaluate(
     model: CrfModel,
     corpus: Corpus,
@@ -94,81 +122,80 @@ def evaluate(
     predictions: str | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Run every decoder on ``corpus`` and return the report (the ``--json`` schema)."""
-    gold = gold_tags(corpus, model)
-    documents = [[s.tokens for s in d.sentences] for d in corpus.documents]
+    """Run every decoder on ``corpus`` and return the report (the ``--json`` schema).
 
-    started = time.perf_counter()
+    Documents stream: each is featurised and turned into a graph once, decoded by every run, scored
+    into running totals and dropped, so memory does not grow with the corpus beyond the corpus
+    itself (predictions are kept only as the ``predictions`` files, written as they come)."""
+    runs = plan_runs(decoders, sweeps, seeds)
     builder = Pipeline(model, make_decoder("viterbi"), graph)
-    prepared: list[DocumentGraph] = [
-        builder.prepare(sentences)
-        for sentences in tqdm(documents, desc="building graphs", unit="doc", disable=not progress, leave=False)
-    ]
-    build_seconds = time.perf_counter() - started
-    reference = [viterbi(p.chain) for p in prepared]
-    reference_scores = [p.chain.score(y) for p, y in zip(prepared, reference)]
-    reference_sentences = [piece for p, y in zip(prepared, reference) for piece in p.split(y)]
-
-    results = []
-    labellings: list[list[np.ndarray]] = []
-    certified: list[bool] = []  # per document, from the first certifying run
-    for run in plan_runs(decoders, sweeps, seeds):
+    keep_features = any(decoder_class(run.decoder) is CrfsuiteReference for run in runs)
+    pipelines = []
+    for run in runs:
         run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
-        pipeline = Pipeline(model, make_decoder(run.decoder, shared={"sweeps": run.sweeps, "seed": run.seed}), run_graph)
-        inputs = prepared if run_graph == graph else [replace(p, graph=p.chain) for p in prepared]
-        if inputs:  # compile (or load from numba's cache) the decoder's kernels outside the timing
-            pipeline.decode_prepared(min(inputs, key=lambda p: p.graph.n_variables))
-        started = time.perf_counter()
-        decoded = [
-            pipeline.decode_prepared(p)
-            for p in tqdm(inputs, desc=run.label, unit="doc", disable=not progress, leave=False)
-        ]
-        decode_seconds = time.perf_counter() - started
-        predicted = [tags for result in decoded for tags in result.tags]
-        in_corpus_scheme = [in_scheme(tags, model.scheme, corpus.scheme, mode) for tags in predicted]
-        result_score = score(gold, in_corpus_scheme, corpus.scheme)
-        sentences = [piece for p, r in zip(prepared, decoded) for piece in p.split(r.labels)]
-        agreement = np.mean([np.array_equal(a, b) for a, b in zip(sentences, reference_sentences)]) if sentences else 1.0
-        gaps = [s - p.chain.score(r.labels) for s, p, r in zip(reference_scores, prepared, decoded)]
-        flat = zip(
-            (d.tokens for d in corpus.documents),
-            ([t for tags in r.tags for t in tags] for r in decoded),
-        )
-        results.append({
-            "decoder": run.decoder,
-            "sweeps": run.sweeps,
-            "seed": run.seed,
-            "f1": result_score.micro.f1,
-            "precision": result_score.micro.precision,
-            "recall": result_score.micro.recall,
-            "macro_f1": result_score.macro_f1,
-            "per_type": {t: c.as_dict() for t, c in result_score.per_type.items()},
-            "decode_seconds": decode_seconds,
-            "total_seconds": build_seconds + decode_seconds,
-            "viterbi_agreement": float(agreement),
-            "mean_score_gap": float(np.mean(gaps)) if gaps else 0.0,
-            "consistency_disagreement": consistency_disagreement(flat),
-            "graph": run_graph,
-            **_stats_summary([r.stats for r in decoded]),
-        })
-        labellings.append([r.labels for r in decoded])
-        if decoder_class(run.decoder).certifies and not certified:
-            certified = [r.stats["certified"] == 1.0 for r in decoded]
-        if predictions:
-            path = Path(predictions)
-            if len(decoders) > 1 or len(sweeps) > 1 or len(seeds) > 1:
-                path = path.with_name(f"{path.stem}.{run.label}{path.suffix}")
-            with open(path, "w", encoding="utf-8") as out:
-                write_conll(out, corpus, in_corpus_scheme)
-    if any(decoder_class(name).certifies for name in decoders):
-        _add_optimum_figures(results, labellings, [p.graph for p, c in zip(prepared, certified) if c], certified)
+        pipelines.append((run, run_graph, Pipeline(model, make_decoder(run.decoder, shared={"sweeps": run.sweeps, "seed": run.seed}),
+                                                   run_graph)))
+    warm_up = builder.prepare([["Warm", "up", "."]])
+    for run, run_graph, pipeline in pipelines:  # compile (or load from numba's cache) the kernels outside the timing
+        pipeline.decode_prepared(warm_up if run_graph == graph else replace(warm_up, graph=warm_up.chain))
+    totals = [_Totals() for _ in runs]
+    exact = next((i for i, run in enumerate(runs) if decoder_class(run.decoder).certifies), None)
+    certified_documents = 0
+    label_map = model.metadata.get("label_map") or {}
+    build_seconds = 0.0
+    with ExitStack() as stack:
+        outputs = [stack.enter_context(atomic_write(path)) for path in _prediction_paths(predictions, runs, corpus)]
+        for document in tqdm(corpus.documents, desc="decoding", unit="doc", disable=not progress, leave=False):
+            started = time.perf_counter()
+            prepared = builder.prepare([s.tokens for s in document.sentences])
+            build_seconds += time.perf_counter() - started
+            if not keep_features:
+                prepared.features = []
+            reference = viterbi(prepared.chain)
+            reference_score = prepared.chain.score(reference)
+            reference_sentences = prepared.split(reference)
+            gold = [relabel(s.tags, label_map, corpus.scheme) for s in document.sentences]
+            labellings = []
+            certified = False
+            for number, ((run, run_graph, pipeline), total) in enumerate(zip(pipelines, totals)):
+                started = time.perf_counter()
+                result = pipeline.decode_prepared(prepared if run_graph == graph else replace(prepared, graph=prepared.chain))
+                total.decode_seconds += time.perf_counter() - started
+                predicted = [in_scheme(tags, model.scheme, corpus.scheme, mode) for tags in result.tags]
+                document_score = score(gold, predicted, corpus.scheme, mode)
+                for entity_type, counts in document_score.per_type.items():
+                    total.correct[entity_type] += counts.correct
+                    total.predicted[entity_type] += counts.predicted
+                    total.gold[entity_type] += counts.gold
+                pieces = prepared.split(result.labels)
+                total.sentences += len(pieces)
+                total.agreeing += sum(np.array_equal(a, b) for a, b in zip(pieces, reference_sentences))
+                total.gap += reference_score - prepared.chain.score(result.labels)
+                pairs, disagreeing = consistency_pairs(document.tokens, [t for tags in result.tags for t in tags])
+                total.pairs += pairs
+                total.disagreeing += disagreeing
+                total.add_stats(result.stats)
+                labellings.append(result.labels)
+                certified = certified or (number == exact and result.stats.get("certified") == 1.0)
+                if outputs:
+                    write_conll(outputs[number], Corpus(corpus.name, corpus.scheme, [document]), predicted)
+            if certified:  # labellings scored on the decoded graph against the first exact run's optimum
+                certified_documents += 1
+                optimum = prepared.graph.score(labellings[exact])
+                for total, labels in zip(totals, labellings):
+                    value = prepared.graph.score(labels)
+                    total.optimal += bool(np.isclose(value, optimum, rtol=1e-9, atol=0.0))
+                    total.optimum_gap += optimum - value
+    n_documents = len(corpus.documents)
+    results = [_result(run, run_graph, total, n_documents, build_seconds, exact is not None, certified_documents)
+               for (run, run_graph, _), total in zip(pipelines, totals)]
     return {
         "corpus": corpus.name,
         "model": model.name,
         "scheme": corpus.scheme,
         "mode": mode,
         "graph": graph,
-        "documents": len(corpus.documents),
+        "documents": n_documents,
         "sentences": len(corpus.sentences),
         "tokens": corpus.n_tokens,
         "build_seconds": build_seconds,
@@ -177,29 +204,49 @@ def evaluate(
     }
 
 
-def _stats_summary(stats: list[dict[str, float]]) -> dict[str, dict[str, float]]:
-    """``stats_mean`` and ``stats_max``: each decoder figure's mean and maximum over documents."""
-    keys = sorted({key for s in stats for key in s})
-    values = {key: [s[key] for s in stats if key in s] for key in keys}
-    return {"stats_mean": {k: float(np.mean(v)) for k, v in values.items()},
-            "stats_max": {k: float(np.max(v)) for k, v in values.items()}}
+def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) -> list[Path]:
+    """One ``--predictions`` file per run (suffixed with the run's label when there are several)."""
+    if not predictions:
+        return []
+    path = Path(predictions)
+    paths = [path.with_name(f"{path.stem}.{run.label}{path.suffix}") if len(runs) > 1 else path for run in runs]
+    for each in paths:
+        check_writable(each)
+        refuse_inputs(each, [corpus.name], "--predictions")
+    return paths
 
 
-def _add_optimum_figures(results: list[dict[str, Any]], labellings: list[list[np.ndarray]],
-                         graphs: list[FactorGraph], certified: list[bool]) -> None:
-    """Add ``certified_fraction`` to the certifying decoders' results, and ``optimum_fraction`` and
-    ``mean_optimum_gap`` to every result: its labellings (per run, per document) scored on the
-    decoded ``graphs`` of the ``certified`` documents, against the first certifying run's optima."""
-    exact = next(i for i, r in enumerate(results) if decoder_class(r["decoder"]).certifies)
-    for result in results:
-        if decoder_class(result["decoder"]).certifies:
+def _result(run: Run, run_graph: str, total: _Totals, n_documents: int, build_seconds: float, with_exact: bool,
+            certified_documents: int) -> dict[str, Any]:
+    """A run's entry in the report, from its totals."""
+    types = sorted(set(total.gold) | set(total.predicted))
+    per_type = {t: Counts(total.correct[t], total.predicted[t], total.gold[t]) for t in types}
+    micro = Counts(sum(total.correct.values()), sum(total.predicted.values()), sum(total.gold.values()))
+    macro_f1 = sum(c.f1 for c in per_type.values()) / len(per_type) if per_type else 0.0
+    result = {
+        "decoder": run.decoder,
+        "sweeps": run.sweeps,
+        "seed": run.seed,
+        "f1": micro.f1,
+        "precision": micro.precision,
+        "recall": micro.recall,
+        "macro_f1": macro_f1,
+        "per_type": {t: c.as_dict() for t, c in per_type.items()},
+        "decode_seconds": total.decode_seconds,
+        "total_seconds": build_seconds + total.decode_seconds,
+        "viterbi_agreement": total.agreeing / total.sentences if total.sentences else 1.0,
+        "mean_score_gap": total.gap / n_documents if n_documents else 0.0,
+        "consistency_disagreement": 100.0 * total.disagreeing / total.pairs if total.pairs else 0.0,
+        "graph": run_graph,
+        "stats_mean": {k: total.stats_sum[k] / total.stats_count[k] for k in sorted(total.stats_count)},
+        "stats_max": {k: float(total.stats_max[k]) for k in sorted(total.stats_max)},
+    }
+    if with_exact:
+        if decoder_class(run.decoder).certifies:
             result["certified_fraction"] = result["stats_mean"].get("certified", 0.0)
-    documents = np.flatnonzero(certified)
-    optimum = np.array([g.score(labellings[exact][d]) for g, d in zip(graphs, documents)])
-    for result, labels in zip(results, labellings):
-        scores = np.array([g.score(labels[d]) for g, d in zip(graphs, documents)])
-        result["optimum_fraction"] = float(np.mean(np.isclose(scores, optimum, rtol=1e-9, atol=0.0))) if len(documents) else 0.0
-        result["mean_optimum_gap"] = float(np.mean(optimum - scores)) if len(documents) else 0.0
+        result["optimum_fraction"] = total.optimal / certified_documents if certified_documents else 0.0
+        result["mean_optimum_gap"] = total.optimum_gap / certified_documents if certified_documents else 0.0
+    return result
 
 
 def format_report(report: dict[str, Any], out: TextIO) -> None:
@@ -257,4 +304,4 @@ def _blank(value: Any) -> str:
 
 
 def write_json(report: dict[str, Any], path: str) -> None:
-    Path(path).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(report, indent=2) + "\n")

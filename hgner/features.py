@@ -123,22 +123,32 @@ class FeatureResources:
         return self._entries.get(entry, ())
 
     def save(self, directory: str | Path) -> list[str]:
-        """Write the non-empty tables into ``directory``; returns the file names written."""
+        """Write the non-empty tables into ``directory`` (atomically); returns the file names written."""
+        from .fileio import write_text
+
         written = []
         for file_name, table in ((TRUECASE_FILE, self.truecase), (GAZETTEER_FILE, self.gazetteer)):
             if table:
-                path = Path(directory) / file_name
-                path.write_text(json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
-                                encoding="utf-8")
+                write_text(Path(directory) / file_name,
+                           json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
                 written.append(file_name)
         return written
 
     @classmethod
-    def load(cls, directory: str | Path) -> FeatureResources:
+    def load(cls, directory: str | Path, names: Sequence[str] | None = None) -> FeatureResources:
+        """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
+        exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
+        when ``names`` is None, whichever of them exist."""
+        from .validation import check_string_table, read_json
+
         tables = {}
         for key, file_name in (("truecase", TRUECASE_FILE), ("gazetteer", GAZETTEER_FILE)):
             path = Path(directory) / file_name
-            tables[key] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+            if (file_name in names) if names is not None else path.is_file():
+                tables[key] = read_json(path)
+                check_string_table(tables[key], key, path)
+            else:
+                tables[key] = {}
         return cls(**tables)
 
 

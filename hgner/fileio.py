@@ -41,6 +41,10 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     """Open a temporary file beside ``path`` for writing; rename it to ``path`` when the block ends
     without an exception, delete it otherwise. OSErrors become one-line :class:`HgnerError`\\ s."""
     target = check_writable(path)
+    if target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
+        yield from _write_special(target, binary, encoding)
+        return
+    target = Path(os.path.realpath(target))  # through a symlink: replace the file it names, keep the link
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as error:
@@ -59,6 +63,15 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     except BaseException:
         _remove(temporary)
         raise
+
+
+def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:
+    """Write straight to a file that is not a regular file, which cannot be renamed over."""
+    try:
+        with (open(target, "wb") if binary else open(target, "w", encoding=encoding, errors="surrogateescape")) as out:
+            yield out
+    except OSError as error:
+        raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

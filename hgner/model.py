@@ -4,14 +4,35 @@ A model is a directory holding ``model.crfsuite`` (crfsuite's native file) and `
 (labels, tag scheme, feature configuration, tokenizer, versions, training data checksum, scores).
 No pickle anywhere. Loading reads crfsuite's weights into numpy arrays so a document becomes a
 :class:`~hgner.graph.FactorGraph` by one sparse matrix product.
+
+**Never trusted.** ``meta.json`` is checked against ``hgner/schemas/meta.schema.json`` (unknown
+top-level fields are allowed and ignored; the fields hgner reads are checked strictly), and its
+``files`` map records the size and sha256 of every model file (:data:`MODEL_FILES` present in
+the folder). Loading verifies every recorded file, and that every file the model needs is
+recorded, before any byte reaches crfsuite's C code: a damaged, truncated or missing file is a
+one-line :class:`~hgner.errors.ModelError`, never a crash or silently wrong weights.
+:func:`write_metadata` (re)writes the map; training, ``scripts/build_models.py`` and
+``scripts/build_skip.py`` call it after writing files.
+
+**Written atomically.** :func:`train` builds the model in a temporary folder beside ``out`` and
+swaps it in only when it is complete and verified; a failed or interrupted training leaves the
+previous model as it was. Files in ``out`` that are not model files (a README, notes) are carried
+over; the previous model's files (stale ``skip.npz``/``skip.json`` included) go.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
+import shutil
+import stat
 import struct
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import repeat
 from collections.abc import Sequence
 from importlib import resources
@@ -25,12 +46,17 @@ import scipy.sparse
 from . import __version__, schemes
 from .corpus import Corpus
 from .errors import ModelError
+from .fileio import write_text
 from .features import GAZETTEER_FILE, TRUECASE_FILE, FeatureConfig, FeatureResources, document_features, learn_truecase
 from .graph import FactorGraph
 from .tokenizer import NAME as TOKENIZER_NAME
+from .validation import check, read_json
 
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
+SKIP_FILES = ("skip.npz", "skip.json")  # hgner.skip's SKIP_ARRAYS, SKIP_META
+MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, *SKIP_FILES)  # the files meta.json's map covers
+MAX_META_BYTES = 2**20
 
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
 
@@ -74,25 +100,39 @@ class CrfModel:
     """
 
     def __init__(self, directory: Path, metadata: dict[str, Any]) -> None:
+        """``metadata`` must already be validated (:func:`read_metadata`) and the files verified
+        (:func:`verify_files`); use :meth:`load`."""
         self.directory = directory
         self.metadata = metadata
         self.feature_config = FeatureConfig.from_json(metadata["features"])
-        self.resources = FeatureResources.load(directory)
+        self.resources = FeatureResources.load(directory, metadata.get("resources", []))
         self.scheme: str = metadata["scheme"]
-        self._tagger = pycrfsuite.Tagger()
-        self._tagger.open(str(directory / MODEL_FILE))
-        labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
+        try:
+            labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
+        except ValueError as error:
+            raise ModelError(f"{directory / MODEL_FILE}: {error}") from None
+        if sorted(labels) != sorted(metadata["labels"]):
+            raise ModelError(f"{directory / MODEL_FILE}: labels {sorted(labels)} differ from {directory / META_FILE}'s "
+                             f"{sorted(metadata['labels'])}")
         self.labels: tuple[str, ...] = tuple(labels)
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
+        self._tagger = pycrfsuite.Tagger()
+        self._tagger.open(str(directory / MODEL_FILE))
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> CrfModel:
+        """The model in a directory or shipped under a name, validated and checksum-verified."""
         directory = model_directory(name_or_path)
+        metadata = read_metadata(directory)
+        verify_files(directory, metadata)
         try:
-            metadata = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
             return cls(directory, metadata)
-        except (OSError, ValueError, KeyError) as error:
-            raise ModelError(f"model {directory}: cannot load ({error})") from None
+        except OSError as error:
+            raise ModelError(f"model {directory}: cannot load ({error.strerror or error})") from None
+
+    def files(self) -> list[Path]:
+        """The model's files (meta.json and every recorded file): inputs no output may overwrite."""
+        return [self.directory / META_FILE, *(self.directory / name for name in self.metadata["files"])]
 
     @property
     def name(self) -> str:
@@ -155,20 +195,33 @@ def read_crfsuite_weights(path: str | Path) -> tuple[list[str], list[str], np.nd
     decimals and so shifts scores by up to 5e-7 per feature."""
     data = Path(path).read_bytes()
     try:
-        magic, _, model_type, _, _, n_labels, n_attributes, features_at, labels_at, attributes_at = \
+        magic, size, model_type, _, _, n_labels, n_attributes, features_at, labels_at, attributes_at = \
             struct.unpack_from("<4sI4sIIIIIII", data, 0)
         if magic != b"lCRF" or model_type != b"FOMC":
             raise ValueError(f"not a crfsuite CRF1d model (magic {magic!r}, type {model_type!r})")
+        if size != len(data):
+            raise ValueError(f"truncated or padded crfsuite model: header says {size} bytes, file has {len(data)}")
+        if n_labels < 1 or n_labels > 10_000 or n_attributes > len(data) // 8:
+            raise ValueError(f"implausible crfsuite header ({n_labels} labels, {n_attributes} attributes)")
         chunk, _, n_features = struct.unpack_from("<4sII", data, features_at)
         if chunk != b"FEAT":
             raise ValueError(f"expected the FEAT chunk at byte {features_at}, got {chunk!r}")
+        if features_at + 12 + n_features * _FEATURE.itemsize > len(data):
+            raise ValueError(f"FEAT chunk of {n_features} features runs past the end of the file")
         features = np.frombuffer(data, dtype=_FEATURE, count=n_features, offset=features_at + 12)
         labels = _cqdb_strings(data, labels_at, n_labels)
         attributes = _cqdb_strings(data, attributes_at, n_attributes)
     except struct.error as error:
         raise ValueError(f"truncated crfsuite model ({error})") from None
+    except UnicodeDecodeError:
+        raise ValueError("crfsuite model has a label or attribute that is not UTF-8") from None
     state = features[features["type"] == 0]
     transition = features[features["type"] == 1]
+    if len(state) + len(transition) != len(features) or not np.isfinite(features["weight"]).all():
+        raise ValueError("crfsuite model has features of unknown type or weights that are not finite")
+    if (state["source"] >= len(attributes)).any() or (features["target"] >= len(labels)).any() \
+            or (transition["source"] >= len(labels)).any():
+        raise ValueError("crfsuite model has features that point past its labels or attributes")
     state_weights = np.zeros((len(attributes), len(labels)))
     state_weights[state["source"], state["target"]] = state["weight"]
     transitions = np.zeros((len(labels), len(labels)))
@@ -182,10 +235,14 @@ def _cqdb_strings(data: bytes, start: int, count: int) -> list[str]:
     chunk, _, _, _, backward_size, backward_at = struct.unpack_from("<4sIIIII", data, start)
     if chunk != b"CQDB" or backward_size < count:
         raise ValueError(f"expected a CQDB chunk with {count} strings at byte {start}, got {chunk!r}")
+    if start + backward_at + 4 * count > len(data):
+        raise ValueError(f"CQDB chunk at byte {start} runs past the end of the file")
     offsets = np.frombuffer(data, dtype="<u4", count=count, offset=start + backward_at).tolist()
     strings = []
     for offset in offsets:
         size = struct.unpack_from("<I", data, start + offset + 4)[0]
+        if size < 1 or start + offset + 7 + size > len(data):
+            raise ValueError(f"CQDB string at byte {start + offset} runs past the end of the file")
         strings.append(data[start + offset + 8:start + offset + 7 + size].decode("utf-8"))
     return strings
 
@@ -209,6 +266,36 @@ def corpus_checksum(corpus: Corpus) -> str:
     return digest.hexdigest()
 
 
+def check_training(corpus: Corpus, ys: list[list[str]], label_map: dict[str, str] | None) -> list[str]:
+    """The sorted labels of the training tags ``ys``, or a :class:`ModelError` saying why
+    ``corpus`` cannot train a model: no tokens, no entity types, a single label, a bad label name."""
+    if not any(ys):
+        raise ModelError(f"training corpus {corpus.name} is empty (no tokens)")
+    labels = sorted({tag for tags in ys for tag in tags})
+    if labels == ["O"] or not any(label != "O" for label in labels):
+        dropped = sorted(t for t, new in (label_map or {}).items() if new == "O")
+        why = f" left after --drop-type {', '.join(dropped)} (it removes every type)" if dropped else ""
+        raise ModelError(f"training corpus {corpus.name} has no entity types{why}: every tag is O")
+    if len(labels) < 2:
+        raise ModelError(f"training corpus {corpus.name} has a single label ({labels[0]}); a CRF needs at least "
+                         "two (tokens outside entities are tagged O)")
+    pattern = load_label_pattern()
+    bad = [label for label in labels if not pattern.search(label)]
+    if bad:
+        raise ModelError(f"training corpus {corpus.name}: label {bad[0]!r} is not O or B-/I-/E-/S- and a type of "
+                         "letters, digits, '_', '.' or '-' (at most 64 characters)")
+    return labels
+
+
+def load_label_pattern():
+    """The compiled label pattern of meta.json's schema (what a model may call its labels)."""
+    import re
+
+    from .validation import load_schema
+
+    return re.compile(load_schema("meta")["properties"]["labels"]["items"]["pattern"])
+
+
 def train(
     corpus: Corpus,
     out: str | Path,
@@ -227,65 +314,76 @@ def train(
     the model directory ``out``. Gold tags are converted to ``scheme`` first; ``label_map``
     renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model).
     Feature resources go into ``out`` as JSON: the truecasing table, learned from ``corpus`` when
-    ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``."""
+    ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``.
+    The model is built beside ``out`` and swapped in when complete (see the module docstring)."""
     import sklearn_crfsuite
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_model_target(out)
     scheme = schemes.normalize_scheme(scheme)
+    if not (math.isfinite(c1) and math.isfinite(c2) and c1 >= 0 and c2 >= 0):
+        raise ModelError(f"c1 and c2 must be finite and >= 0, got {c1} and {c2}")
+    if max_iterations < 1:
+        raise ModelError(f"max_iterations must be at least 1, got {max_iterations}")
+    if config.gazetteer and not gazetteer:
+        raise ModelError("config.gazetteer needs gazetteer lists")
     resources = FeatureResources(
         truecase=learn_truecase(s.tokens for s in corpus.sentences) if config.truecase else {},
         gazetteer=(gazetteer or {}) if config.gazetteer else {},
     )
-    if config.gazetteer and not resources.gazetteer:
-        raise ValueError("config.gazetteer needs gazetteer lists")
-    for stale in (TRUECASE_FILE, GAZETTEER_FILE):  # resources of an earlier training; other files are kept
-        (out / stale).unlink(missing_ok=True)
-    resource_files = resources.save(out)
-    xs, ys = [], []
+    ys = [relabel(s.tags, label_map, scheme) for s in corpus.sentences]
+    labels = check_training(corpus, ys, label_map)
+    xs = []
     for document in corpus.documents:
-        sentences = [s.tokens for s in document.sentences]
-        for sentence, features in zip(document.sentences, document_features(sentences, config, resources)):
-            xs.append(features)
-            ys.append(relabel(sentence.tags, label_map, scheme))
-    started = time.perf_counter()
-    crf = sklearn_crfsuite.CRF(
-        algorithm="lbfgs",
-        c1=c1,
-        c2=c2,
-        max_iterations=max_iterations,
-        all_possible_transitions=True,
-        model_filename=str(out / MODEL_FILE),
-        verbose=verbose,
-    )
-    crf.fit(xs, ys)
-    seconds = time.perf_counter() - started
-    metadata = {
-        "name": name or out.name,
-        "scheme": scheme,
-        "labels": sorted({tag for tags in ys for tag in tags}),
-        "features": config.to_json(),
-        "tokenizer": TOKENIZER_NAME,
-        "hgner_version": __version__,
-        "crfsuite_version": _package_version("python-crfsuite"),
-        "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
-        "label_map": label_map or {},
-        "resources": resource_files,
-        "training": {
-            "corpus": corpus.name,
-            "sha256": corpus_checksum(corpus),
-            "sentences": len(xs),
-            "tokens": sum(len(x) for x in xs),
-            "algorithm": "lbfgs",
-            "c1": c1,
-            "c2": c2,
-            "max_iterations": max_iterations,
-            "seconds": round(seconds, 1),
-        },
-        "model_bytes": sum(p.stat().st_size for p in [out / MODEL_FILE, *(out / f for f in resource_files)]),
-    }
-    write_metadata(out, metadata)
-    return CrfModel(out, metadata)
+        xs.extend(document_features([s.tokens for s in document.sentences], config, resources))
+    with model_workspace(out) as work:
+        resource_files = resources.save(work)
+        started = time.perf_counter()
+        crf = sklearn_crfsuite.CRF(
+            algorithm="lbfgs",
+            c1=c1,
+            c2=c2,
+            max_iterations=max_iterations,
+            all_possible_transitions=True,
+            model_filename=str(work / MODEL_FILE),
+            verbose=verbose,
+        )
+        try:
+            crf.fit(xs, ys)
+        except AttributeError:  # sklearn-crfsuite's progress log when L-BFGS stops before its first iteration
+            raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={c1}, c2={c2}); "
+                             "smaller regularisation may help") from None
+        seconds = time.perf_counter() - started
+        try:  # crfsuite does not report a short write (a full disk): read the file back
+            read_crfsuite_weights(work / MODEL_FILE)
+        except (OSError, ValueError) as error:
+            raise ModelError(f"{out / MODEL_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
+        metadata = {
+            "name": name or out.name,
+            "scheme": scheme,
+            "labels": labels,
+            "features": config.to_json(),
+            "tokenizer": TOKENIZER_NAME,
+            "hgner_version": __version__,
+            "crfsuite_version": _package_version("python-crfsuite"),
+            "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
+            "label_map": label_map or {},
+            "resources": resource_files,
+            "training": {
+                "corpus": corpus.name,
+                "sha256": corpus_checksum(corpus),
+                "sentences": len(xs),
+                "tokens": sum(len(x) for x in xs),
+                "algorithm": "lbfgs",
+                "c1": c1,
+                "c2": c2,
+                "max_iterations": max_iterations,
+                "seconds": round(seconds, 1),
+            },
+            "model_bytes": sum(p.stat().st_size for p in [work / MODEL_FILE, *(work / f for f in resource_files)]),
+        }
+        write_metadata(work, metadata)
+    return CrfModel.load(out)
 
 
 def _package_version(name: str) -> str:
@@ -307,5 +405,123 @@ def relabel(tags: Sequence[str], label_map: dict[str, str] | None, scheme: str) 
     return schemes.render(spans, len(tags), scheme)
 
 
+def file_map(directory: Path) -> dict[str, dict[str, Any]]:
+    """``{name: {"size", "sha256"}}`` of the model files (:data:`MODEL_FILES`) present in ``directory``."""
+    return {name: {"size": (directory / name).stat().st_size, "sha256": file_checksum(directory / name)}
+            for name in MODEL_FILES if (directory / name).is_file()}
+
+
 def write_metadata(directory: Path, metadata: dict[str, Any]) -> None:
-    (directory / META_FILE).write_text(json.dumps(metadata, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    """Write ``meta.json`` (atomically) with its ``files`` map recomputed from the folder: call it
+    after adding or replacing any model file."""
+    directory = Path(directory)
+    metadata["files"] = file_map(directory)
+    write_text(directory / META_FILE, json.dumps(metadata, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+
+
+def refresh_files(directory: str | Path) -> None:
+    """Recompute the ``files`` map of an existing model's ``meta.json`` (after ``skip.save`` or a
+    script that rewrote a file). Only meta.json's JSON syntax is checked: this is how a model
+    written by an older hgner, without the map, is sealed."""
+    directory = Path(directory)
+    metadata = read_json(directory / META_FILE, MAX_META_BYTES)
+    if not isinstance(metadata, dict):
+        raise ModelError(f"{directory / META_FILE}: top level: expected a JSON object")
+    write_metadata(directory, metadata)
+
+
+def read_metadata(directory: Path) -> dict[str, Any]:
+    """``meta.json`` of a model directory, checked against its schema."""
+    path = directory / META_FILE
+    metadata = read_json(path, MAX_META_BYTES)
+    check(metadata, "meta", path)
+    return metadata
+
+
+def verify_files(directory: Path, metadata: dict[str, Any]) -> None:
+    """Check that every file ``metadata["files"]`` records is in ``directory`` with its size and
+    sha256, and that the files the model needs are recorded; a :class:`ModelError` otherwise."""
+    recorded = metadata["files"]
+    needed = [MODEL_FILE, *metadata.get("resources", [])]
+    for name in needed:
+        if name not in recorded:
+            raise ModelError(f"{directory / META_FILE}: files: {name} is not recorded (the model needs it; "
+                             "a model written by an older hgner: retrain it)")
+    for name, expected in recorded.items():
+        path = directory / name
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise ModelError(f"{path}: missing ({META_FILE} names it but the model folder lacks it)") from None
+        except OSError as error:
+            raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
+        if size != expected["size"]:
+            raise ModelError(f"{path}: damaged: {size} bytes, {META_FILE} records {expected['size']}")
+        try:
+            digest = file_checksum(path)
+        except OSError as error:
+            raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
+        if digest != expected["sha256"]:
+            raise ModelError(f"{path}: damaged: its sha256 differs from the one {META_FILE} records")
+
+
+def check_model_target(out: Path) -> None:
+    """A :class:`ModelError` unless ``out`` can become a model directory: missing, an empty
+    folder, or a writable model directory (which is replaced, keeping files that are not
+    model files)."""
+    if out.is_symlink() or out.exists():
+        if not out.is_dir():
+            raise ModelError(f"{out}: exists and is not a directory; expected a model directory to write")
+        if not stat.S_IMODE(out.stat().st_mode) & stat.S_IWUSR:
+            raise ModelError(f"{out}: the model directory is read-only; refusing to replace it")
+        if any(out.iterdir()) and not (out / META_FILE).is_file():
+            raise ModelError(f"{out}: exists and is not a model directory (no {META_FILE}); refusing to write "
+                             "a model among its files")
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ModelError(f"{out}: cannot create the model directory ({parent} is not a writable folder)")
+
+
+@contextmanager
+def model_workspace(out: Path) -> Iterator[Path]:
+    """A temporary folder beside ``out`` to build a model in; when the block succeeds it becomes
+    ``out`` (see :func:`_swap_in`), when it fails or is interrupted it is deleted."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
+    except OSError as error:
+        raise ModelError(f"{out}: cannot create the model directory ({error.strerror or error})") from None
+    try:
+        yield work
+        _swap_in(work, out)
+    except OSError as error:
+        shutil.rmtree(work, ignore_errors=True)
+        raise ModelError(f"{out}: cannot write the model ({error.strerror or error})") from None
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def _swap_in(work: Path, out: Path) -> None:
+    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is renamed
+    aside first (the swap is two renames); its files that are not model files are moved into the
+    new model, its model files are deleted with it. On failure the previous ``out`` is restored."""
+    if not out.exists():
+        os.rename(work, out)
+        return
+    check_model_target(out)
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    os.rmdir(old)
+    os.rename(out, old)
+    try:
+        os.rename(work, out)
+    except BaseException:
+        os.rename(old, out)
+        raise
+    ours = {META_FILE, *MODEL_FILES}
+    for entry in list(old.iterdir()):
+        if entry.name not in ours:
+            os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
+    shutil.rmtree(old)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, TextIO
+
+from .errors import HgnerError
+from .fileio import atomic_write
 
 
 def _cell(rows: list[dict[str, Any]]) -> str:
@@ -42,6 +46,19 @@ def format_table3(report: dict[str, Any], out: TextIO) -> None:
         out.write(f"{decoder:<12}" + "".join(f" | {c:<{width}}" for c in row) + "\n")
 
 
+def check_plot_format(path: str) -> str:
+    """The image format of ``path`` from its extension (``png``, ``pdf``, ``svg``, ...), or an
+    :class:`HgnerError` listing the formats matplotlib can write."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    extension = Path(path).suffix.lstrip(".").lower()
+    if extension not in formats:
+        raise HgnerError(f"--plot {path}: unknown image format {extension or '(no extension)'!r}; "
+                         f"expected a file ending in one of: {', '.join(sorted(formats))}")
+    return extension
+
+
 def plot(report: dict[str, Any], path: str) -> None:
     """F1 against sweeps and against decoding seconds, one line per decoder (mean over seeds,
     error bars one sd); decoders without sweeps are drawn as horizontal reference lines."""
@@ -73,5 +90,6 @@ def plot(report: dict[str, Any], path: str) -> None:
         axis.legend(fontsize=8)
     figure.suptitle(f"{report['model']} on {report['corpus']} ({report.get('graph', 'chain')} graph)", fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    with atomic_write(path, binary=True) as out:
+        figure.savefig(out, dpi=120, format=check_plot_format(path))
     plt.close(figure)

@@ -137,6 +137,22 @@ def score(
     return Score(schemes.normalize_scheme(scheme), mode, micro, per_type, 100.0 * right / tokens if tokens else 0.0)
 
 
+def consistency_pairs(tokens: Sequence[str], tags: Sequence[str]) -> tuple[int, int]:
+    """``(pairs, disagreeing)`` of one document (flattened over its sentences): pairs of occurrences
+    of the same capitalised word form, and those whose entity types (``O`` counts) differ."""
+    types_by_word: dict[str, Counter[str]] = {}
+    for token, tag in zip(tokens, tags):
+        if token[:1].isupper():
+            types_by_word.setdefault(token, Counter())[schemes.split_tag(tag)[1] or "O"] += 1
+    pairs = disagreeing = 0
+    for counts in types_by_word.values():
+        total = sum(counts.values())
+        same = sum(c * (c - 1) // 2 for c in counts.values())
+        pairs += total * (total - 1) // 2
+        disagreeing += total * (total - 1) // 2 - same
+    return pairs, disagreeing
+
+
 def consistency_disagreement(documents: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
     """Among pairs of occurrences of the same capitalised word form inside one document, the
     percentage whose entity types (``O`` counts as a type) differ.
@@ -145,13 +161,7 @@ def consistency_disagreement(documents: Iterable[tuple[Sequence[str], Sequence[s
     """
     pairs = disagreeing = 0
     for tokens, tags in documents:
-        types_by_word: dict[str, Counter[str]] = {}
-        for token, tag in zip(tokens, tags):
-            if token[:1].isupper():
-                types_by_word.setdefault(token, Counter())[schemes.split_tag(tag)[1] or "O"] += 1
-        for counts in types_by_word.values():
-            total = sum(counts.values())
-            same = sum(c * (c - 1) // 2 for c in counts.values())
-            pairs += total * (total - 1) // 2
-            disagreeing += total * (total - 1) // 2 - same
+        more, differing = consistency_pairs(tokens, tags)
+        pairs += more
+        disagreeing += differing
     return 100.0 * disagreeing / pairs if pairs else 0.0

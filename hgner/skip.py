@@ -38,8 +38,10 @@ import numpy as np
 
 from .corpus import Corpus
 from .errors import ModelError
+from .fileio import write_text
 from .graph import FactorGraph
 from .model import CrfModel, relabel
+from .validation import check, read_json
 
 SKIP_ARRAYS = "skip.npz"
 SKIP_META = "skip.json"
@@ -155,29 +157,66 @@ def log_ratio(counts: np.ndarray, smoothing: float = SMOOTHING) -> np.ndarray:
 
 
 def save(skip: SkipModel, directory: str | Path) -> None:
-    """Write ``skip.npz`` and ``skip.json`` into a model directory."""
+    """Write ``skip.npz`` and ``skip.json`` into a model directory (atomically) and record them
+    in its ``meta.json`` files map."""
+    from .fileio import atomic_write
+    from .model import refresh_files
+
     directory = Path(directory)
-    np.savez(directory / SKIP_ARRAYS, counts=skip.counts, log_ratio=skip.log_ratio, labels=np.array(skip.labels))
+    with atomic_write(directory / SKIP_ARRAYS, binary=True) as out:
+        np.savez(out, counts=skip.counts, log_ratio=skip.log_ratio, labels=np.array(skip.labels))
     meta = {"config": skip.config.to_json(), "weight": skip.weight, "info": skip.info}
-    (directory / SKIP_META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_text(directory / SKIP_META, json.dumps(meta, indent=2) + "\n")
+    refresh_files(directory)
+
+
+def _read_arrays(path: Path, k: int) -> dict[str, np.ndarray]:
+    """``counts``, ``log_ratio`` (K, K) float64 and ``labels`` (K,) strings from ``skip.npz``; each
+    member's header (dtype, shape) is checked before its data is read; no pickle."""
+    import zipfile
+
+    expected = {"counts": ((k, k), "f"), "log_ratio": ((k, k), "f"), "labels": ((k,), "U")}
+    arrays = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = sorted(archive.namelist())
+            if members != sorted(f"{name}.npy" for name in expected):
+                raise ModelError(f"{path}: holds {members[:5]}, expected counts.npy, labels.npy, log_ratio.npy")
+            for name, (shape, kind) in expected.items():
+                with archive.open(f"{name}.npy") as member:
+                    version = np.lib.format.read_magic(member)
+                    header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                              else np.lib.format.read_array_header_2_0)
+                    got_shape, fortran, dtype = header(member)
+                if got_shape != shape or dtype.kind != kind or dtype.hasobject or (kind == "U" and dtype.itemsize > 4 * 100):
+                    raise ModelError(f"{path}: {name}: expected shape {shape} of {'float' if kind == 'f' else 'str'}, "
+                                     f"got shape {got_shape} of {dtype}")
+        with np.load(path, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in expected}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ModelError(f"{path}: cannot read ({error})") from None
+    for name in ("counts", "log_ratio"):
+        if not np.isfinite(arrays[name]).all():
+            raise ModelError(f"{path}: {name}: expected finite numbers")
+    return arrays
 
 
 def load(model: CrfModel) -> SkipModel:
-    """The skip potential stored with ``model``; raises :class:`ModelError` when it is missing or
-    was built for other labels."""
+    """The skip potential stored with ``model`` (both files recorded in its ``meta.json``, so
+    checksum-verified when the model loaded; see :mod:`hgner.model`); raises
+    :class:`ModelError` when it is missing, malformed or was built for other labels."""
     arrays, meta = model.directory / SKIP_ARRAYS, model.directory / SKIP_META
-    if not arrays.is_file() or not meta.is_file():
-        raise ModelError(f"model {model.name} has no skip potential (expected {arrays} and {meta}); "
-                         f"build it with: python scripts/build_skip.py {model.directory}")
-    try:
-        with np.load(arrays, allow_pickle=False) as stored:
-            counts, table, labels = stored["counts"], stored["log_ratio"], tuple(str(v) for v in stored["labels"])
-        data = json.loads(meta.read_text(encoding="utf-8"))
-        config, weight, info = SkipConfig.from_json(data["config"]), float(data["weight"]), data.get("info", {})
-    except (OSError, ValueError, KeyError) as error:
-        raise ModelError(f"model {model.name}: cannot read its skip potential ({error})") from None
+    recorded = model.metadata.get("files", {})
+    if SKIP_ARRAYS not in recorded or SKIP_META not in recorded:
+        raise ModelError(f"model {model.name} has no skip potential ({SKIP_ARRAYS} and {SKIP_META} recorded in its "
+                         f"meta.json); build it with: python scripts/build_skip.py {model.directory}")
     k = len(model.labels)
-    if labels != model.labels or table.shape != (k, k):
-        raise ModelError(f"skip potential of model {model.name} is over labels {labels} with shape {table.shape}; "
-                         f"expected the model's labels {model.labels} and shape ({k}, {k})")
+    stored = _read_arrays(arrays, k)
+    counts, table, labels = stored["counts"], stored["log_ratio"], tuple(str(v) for v in stored["labels"])
+    data = read_json(meta)
+    check(data, "skip", meta)
+    config, weight, info = SkipConfig.from_json(data["config"]), float(data["weight"]), data.get("info", {})
+    if labels != model.labels:
+        raise ModelError(f"skip potential of model {model.name} is over labels {labels}; "
+                         f"expected the model's labels {model.labels}")
     return SkipModel(config, labels, counts, table, weight, info)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import schemes
 from .errors import HgnerError
+from .fileio import atomic_write, refuse_inputs
 from .tokenizer import NAME as TOKENIZER_NAME
 from .tokenizer import TextTokenizer, TokenizedSentence
 
@@ -258,25 +259,42 @@ class JsonlWriter(Writer):
 
 
 class HtmlWriter(Writer):
-    """One displaCy entity page holding every document, written when the output ends."""
+    """One displaCy entity page holding every document, written a document at a time (the page's
+    head before the first, its end at close), so memory does not grow with the input. Every
+    string that reaches the page is escaped: text and title by displaCy, labels and file names
+    here (undecodable bytes in a file name shown as U+FFFD)."""
 
     def __init__(self, out: TextIO) -> None:
+        from spacy.displacy.render import EntityRenderer
+
         super().__init__(out)
-        self.pages: list[dict[str, Any]] = []
+        self.renderer = EntityRenderer(options=HTML_OPTIONS)
+        self.page: dict[str, Any] | None = None
+        self.opened = False
 
     def start(self, source: str, text: str) -> None:
         super().start(source, text)
-        self.pages.append({"text": text, "ents": [], "title": None if source.startswith("<") else escape(source)})
+        name = source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        self.page = {"text": text, "ents": [], "title": None if source.startswith("<") else escape(name)}
 
     def group(self, group: TaggedGroup) -> None:
-        self.pages[-1]["ents"] += [{"start": e.start, "end": e.end, "label": e.label} for e in group.entities]
+        self.page["ents"] += [{"start": e.start, "end": e.end, "label": escape(e.label)} for e in group.entities]
+
+    def finish(self) -> None:
+        from spacy.displacy.templates import TPL_FIGURE, TPL_PAGE
+
+        if not self.opened:
+            self.out.write(TPL_PAGE.split("{content}")[0].format(lang=self.renderer.lang, dir=self.renderer.direction).lstrip())
+            self.opened = True
+        page, self.page = self.page, None
+        self.out.write(TPL_FIGURE.format(content=self.renderer.render_ents(page["text"], page["ents"], page["title"])))
+        super().finish()
 
     def close(self) -> None:
-        from spacy import displacy
+        from spacy.displacy.templates import TPL_PAGE
 
-        if self.pages:
-            page = displacy.render(self.pages, style="ent", manual=True, page=True, jupyter=False, options=HTML_OPTIONS)
-            self.out.write(page)
+        if self.opened:
+            self.out.write(TPL_PAGE.split("{content}")[1].rstrip())
         super().close()
 
 
@@ -400,10 +418,11 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(args.inputs, args.reading)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
     tagger = Tagger(args.model, args.decoder, args.graph, args.sweeps, args.seed, warn=warn)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
+    if args.output is None:
+        tag_inputs(tagger, inputs, WRITERS[args.format](sys.stdout), progress=sys.stderr.isatty(), jobs=args.jobs)
+        return 0
+    read = [i.path for i in inputs if i.path not in (None, "-")]
+    refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], "-o", read_stdin=any(i.path == "-" for i in inputs))
+    with atomic_write(args.output) as out:  # the file appears only when complete
         tag_inputs(tagger, inputs, WRITERS[args.format](out), progress=sys.stderr.isatty(), jobs=args.jobs)
-    finally:
-        if args.output:
-            out.close()
     return 0

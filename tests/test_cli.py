@@ -104,3 +104,104 @@ def test_train_command_writes_a_model(tmp_path, corpus_file, capsys):
     meta = json.loads((out / "meta.json").read_text())
     assert meta["dev"]["f1"] > 0
     assert "dev F1" in capsys.readouterr().err
+
+
+# ---- the error boundary (issue 14) ----------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["evaluate", "--corpus", "c", "--scheme", "FOO"], "argument --scheme: unknown tag scheme 'FOO'"),
+        (["train", "--train", "c", "--out", "o", "--model-scheme", "FOO"], "argument --model-scheme: unknown tag scheme"),
+        (["train", "--train", "c", "--out", "o", "--c1", "nan"], "argument --c1: expected a finite number >= 0, got 'nan'"),
+        (["train", "--train", "c", "--out", "o", "--c1", "-1"], "argument --c1: expected a finite number >= 0"),
+        (["train", "--train", "c", "--out", "o", "--c2", "inf"], "argument --c2: expected a finite number >= 0"),
+        (["train", "--train", "c", "--out", "o", "--max-iterations", "0"], "argument --max-iterations: expected a whole number"),
+        (["train", "--train", "c", "--out", "o", "--max-iterations", "-1"], "argument --max-iterations: expected a whole number"),
+        (["evaluate", "--corpus", "c", "--seeds", "99999999999999999999"], "argument --seeds: expected a whole number 1..10000"),
+    ],
+)
+def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    error = one_line_error(capsys)
+    assert error.startswith(f"hgner {argv[0]}: error: ") and expected in error
+
+
+def test_unknown_plot_format_fails_before_any_work(tmp_path, tiny_model, corpus_file, capsys):
+    code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--plot", str(tmp_path / "f.xyz")])
+    assert code == 2 and "unknown image format 'xyz'; expected a file ending in one of:" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("option", ["--json", "--predictions"])
+def test_outputs_never_overwrite_the_corpus(tmp_path, tiny_model, corpus_file, option, capsys):
+    before = corpus_file.read_bytes()
+    link = tmp_path / "link.conll"
+    link.symlink_to(corpus_file)
+    for target in (corpus_file, link):
+        code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), option, str(target)])
+        assert code == 2 and "is also an input" in one_line_error(capsys)
+    assert corpus_file.read_bytes() == before
+
+
+def test_outputs_never_overwrite_model_files(tiny_model, corpus_file, capsys):
+    meta = tiny_model.directory / "meta.json"
+    before = meta.read_bytes()
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--json", str(meta)]) == 2
+    assert "is also an input" in one_line_error(capsys) and meta.read_bytes() == before
+
+
+@pytest.mark.parametrize("target", ["missing/out.json", ".", "/proc/version"])
+def test_unwritable_outputs_are_one_line_errors(tmp_path, tiny_model, corpus_file, target, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--json", target])
+    assert code == 2 and target.split("/")[0] in one_line_error(capsys)
+
+
+def test_train_out_onto_a_file_is_an_error(tmp_path, corpus_file, capsys):
+    (tmp_path / "file").write_text("keep")
+    assert main(["train", "--train", str(corpus_file), "--out", str(tmp_path / "file")]) == 2
+    assert "exists and is not a directory" in one_line_error(capsys)
+    assert (tmp_path / "file").read_text() == "keep"
+
+
+def test_training_data_errors_are_one_line(tmp_path, capsys):
+    only_o = tmp_path / "o.conll"
+    only_o.write_text("Paris O\nis O\n")
+    assert main(["train", "--train", str(only_o), "--out", str(tmp_path / "m")]) == 2
+    progress, error = capsys.readouterr().err.strip().splitlines()
+    assert progress.startswith("training on") and error.endswith("has no entity types: every tag is O")
+    assert not (tmp_path / "m").exists()
+
+
+def test_stdout_on_a_full_device_is_a_one_line_error(tiny_model, corpus_file):
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "hgner.cli", "evaluate", "--model", str(tiny_model.directory),
+                                 "--corpus", str(corpus_file)], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == ["hgner evaluate: error: cannot write standard output (No space left on device)"]
+
+
+def test_internal_errors_exit_1_and_ask_for_a_report(monkeypatch, tiny_model, corpus_file, capsys):
+    import hgner.evaluate
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(hgner.evaluate, "evaluate", broken)
+    argv = ["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file)]
+    assert main(argv) == 1
+    error = one_line_error(capsys)
+    assert "internal error (ZeroDivisionError: a bug); this is a bug in hgner, please report it" in error and "--debug" in error
+    assert main(["--debug", *argv]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "please report it" in err.splitlines()[-1]
+
+
+def test_undecodable_arguments_are_one_line_errors(tiny_model):
+    result = subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--model", str(tiny_model.directory),
+                             b"Jim \xff Smith flew to Paris ."], capture_output=True)
+    assert result.returncode == 2
+    assert result.stderr.decode().strip() == ("hgner tag: error: argument 'Jim \\xff Smith flew to Paris .' is not valid "
+                                              "UTF-8 (surrogates not allowed); text to tag must be UTF-8")

@@ -46,3 +46,24 @@ def test_refuse_inputs_sees_through_links(tmp_path):
         refuse_inputs(link, [source], "-o")
     refuse_inputs(tmp_path / "other.txt", [source], "-o")  # a new file is fine
     assert source.read_text() == "text"
+
+
+def test_devices_are_written_not_replaced(tmp_path):
+    import stat as stat_module
+
+    from hgner.fileio import write_text
+
+    write_text("/dev/null", "nothing")
+    assert stat_module.S_ISCHR(os.stat("/dev/null").st_mode)
+    with pytest.raises(HgnerError, match="/dev/full: cannot write"):
+        write_text("/dev/full", "x" * 100_000)
+    assert stat_module.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_a_symlinked_output_replaces_the_file_and_keeps_the_link(tmp_path):
+    from hgner.fileio import write_text
+
+    (tmp_path / "real.txt").write_text("old")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
+    write_text(tmp_path / "link.txt", "new")
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "new"

@@ -170,12 +170,55 @@ def test_sampler_confidences(tag_model):
     assert group.entities and all(e.confidence is None for e in group.entities)  # annealed: no marginals
 
 
-def test_skip_graph_tags_or_says_why(tag_model):
+def test_skip_graph_without_a_skip_potential_says_how_to_build_it(tag_model):
     result = run_hgner(["tag", "--model", str(tag_model), "--graph", "skip", "--decoder", "gibbs", SENTENCE])
-    if result.returncode:
-        assert result.returncode == 2 and "skip" in one_line_error(result.stderr)
-    else:
-        assert "[Angela Merkel](PER)" in result.stdout
+    assert result.returncode == 2
+    assert "has no skip potential" in one_line_error(result.stderr) and "scripts/build_skip.py" in result.stderr
+
+
+def test_skip_graph_tags_with_a_skip_potential(tag_model, tmp_path):
+    from hgner import skip
+    from hgner.corpus import load_corpus
+    from hgner.model import CrfModel
+    from tag_support import FIXTURE
+
+    directory = tmp_path / "with-skip"
+    shutil.copytree(tag_model, directory)
+    skip.save(skip.estimate(load_corpus(str(FIXTURE)), CrfModel.load(directory)), directory)
+    result = run_hgner(["tag", "--model", str(directory), "--graph", "skip", "--decoder", "gibbs", "--seed", "0", SENTENCE])
+    assert result.returncode == 0, result.stderr
+    assert "[Angela Merkel](PER)" in result.stdout
+
+
+def test_html_escapes_labels(tag_model, tmp_path):
+    from types import SimpleNamespace
+
+    from hgner.tag import HtmlWriter
+
+    out = io.StringIO()
+    writer = HtmlWriter(out)
+    writer.start("a<b>.txt", "Jim flew.")
+    label = "<img src=x onerror=alert(1)>"
+    writer.group(SimpleNamespace(entities=[SimpleNamespace(start=0, end=3, label=label)]))
+    writer.finish()
+    writer.close()
+    page = out.getvalue()
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page and "a&lt;b&gt;.txt" in page
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+
+
+def test_output_never_overwrites_an_input(tag_model, tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text(SENTENCE + "\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(text)
+    for target in (text, link):
+        result = run_hgner(["tag", "--model", str(tag_model), "-o", str(target), str(text)])
+        assert result.returncode == 2 and "is also an input" in one_line_error(result.stderr)
+    with open(text) as stdin:
+        result = run_hgner(["tag", "--model", str(tag_model), "-o", str(text)], stdin=stdin)
+    assert result.returncode == 2 and "standard input reads" in one_line_error(result.stderr)
+    assert text.read_text() == SENTENCE + "\n"
 
 
 def readme_section() -> str:

@@ -1,0 +1,120 @@
+"""Data on disk is never trusted: JSON files are size-capped, parsed strictly (no NaN, no
+Infinity) and checked against the JSON schemas in ``hgner/schemas/`` before anything is built
+from them. Every failure is a :class:`~hgner.errors.ModelError` naming the file, the field and
+what was expected, e.g. ``models/x/meta.json: features.window: expected an integer 0..10, got 1e12``.
+
+Each schema node may carry an ``expected`` keyword (ignored by JSON Schema itself): the phrase
+the error message uses. The big word tables (``truecase.json``, ``gazetteer.json``: tens of
+thousands of entries) are checked by :func:`check_string_table`, a fast reading of the same
+schema (a string map whose values are strings or lists of strings); a test checks that it agrees
+with ``jsonschema``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import ModelError
+
+MAX_JSON_BYTES = 64 * 2**20  # the shipped word tables are under 1 MB
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, Any]:
+    """The schema ``hgner/schemas/NAME.schema.json``."""
+    return json.loads((resources.files("hgner") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """The JSON value in ``path``, or a :class:`ModelError` when the file is missing, too large,
+    not UTF-8, not strict JSON or nested too deeply."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ModelError(f"{path}: {size} bytes, expected at most {max_bytes}")
+        text = path.read_bytes().decode("utf-8")
+        return json.loads(text, parse_constant=_reject_constant)
+    except FileNotFoundError:
+        raise ModelError(f"{path}: missing") from None
+    except OSError as error:
+        raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
+    except RecursionError:
+        raise ModelError(f"{path}: not valid JSON (nested too deeply)") from None
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ModelError(f"{path}: not valid JSON ({error})") from None
+
+
+def show(value: Any) -> str:
+    """A short rendering of a JSON value for an error message: ``1e12``, ``'abc'``, ``a list``."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return f"{value:g}".replace("e+", "e")
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**15 else f"{float(value):g}".replace("e+", "e")
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "...")
+    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+
+
+def _where(path: Any) -> str:
+    parts = ""
+    for part in path:
+        parts += f"[{part}]" if isinstance(part, int) else (f".{part}" if parts else str(part))
+    return parts or "top level"
+
+
+def check(data: Any, schema_name: str, path: Path) -> None:
+    """Raise a :class:`ModelError` naming ``path``, the field and the expectation when ``data``
+    does not fit the schema ``schema_name``."""
+    import jsonschema
+
+    schema = load_schema(schema_name)
+    error = next(iter(jsonschema.Draft202012Validator(schema).iter_errors(data)), None)
+    if error is None:
+        return
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        raise ModelError(f"{path}: {_where(error.absolute_path)}: missing required field {missing!r}")
+    if error.validator == "additionalProperties" and error.schema.get("additionalProperties") is False:
+        raise ModelError(f"{path}: {_where(error.absolute_path)}: {error.message}")
+    if error.validator == "uniqueItems":
+        raise ModelError(f"{path}: {_where(error.absolute_path)}: expected distinct items")
+    expected = error.schema.get("expected") if isinstance(error.schema, dict) else None
+    if expected is None:
+        raise ModelError(f"{path}: {_where(error.absolute_path)}: {error.message[:200]}")
+    raise ModelError(f"{path}: {_where(error.absolute_path)}: expected {expected}, got {show(error.instance)}")
+
+
+def check_string_table(data: Any, schema_name: str, path: Path) -> None:
+    """:func:`check` for a big word table, fast: the schema's top level is an object whose
+    ``propertyNames`` have a ``maxLength`` or ``pattern`` and whose values are strings (with
+    ``maxLength``) or arrays of such strings (``minLength``/``maxLength``)."""
+    schema = load_schema(schema_name)
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: top level: expected {schema['expected']}, got {show(data)}")
+    names = schema.get("propertyNames", {})
+    name_pattern = re.compile(names["pattern"]) if "pattern" in names else None
+    values = schema["additionalProperties"]
+    items = values.get("items")
+    strings = items if items is not None else values
+    low, high = strings.get("minLength", 0), strings.get("maxLength", math.inf)
+    for key, value in data.items():
+        if len(key) > names.get("maxLength", math.inf) or (name_pattern and not name_pattern.search(key)):
+            raise ModelError(f"{path}: {key[:40]!r}: not a valid key")
+        entries = value if items is not None else [value]
+        if items is not None and not isinstance(value, list):
+            raise ModelError(f"{path}: {key[:40]}: expected {values['expected']}, got {show(value)}")
+        for entry in entries:
+            if not isinstance(entry, str) or not low <= len(entry) <= high:
+                raise ModelError(f"{path}: {key[:40]}: expected {strings['expected']}, got {show(entry)}")

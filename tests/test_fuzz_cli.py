@@ -1,0 +1,39 @@
+"""A few cases of scripts/fuzz_cli.py in CI: hostile models, corpora, arguments and output paths
+must end in exit status 0 or a one-line error (2), never a traceback, crash, hang or silent load
+of a damaged model. The full run (``python scripts/fuzz_cli.py -n 10000``) is a script."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fuzz_cli.py"
+
+
+def load_fuzzer():
+    spec = importlib.util.spec_from_file_location("fuzz_cli", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_cli"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_few_hostile_cases_give_no_traceback_crash_or_hang():
+    fuzz_cli = load_fuzzer()
+    kinds, failures = fuzz_cli.fuzz(8, seed=2026, timeout=60, use_exec=False, keep=None, progress=False)
+    assert sum(kinds.values()) == 8
+    assert failures == []
+
+
+def test_the_judge_catches_what_it_should(tmp_path):
+    fuzz_cli = load_fuzzer()
+    case = fuzz_cli.Case("model", ["tag"], damaged=True)
+    assert fuzz_cli.judge(case, None, "", {}) == "hang (timeout)"
+    assert fuzz_cli.judge(case, -11, "", {}) == "crash (signal 11)"
+    assert fuzz_cli.judge(case, 1, "Traceback (most recent call last):\n", {}) == "traceback"
+    assert fuzz_cli.judge(case, 1, "hgner tag: internal error (X)\n", {}) == "exit status 1"
+    assert fuzz_cli.judge(case, 2, "usage: hgner\n", {}) == "exit 2 without a one-line error"
+    assert fuzz_cli.judge(case, 0, "", {}) == "damaged model loaded silently"
+    assert fuzz_cli.judge(case, 2, "hgner tag: error: model.crfsuite: damaged\n", {}) is None
+    watched = tmp_path / "input.txt"
+    watched.write_text("new")
+    assert fuzz_cli.judge(fuzz_cli.Case("outputs", []), 0, "", {watched: "old"}).startswith("input changed")
