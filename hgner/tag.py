@@ -294,7 +294,17 @@ def output_format(name: str) -> type[Writer]:
     return registry.lookup(registry.output_formats, name)
 
 
-@registry.output_formats.register("inline")
+def register_format(name: str) -> Callable[[type[Writer]], type[Writer]]:
+    """Class decorator: make a :class:`Writer` the output format ``name`` (``hgner tag --format``)."""
+
+    def add(cls: type[Writer]) -> type[Writer]:
+        cls.name = name
+        return registry.output_formats.register(name, func=cls)
+
+    return add
+
+
+@register_format("inline")
 class InlineWriter(Writer):
     """The original text with ``[Jim Smith](PER)`` markup, a newline after every document; a blank
     input prints nothing."""
@@ -322,7 +332,7 @@ class InlineWriter(Writer):
         super().finish()
 
 
-@registry.output_formats.register("conll")
+@register_format("conll")
 class ConllWriter(Writer):
     """``token<TAB>tag`` lines in ``--scheme`` (IOB2 by default) whatever the model's scheme, a
     blank line after every sentence, and a ``-DOCSTART-`` line before every document but the first
@@ -346,7 +356,7 @@ class ConllWriter(Writer):
         self.out.flush()
 
 
-@registry.output_formats.register("jsonl")
+@register_format("jsonl")
 class JsonlWriter(Writer):
     """One JSON object per input, blank ones included:
     ``{"source": ..., "text": ..., "entities": [{start, end, text, label, confidence}]}``."""
@@ -366,7 +376,7 @@ class JsonlWriter(Writer):
         super().finish()
 
 
-@registry.output_formats.register("html")
+@register_format("html")
 class HtmlWriter(Writer):
     """One self-contained HTML page holding every input, written when the output ends: per
     document a heading (the file name), the text with entities marked in their label's colour and
@@ -430,7 +440,7 @@ HTML_STYLE = (
 )
 
 
-@registry.output_formats.register("brat")
+@register_format("brat")
 class BratWriter(Writer):
     """BRAT standoff: for each input ``NAME.txt`` a ``NAME.ann`` with ``T1<TAB>LABEL START END<TAB>text``
     lines (character offsets into the text as read, so a byte-order mark is not counted; an entity
@@ -496,7 +506,7 @@ class BratWriter(Writer):
         write_text(target, "".join(lines))
 
 
-@registry.output_formats.register("docbin")
+@register_format("docbin")
 class DocBinWriter(Writer):
     """A spaCy ``DocBin`` (binary, needs ``-o FILE``): one ``Doc`` per input, blank ones included,
     built from hgner's own tokens (whitespace between them kept as spaCy keeps it, so
