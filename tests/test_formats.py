@@ -90,6 +90,16 @@ def test_brat_into_a_directory_and_line_breaks(tag_model, files, capsys):
     assert first == "T1\tPER 0 6;7 13\tAngela Merkel"  # a span over a line break becomes two fragments
     assert tag(tag_model, capsys, "--format", "brat", "-o", "out2", "sub", "a.txt")[0] == 0
     assert sorted(str(p.relative_to("out2")) for p in Path("out2").rglob("*")) == ["a.ann", "a.txt", "b.ann", "b.txt"]
+    code, _, err = tag(tag_model, capsys, "--format", "brat", "-o", "sub", "sub")  # the copy would be the input
+    assert code == 2 and err == "hgner tag: error: sub/b.txt is also an input (sub/b.txt); refusing to overwrite it\n"
+    Path("notes.txt").write_text("Jim", encoding="utf-8")
+    Path("notes.ann").write_text("Paris", encoding="utf-8")
+    code, _, err = tag(tag_model, capsys, "--format", "brat", "--glob", "notes*", ".")
+    assert code == 2 and err == "hgner tag: error: notes.ann is also an input (notes.ann); refusing to overwrite it\n"
+    Path("x").mkdir()
+    Path("x/a.txt").write_text("Paris", encoding="utf-8")
+    code, _, err = tag(tag_model, capsys, "--format", "brat", "-o", "out3", "a.txt", "x/a.txt")
+    assert code == 2 and err == "hgner tag: error: x/a.txt and a.txt would both be written to out3/a.ann\n"
 
 
 def test_docbin_round_trip(tag_model, files, capsys):
