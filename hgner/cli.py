@@ -40,11 +40,9 @@ def _names(text: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import tag
+    from . import __version__, tag
     from .decoders import available_decoders
     from .pipeline import CrfsuiteReference  # noqa: F401  (registers the crfsuite reference decoder)
-
-    from . import __version__
 
     parser = argparse.ArgumentParser(prog="hgner", description=__doc__)
     parser.add_argument("--version", action="version", version=f"hgner {__version__}")
@@ -129,8 +127,8 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
     parser.add_argument("--sweeps", type=int, help="sweeps for sampling decoders (their default when omitted)")
     parser.add_argument("--seed", type=int, help="random seed for stochastic decoders")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="a decoder setting (repeatable), e.g. --set sweeps=400 --set schedule=constant")
-    formats = {name: registry.lookup(registry.output_formats, name) for name in registry.names(registry.output_formats)}
+                        help="a decoder setting (repeatable), e.g. --decoder gibbs --set schedule=constant")
+    formats = {name: tag.output_format(name) for name in registry.names(registry.output_formats)}
     parser.add_argument("--format", choices=list(formats), default="inline",
                         help="; ".join(f"{name}: {writer.summary}" for name, writer in formats.items()) + " (default inline)")
     parser.add_argument("--scheme", type=str.upper, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")

@@ -142,6 +142,7 @@ class Tagger:
         decoder_settings = {"sweeps": sweeps, "seed": seed, "marginals": True,
                             **settings_per_decoder(settings or {}, [decoder])[decoder]}
         self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, **decoder_settings), graph)
+        self.decoder_name = decoder
         self.min_confidence = min_confidence
         self._unknown_confidence_noted = False
         self.group_tokens = CHAIN_GROUP_TOKENS if graph == "chain" else SKIP_MAX_TOKENS
@@ -218,7 +219,7 @@ class Tagger:
             return group
         if not self._unknown_confidence_noted and any(e.confidence is None for e in group.entities):
             self._unknown_confidence_noted = True
-            self.warn(f"decoder {self.pipeline.decoder.name!r} gives no confidences: "
+            self.warn(f"decoder {self.decoder_name!r} gives no confidences: "
                       "its entities are kept whatever the minimum confidence")
         tags = [list(t) for t in group.tags]
         chunks = [(s, first, last) for s, sentence_tags in enumerate(group.tags) for first, last, _ in schemes.chunks(sentence_tags)]
@@ -238,14 +239,14 @@ class Writer:
 
     ``stream`` says what ``out`` is: ``"text"`` (standard output or the ``-o`` file), ``"bytes"``
     (the ``-o`` file, which is then required) or ``"files"`` (no stream: the writer writes its own
-    files, beside the inputs or into the ``-o`` directory). ``schemes`` lists the tag schemes the
+    files, beside the inputs or into the ``-o`` directory). ``tag_schemes`` lists the tag schemes the
     format can write (``--scheme``), the first being its default; empty when it writes no tags.
     """
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""  # one line for ``hgner tag --help``
     stream: ClassVar[str] = "text"
-    schemes: ClassVar[tuple[str, ...]] = ()
+    tag_schemes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, out: IO | None, options: OutputOptions) -> None:
         self.out = out
@@ -255,8 +256,8 @@ class Writer:
     @classmethod
     def check(cls, inputs: list[Input], options: OutputOptions) -> None:
         """Refuse, before anything is tagged, inputs or options this format cannot write."""
-        if options.scheme is not None and options.scheme not in cls.schemes:
-            accepted = f"one of {', '.join(cls.schemes)}" if cls.schemes else "no --scheme (it writes no tags)"
+        if options.scheme is not None and options.scheme not in cls.tag_schemes:
+            accepted = f"one of {', '.join(cls.tag_schemes)}" if cls.tag_schemes else "no --scheme (it writes no tags)"
             raise HgnerError(f"--scheme {options.scheme}: the {cls.name} format takes {accepted}")
         if cls.stream == "bytes" and options.output is None:
             raise HgnerError(f"the {cls.name} format is binary: give -o FILE")
@@ -339,7 +340,7 @@ class ConllWriter(Writer):
     (so N inputs give N - 1 of them, blank inputs included)."""
 
     summary = "token<TAB>tag lines, tags in --scheme (IOB2, BIOES or IO; default IOB2)"
-    schemes = ("IOB2", "BIOES", "IO")
+    tag_schemes = ("IOB2", "BIOES", "IO")
 
     def start(self, document: Input, text: str) -> None:
         super().start(document, text)
@@ -347,7 +348,7 @@ class ConllWriter(Writer):
             self.out.write("-DOCSTART-\tO\n\n")
 
     def group(self, group: TaggedGroup) -> None:
-        scheme = self.options.scheme or self.schemes[0]
+        scheme = self.options.scheme or self.tag_schemes[0]
         lines = []
         for sentence, tags in zip(group.sentences, group.tags):
             lines += [f"{token}\t{tag}\n" for token, tag in zip(sentence.tokens, schemes.convert(tags, scheme))]
