@@ -1,3 +1,53 @@
-"""hgner: named-entity recognition with CRFs, decoded by Viterbi, annealed Gibbs and herded Gibbs."""
+"""hgner: named-entity recognition with CRFs, decoded by Viterbi, annealed Gibbs, herded Gibbs
+and their variants on one factor graph.
+
+The Python API (``__all__``)::
+
+    import hgner
+    tagger = hgner.load("en-conll03", "viterbi")   # a Tagger; decoder settings as keywords
+    tagger.tag("Jim Smith flew to Paris.")          # [Entity(start=0, end=9, text='Jim Smith', ...), ...]
+    tagger.pipe(texts, batch_size=64)               # an iterator of entity lists
+    hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report dict
+    hgner.available_decoders(), hgner.available_models(), hgner.model_info("en-conll03")
+
+Importing ``hgner`` is cheap: everything loads on first use. ``hgner.evaluate`` is also the
+module of that name; calling it runs :func:`hgner.api.evaluate`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Entity",
+    "ModelInfo",
+    "Tagger",
+    "__version__",
+    "available_decoders",
+    "available_models",
+    "evaluate",
+    "load",
+    "model_info",
+]
+
+if TYPE_CHECKING:
+    from .api import ModelInfo, available_decoders, available_models, evaluate, load, model_info
+    from .tag import Entity, Tagger
+
+_HOMES = {"Entity": "tag", "Tagger": "tag", "ModelInfo": "api", "available_decoders": "api",
+          "available_models": "api", "load": "api", "model_info": "api"}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "evaluate":  # the module, callable as the API function (see hgner/evaluate.py)
+        return importlib.import_module(".evaluate", __name__)
+    if name in _HOMES:
+        return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    raise AttributeError(f"module 'hgner' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

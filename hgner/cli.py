@@ -11,6 +11,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import HgnerError
 from .graph import GRAPH_KINDS
@@ -58,6 +59,9 @@ def _seed_count(text: str) -> int:
     return _positive_int(text, maximum=10_000)
 
 
+if TYPE_CHECKING:
+    from .api import ModelInfo
+
 def _int_list(text: str) -> list[int]:
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
@@ -68,16 +72,27 @@ def _int_list(text: str) -> list[int]:
     return values
 
 
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}")
+    return value
+
+
 def _names(text: str) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import tag
+    from . import __version__, tag
     from .decoders import available_decoders
     from .pipeline import CrfsuiteReference  # noqa: F401  (registers the crfsuite reference decoder)
 
     parser = _Parser(prog="hgner", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"hgner {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="print the Python traceback of an internal error (hgner --debug COMMAND ...)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -118,10 +133,20 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",
                           help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several)")
+    evaluate.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                          help="a decoder setting (repeatable), given to every decoder that takes it, e.g. --set damping=0.5")
     evaluate.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
     _add_tag_parser(commands, available_decoders())
     _add_corpora_parser(commands)
+    _add_models_parser(commands)
     return parser
+
+
+def _add_models_parser(commands: argparse._SubParsersAction) -> None:
+    models = commands.add_parser("models", help="list the shipped models, or show one (hgner models info NAME)")
+    actions = models.add_subparsers(dest="models_command", metavar="info")
+    info = actions.add_parser("info", help="everything meta.json says about one model")
+    info.add_argument("name", metavar="NAME", help="a shipped model name or a model directory")
 
 
 OFFLINE_HELP = ("never download a missing corpus (as HGNER_OFFLINE=1): use the data home, or copy from HGNER_MIRROR "
@@ -146,7 +171,7 @@ def _add_corpora_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -> None:
-    from . import tag
+    from . import registry, tag
 
     parser = commands.add_parser(
         "tag", help="tag raw text: arguments, files or standard input",
@@ -155,6 +180,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
                     "  an argument that names an existing file is read as a file (UTF-8);\n"
                     "  one that looks like a path ('/' in it or a .txt/.md/... ending, no spaces) but does not\n"
                     "  exist is an error; any other argument is the text itself;\n"
+                    "  an existing directory gives its files matching --glob, recursively, in path order;\n"
                     "  no argument, or '-', reads standard input. --text or --files force one reading.",
         epilog=f"defaults: --model {tag.DEFAULT_MODEL} --decoder {tag.DEFAULT_DECODER} (the best measured configuration with\n"
                "per-entity confidences; --graph skip --decoder exact scored 0.16 F1 more on eng.testa but has no confidences)\n"
@@ -168,17 +194,25 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
     reading.add_argument("--files", dest="reading", action="store_const", const="files",
                          help="every INPUT is a file: a missing one is an error")
     parser.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
-    parser.add_argument("--decoder", default=tag.DEFAULT_DECODER,
-                        help=f"decoder (default {tag.DEFAULT_DECODER}); available: {', '.join(decoders)}")
+    parser.add_argument("--decoder", help=f"decoder (default {tag.DEFAULT_DECODER}; {tag.SKIP_DEFAULT_DECODER} with --graph "
+                                          f"skip); available: {', '.join(decoders)}")
     parser.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                         help=f"chain, or skip (skip edges within a document; documents over {tag.SKIP_MAX_TOKENS} "
                              "tokens are tagged in chunks of that size with a warning)")
     parser.add_argument("--sweeps", type=int, help="sweeps for sampling decoders (their default when omitted)")
     parser.add_argument("--seed", type=int, help="random seed for stochastic decoders")
-    parser.add_argument("--format", choices=tag.FORMATS, default="inline",
-                        help="inline: [Jim Smith](PER) markup; conll: token and tag per line; jsonl: one JSON object "
-                             "per document with character offsets and confidences; html: a displaCy page (default inline)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a decoder setting (repeatable), e.g. --decoder gibbs --set schedule=constant")
+    formats = {name: tag.output_format(name) for name in registry.names(registry.output_formats)}
+    parser.add_argument("--format", choices=list(formats), default="inline",
+                        help="; ".join(f"{name}: {writer.summary}" for name, writer in formats.items()) + " (default inline)")
+    parser.add_argument("--scheme", type=str.upper, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
+    parser.add_argument("--min-confidence", type=_probability, metavar="X",
+                        help="leave out entities whose confidence is below X (entities without one are kept)")
+    parser.add_argument("--glob", default=tag.DEFAULT_GLOB, metavar="PATTERN",
+                        help=f"files to read from a directory INPUT, recursively (default {tag.DEFAULT_GLOB!r})")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE instead of standard output (a directory for --format brat)")
     parser.add_argument("-j", "--jobs", type=int, default=1,
                         help="worker processes for several input files (default 1); output stays in input order")
 
@@ -246,6 +280,8 @@ def _run(args: argparse.Namespace) -> int:
         from .corpora_command import run as run_corpora
 
         return run_corpora(args)
+    if args.command == "models":
+        return _models(args)
     raise HgnerError(f"unknown command {args.command!r}")
 
 
@@ -298,11 +334,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .fileio import check_writable, refuse_inputs
     from .model import CrfModel
     from .report import check_plot_format, format_table3, plot
+    from .settings import parse_assignments
 
     for name in args.decoders:
         decoder_class(name)  # unknown names fail before any work
-    if args.seeds < 1:
-        raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
+    settings = parse_assignments(args.set)
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
     for path in filter(None, outputs.values()):
         check_writable(path)
@@ -313,7 +349,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     for option, path in outputs.items():
         refuse_inputs(path, [args.corpus, corpus.name, *model.files()], option)
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
-                      mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
+                      mode=args.mode, graph=args.graph, settings=settings, predictions=args.predictions,
+                      progress=sys.stderr.isatty())
     format_report(report, sys.stdout)
     if any(r["sweeps"] is not None for r in report["results"]):
         sys.stdout.write("\nF1 by sweeps (mean (sd) over seeds; decoding seconds in brackets):\n")
@@ -323,6 +360,52 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.plot:
         plot(report, args.plot)
     return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    """``hgner models``: one row per shipped model; ``hgner models info NAME``: one model in full."""
+    from .api import available_models, model_info
+
+    if args.models_command == "info":
+        info = model_info(args.name)
+        sys.stdout.write(format_model_info(info))
+        return 0
+    infos = [model_info(name) for name in available_models()]
+    rows = [("name", "language", "labels", "scheme", "dev F1", "test F1", "size", "path")]
+    for info in infos:
+        rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
+                     _scores(info.test), f"{info.size / 2**20:.1f} MB", str(info.path)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+    return 0
+
+
+def _scores(scores: dict[str, float]) -> str:
+    return ", ".join(f"{f1:.2f} ({corpus})" for corpus, f1 in scores.items()) or "-"
+
+
+def format_model_info(info: ModelInfo) -> str:
+    """``hgner models info``: the summary, then the training record and the features."""
+    from .skip import SKIP_ARRAYS, SKIP_META
+
+    meta = info.metadata
+    training = meta.get("training", {})
+    lines = [
+        ("name", info.name), ("path", str(info.path)), ("language", info.language), ("labels", ", ".join(info.labels)),
+        ("scheme", info.scheme), ("dev F1", _scores(info.dev)), ("test F1", _scores(info.test)),
+        ("size", f"{info.size:,} bytes"), ("tokenizer", meta.get("tokenizer", "-")),
+        ("label map", ", ".join(f"{a} -> {b}" for a, b in meta.get("label_map", {}).items()) or "-"),
+        ("training corpus", f"{training.get('corpus', '-')} (sha256 {training.get('sha256', '-')})"),
+        ("training", ", ".join(f"{k} {training[k]}" for k in ("sentences", "tokens", "algorithm", "c1", "c2",
+                                                              "max_iterations", "seconds") if k in training) or "-"),
+        ("features", ", ".join(f"{k}={v}" for k, v in meta.get("features", {}).items()) or "-"),
+        ("skip potential", "yes" if all((info.path / f).is_file() for f in (SKIP_ARRAYS, SKIP_META))
+                           else "no (--graph skip needs one)"),
+        ("hgner version", meta.get("hgner_version", "-")),
+    ]
+    width = max(len(key) for key, _ in lines)
+    return "".join(f"{key + ':':<{width + 1}} {value}\n" for key, value in lines)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+import types
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,11 +37,12 @@ from . import schemes
 from .corpus import Corpus, write_conll
 from .decoders import decoder_class, decoder_settings, make_decoder
 from .decoders.chain import viterbi
+from .errors import HgnerError
 from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel, relabel
 from .pipeline import CrfsuiteReference, Pipeline
 from .scoring import Counts, consistency_pairs, entity_spans, score
-
+from .settings import settings_per_decoder
 
 
 @dataclass(frozen=True)
@@ -121,19 +124,25 @@ def evaluate(
     graph: str = "chain",
     predictions: str | None = None,
     progress: bool = True,
+    settings: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run every decoder on ``corpus`` and return the report (the ``--json`` schema).
+    """Run every decoder on ``corpus`` and return the report (the ``--json`` schema). ``settings``
+    (``--set``) go to the decoders that accept them; sweeps and seeds come from ``sweeps`` and ``seeds``.
 
     Documents stream: each is featurised and turned into a graph once, decoded by every run, scored
     into running totals and dropped, so memory does not grow with the corpus beyond the corpus
     itself (predictions are kept only as the ``predictions`` files, written as they come)."""
+    for name in ("sweeps", "seed"):
+        if name in (settings or {}):
+            raise HgnerError(f"--set {name}=...: give {name} with --{name}s, which evaluate varies")
+    per_decoder = settings_per_decoder(settings or {}, decoders)
     runs = plan_runs(decoders, sweeps, seeds)
     builder = Pipeline(model, make_decoder("viterbi"), graph)
     keep_features = any(decoder_class(run.decoder) is CrfsuiteReference for run in runs)
     pipelines = []
     for run in runs:
         run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
-        pipelines.append((run, run_graph, Pipeline(model, make_decoder(run.decoder, shared={"sweeps": run.sweeps, "seed": run.seed}),
+        pipelines.append((run, run_graph, Pipeline(model, make_decoder(run.decoder, per_decoder[run.decoder], shared={"sweeps": run.sweeps, "seed": run.seed}),
                                                    run_graph)))
     warm_up = builder.prepare([["Warm", "up", "."]])
     for run, run_graph, pipeline in pipelines:  # compile (or load from numba's cache) the kernels outside the timing
@@ -258,18 +267,17 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
     )
     for note in report["notes"]:
         out.write(f"note: {note}\n")
-    header = (f"{'decoder':<12} {'sweeps':>6} {'seed':>5} {'F1':>14} {'P':>6} {'R':>6} {'macro':>6} {'decode s':>9} "
-              f"{'total s':>8} {'=viterbi':>8}")
-    out.write(header + "\n")
     groups: dict[tuple, list[dict]] = {}
     for r in report["results"]:
-        groups.setdefault((r["decoder"], r["sweeps"]), []).append(r)
+        groups.setdefault((_shown_name(r, report), r["sweeps"]), []).append(r)
+    width = name_width(decoder for decoder, _ in groups)
+    header = (f"{'decoder':<{width}} {'sweeps':>6} {'seed':>5} {'F1':>14} {'P':>6} {'R':>6} {'macro':>6} {'decode s':>9} "
+              f"{'total s':>8} {'=viterbi':>8}")
+    out.write(header + "\n")
     for (decoder, sweeps), rows in groups.items():
-        if rows[0].get("graph", report["graph"]) != report["graph"]:
-            decoder = f"{decoder}@{rows[0]['graph']}"
         for r in rows:
             out.write(
-                f"{decoder:<12} {_blank(sweeps):>6} {_blank(r['seed']):>5} {r['f1']:14.2f} {r['precision']:6.2f} "
+                f"{decoder:<{width}} {_blank(sweeps):>6} {_blank(r['seed']):>5} {r['f1']:14.2f} {r['precision']:6.2f} "
                 f"{r['recall']:6.2f} {r['macro_f1']:6.2f} {r['decode_seconds']:9.2f} {r['total_seconds']:8.2f} "
                 f"{r['viterbi_agreement']:8.2%}\n"
             )
@@ -277,7 +285,7 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
             f1s = [r["f1"] for r in rows]
             mean = f"{statistics.mean(f1s):.2f} ({statistics.stdev(f1s):.2f})"
             seconds = statistics.mean(r["decode_seconds"] for r in rows)
-            out.write(f"{decoder:<12} {_blank(sweeps):>6} {'mean':>5} {mean:>14} {'':>6} {'':>6} {'':>6} {seconds:9.2f}\n")
+            out.write(f"{decoder:<{width}} {_blank(sweeps):>6} {'mean':>5} {mean:>14} {'':>6} {'':>6} {'':>6} {seconds:9.2f}\n")
     if any(r.get("graph", report["graph"]) != report["graph"] for r in report["results"]):
         out.write(f"note: decoders marked @chain cannot take skip edges: they decoded the chain graph "
                   f"(the linear-chain baseline), not the {report['graph']} graph\n")
@@ -291,12 +299,24 @@ def _format_optimum(report: dict[str, Any], out: TextIO) -> None:
     certified = next(r["certified_fraction"] for r in report["results"] if "certified_fraction" in r)
     out.write(f"\nagainst the certified optimum of the {report['graph']} graph "
               f"(exact certified {certified:.2%} of documents):\n")
-    out.write(f"{'decoder':<12} {'sweeps':>6} {'seed':>5} {'consist.':>8} {'=optimum':>8} {'mean gap':>10} {'max weights':>12}\n")
+    width = name_width(r["decoder"] for r in report["results"])
+    out.write(f"{'decoder':<{width}} {'sweeps':>6} {'seed':>5} {'consist.':>8} {'=optimum':>8} {'mean gap':>10} {'max weights':>12}\n")
     for r in report["results"]:
         weights = r["stats_max"].get("weight_bytes")
-        out.write(f"{r['decoder']:<12} {_blank(r['sweeps']):>6} {_blank(r['seed']):>5} {r['consistency_disagreement']:7.2f}% "
+        out.write(f"{r['decoder']:<{width}} {_blank(r['sweeps']):>6} {_blank(r['seed']):>5} {r['consistency_disagreement']:7.2f}% "
                   f"{r['optimum_fraction']:8.2%} {r['mean_optimum_gap']:10.4f} "
                   f"{'' if weights is None else f'{weights / 2**20:.2f} MiB':>12}\n")
+
+
+def _shown_name(result: dict[str, Any], report: dict[str, Any]) -> str:
+    """The decoder's name, marked ``@chain`` when it decoded the chain instead of the report's graph."""
+    graph = result.get("graph", report["graph"])
+    return result["decoder"] if graph == report["graph"] else f"{result['decoder']}@{graph}"
+
+
+def name_width(names: Iterable[str], heading: str = "decoder") -> int:
+    """Width of a table's first column: its longest name or its heading."""
+    return max([len(heading), *map(len, names)])
 
 
 def _blank(value: Any) -> str:
@@ -305,3 +325,16 @@ def _blank(value: Any) -> str:
 
 def write_json(report: dict[str, Any], path: str) -> None:
     write_text(path, json.dumps(report, indent=2) + "\n")
+
+
+class _CallableModule(types.ModuleType):
+    """``hgner.evaluate`` names this module (the import system sets it whenever the module is
+    imported) and is also the public function :func:`hgner.api.evaluate`: calling it calls that."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        from .api import evaluate as evaluate_api
+
+        return evaluate_api(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

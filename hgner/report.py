@@ -40,10 +40,11 @@ def format_table3(report: dict[str, Any], out: TextIO) -> None:
         for decoder, by_sweeps in groups.items()
     }
     width = max([len(c) for row in cells.values() for c in row] + [len(c) for c in columns])
-    out.write(f"{'method':<12}" + "".join(f" | {c:<{width}}" for c in columns) + "\n")
-    out.write("-" * 12 + "".join("-+-" + "-" * width for _ in columns) + "\n")
+    first = max([len("method"), *map(len, cells)])
+    out.write(f"{'method':<{first}}" + "".join(f" | {c:<{width}}" for c in columns) + "\n")
+    out.write("-" * first + "".join("-+-" + "-" * width for _ in columns) + "\n")
     for decoder, row in cells.items():
-        out.write(f"{decoder:<12}" + "".join(f" | {c:<{width}}" for c in row) + "\n")
+        out.write(f"{decoder:<{first}}" + "".join(f" | {c:<{width}}" for c in row) + "\n")
 
 
 def check_plot_format(path: str) -> str:

@@ -53,6 +53,8 @@ if not Span.has_extension(CONFIDENCE):
         "seed": None,
         "target": "ents",
         "overwrite": False,
+        "decoder_settings": {},
+        "min_confidence": None,
     },
 )
 def make_hgner(
@@ -66,11 +68,17 @@ def make_hgner(
     seed: int | None,
     target: str,
     overwrite: bool,
+    decoder_settings: dict[str, Any],
+    min_confidence: float | None,
 ) -> HgnerComponent:
     """The ``hgner`` factory. ``model``: a shipped model name or a model directory; ``target``:
-    ``"ents"`` or a ``doc.spans`` key; the other settings as for ``hgner tag``."""
+    ``"ents"`` or a ``doc.spans`` key; ``decoder_settings``: keywords for the decoder's constructor
+    (as ``--set`` in ``hgner tag``; an unknown one is an error listing the valid ones);
+    ``min_confidence``: leave out entities whose confidence is below it (those without one are
+    kept); the other settings as for ``hgner tag``."""
     return HgnerComponent(nlp, name, model=model, decoder=decoder, graph=graph, sweeps=sweeps, seed=seed,
-                          target=target, overwrite=overwrite)
+                          target=target, overwrite=overwrite, decoder_settings=decoder_settings,
+                          min_confidence=min_confidence)
 
 
 class HgnerComponent:
@@ -87,7 +95,8 @@ class HgnerComponent:
         """The model and decoder, loaded on first use."""
         if self._tagger is None:
             cfg = self.cfg
-            self._tagger = Tagger(self.model_path, cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"])
+            self._tagger = Tagger(self.model_path, cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"],
+                                  settings=cfg.get("decoder_settings"), min_confidence=cfg.get("min_confidence"))
         return self._tagger
 
     def __call__(self, doc: Doc) -> Doc:

@@ -26,15 +26,16 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from . import schemes
+from . import registry, schemes
 from .errors import HgnerError
-from .fileio import atomic_write, refuse_inputs
+from .fileio import atomic_write, refuse_inputs, write_text
 from .tokenizer import NAME as TOKENIZER_NAME
 from .tokenizer import TextTokenizer, TokenizedSentence
 
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "en-conll03"  # the best measured configuration with confidences (README): update both together
 DEFAULT_DECODER = "viterbi"
-FORMATS = ("inline", "conll", "jsonl", "html")
+SKIP_DEFAULT_DECODER = "exact"  # what `hgner tag --graph skip` uses without --decoder (certified MAP; README)
+DEFAULT_GLOB = "*.txt"  # files read from a directory input
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
 CHAIN_GROUP_TOKENS = 20_000  # tokens decoded at once on the chain graph
 SKIP_MAX_TOKENS = 200_000  # longest document the skip graph decodes whole
@@ -126,15 +128,20 @@ class Tagger:
         sweeps: int | None = None,
         seed: int | None = None,
         warn: Callable[[str], None] = warnings.warn,
+        settings: Mapping[str, Any] | None = None,
+        min_confidence: float | None = None,
     ) -> None:
         from .decoders import make_decoder
         from .model import CrfModel
         from .pipeline import Pipeline
-
+        decoder_for_graph(decoder, graph, warn)  # a chain-only decoder on a skip graph fails before the model loads
         crf = CrfModel.load(model)
-        # shared options go only to the decoders that take them: viterbi takes marginals
+        # settings are strict; the shared options go only to the decoders that take them (viterbi takes marginals)
         shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
-        self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, shared=shared), graph)
+        self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, settings or {}, shared=shared), graph)
+        self.decoder_name = decoder
+        self.min_confidence = min_confidence
+        self._unknown_confidence_noted = False
         self.group_tokens = CHAIN_GROUP_TOKENS if graph == "chain" else SKIP_MAX_TOKENS
         self.warn = warn
         self.tokenizer = TextTokenizer()
@@ -173,19 +180,87 @@ class Tagger:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded."""
         return self.tag_sentences(text, self.sentences(text))
 
+    def tag(self, text: str) -> list[Entity]:
+        """The entities of one document, in text order."""
+        return [entity for group in self.tag_text(text) for entity in group.entities]
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Entity]]:
+        """The entities of each text, in order, as :meth:`tag` gives them. Texts are tokenized
+        ``batch_size`` at a time (spaCy's ``nlp.pipe``), then decoded one document each."""
+        if batch_size < 1:
+            raise HgnerError(f"batch_size must be at least 1, got {batch_size}")
+        batch: list[str] = []
+        for text in texts:
+            batch.append(text)
+            if len(batch) == batch_size:
+                yield from self._tag_batch(batch)
+                batch = []
+        yield from self._tag_batch(batch)
+
+    def _tag_batch(self, texts: list[str]) -> Iterator[list[Entity]]:
+        short = [t for t in texts if len(t) <= BLOCK_CHARS]  # longer texts are tokenized block by block
+        docs = iter(self.tokenizer.nlp.pipe(short))
+        for text in texts:
+            sentences = self.tokenizer.from_doc(next(docs)) if len(text) <= BLOCK_CHARS else self.sentences(text)
+            yield [entity for group in self.tag_sentences(text, sentences) for entity in group.entities]
+
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         result = self.pipeline.decode([s.tokens for s in group])
-        return TaggedGroup(group, result.tags, entities(text, group, result))
+        return self._confident(TaggedGroup(group, result.tags, entities(text, group, result)))
+
+    def _confident(self, group: TaggedGroup) -> TaggedGroup:
+        """``group`` without the entities whose confidence is below ``min_confidence`` (their tokens
+        tagged O). Entities without a confidence (a decoder without marginals) are kept, with a
+        note to ``warn`` the first time."""
+        if self.min_confidence is None:
+            return group
+        if not self._unknown_confidence_noted and any(e.confidence is None for e in group.entities):
+            self._unknown_confidence_noted = True
+            self.warn(f"decoder {self.decoder_name!r} gives no confidences: "
+                      "its entities are kept whatever the minimum confidence")
+        tags = [list(t) for t in group.tags]
+        chunks = [(s, first, last) for s, sentence_tags in enumerate(group.tags) for first, last, _ in schemes.chunks(sentence_tags)]
+        kept = []
+        for (s, first, last), entity in zip(chunks, group.entities, strict=True):
+            if entity.confidence is None or entity.confidence >= self.min_confidence:
+                kept.append(entity)
+            else:
+                tags[s][first:last] = ["O"] * (last - first)
+        return replace(group, tags=tags, entities=kept)
 
 
 class Writer:
-    """An output format: called once per document start, per decoded group, per document end."""
+    """An output format, registered by name in :data:`hgner.registry.output_formats`: one class per
+    format. ``start`` is called once per input (empty ones included), ``group`` per decoded group,
+    ``finish`` at the document's end and ``close`` once at the end of the output.
 
-    def __init__(self, out: TextIO) -> None:
+    ``stream`` says what ``out`` is: ``"text"`` (standard output or the ``-o`` file), ``"bytes"``
+    (the ``-o`` file, which is then required) or ``"files"`` (no stream: the writer writes its own
+    files, beside the inputs or into the ``-o`` directory). ``tag_schemes`` lists the tag schemes the
+    format can write (``--scheme``), the first being its default; empty when it writes no tags.
+    """
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""  # one line for ``hgner tag --help``
+    stream: ClassVar[str] = "text"
+    tag_schemes: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, out: IO | None, options: OutputOptions) -> None:
         self.out = out
+        self.options = options
         self.documents = 0
 
-    def start(self, source: str, text: str) -> None:
+    @classmethod
+    def check(cls, inputs: list[Input], options: OutputOptions) -> None:
+        """Refuse, before anything is tagged, inputs or options this format cannot write."""
+        if options.scheme is not None and options.scheme not in cls.tag_schemes:
+            accepted = f"one of {', '.join(cls.tag_schemes)}" if cls.tag_schemes else "no --scheme (it writes no tags)"
+            raise HgnerError(f"--scheme {options.scheme}: the {cls.name} format takes {accepted}")
+        if cls.stream == "bytes" and options.output is None:
+            raise HgnerError(f"the {cls.name} format is binary: give -o FILE")
+
+    def start(self, document: Input, text: str) -> None:
+        self.document = document
         self.text = text
         self.documents += 1
 
@@ -194,18 +269,48 @@ class Writer:
 
     def finish(self) -> None:
         """End the current document."""
-        self.out.flush()
+        if self.out is not None:
+            self.out.flush()
 
     def close(self) -> None:
         """End the output."""
-        self.out.flush()
+        if self.out is not None:
+            self.out.flush()
 
 
+@dataclass(frozen=True)
+class OutputOptions:
+    """What ``hgner tag`` says about the output: the ``-o`` path and the ``--scheme`` (None: the
+    format's default)."""
+
+    output: str | None = None
+    scheme: str | None = None
+
+
+def output_format(name: str) -> type[Writer]:
+    """The writer class registered as ``name``; :class:`UnknownNameError` lists the others."""
+    return registry.lookup(registry.output_formats, name)
+
+
+def register_format(name: str) -> Callable[[type[Writer]], type[Writer]]:
+    """Class decorator: make a :class:`Writer` the output format ``name`` (``hgner tag --format``)."""
+
+    def add(cls: type[Writer]) -> type[Writer]:
+        cls.name = name
+        return registry.output_formats.register(name, func=cls)
+
+    return add
+
+
+@register_format("inline")
 class InlineWriter(Writer):
-    """The original text with ``[Jim Smith](PER)`` markup, a newline after every document."""
+    """The original text with ``[Jim Smith](PER)`` markup, a newline after every document; a blank
+    input prints nothing."""
 
-    def start(self, source: str, text: str) -> None:
-        super().start(source, text)
+    summary = "the text with [Jim Smith](PER) markup"
+
+    def start(self, document: Input, text: str) -> None:
+        super().start(document, text)
         self.cursor = 0
 
     def group(self, group: TaggedGroup) -> None:
@@ -219,97 +324,282 @@ class InlineWriter(Writer):
         self.out.flush()
 
     def finish(self) -> None:
-        rest = self.text[self.cursor:]
-        self.out.write(rest if rest.endswith("\n") else rest + "\n")
+        if self.text.strip():
+            rest = self.text[self.cursor:]
+            self.out.write(rest if rest.endswith("\n") else rest + "\n")
         super().finish()
 
 
+@register_format("conll")
 class ConllWriter(Writer):
-    """``token<TAB>tag`` lines with IOB2 (BIO) tags whatever the model's scheme, a blank line
-    after every sentence, and a ``-DOCSTART-`` line between documents."""
+    """``token<TAB>tag`` lines in ``--scheme`` (IOB2 by default) whatever the model's scheme, a
+    blank line after every sentence, and a ``-DOCSTART-`` line before every document but the first
+    (so N inputs give N - 1 of them, blank inputs included)."""
 
-    def start(self, source: str, text: str) -> None:
-        super().start(source, text)
+    summary = "token<TAB>tag lines, tags in --scheme (IOB2, BIOES or IO; default IOB2)"
+    tag_schemes = ("IOB2", "BIOES", "IO")
+
+    def start(self, document: Input, text: str) -> None:
+        super().start(document, text)
         if self.documents > 1:
             self.out.write("-DOCSTART-\tO\n\n")
 
     def group(self, group: TaggedGroup) -> None:
+        scheme = self.options.scheme or self.tag_schemes[0]
         lines = []
         for sentence, tags in zip(group.sentences, group.tags):
-            lines += [f"{token}\t{tag}\n" for token, tag in zip(sentence.tokens, schemes.convert(tags, "IOB2"))]
+            lines += [f"{token}\t{tag}\n" for token, tag in zip(sentence.tokens, schemes.convert(tags, scheme))]
             lines.append("\n")
         self.out.write("".join(lines))
         self.out.flush()
 
 
+@register_format("jsonl")
 class JsonlWriter(Writer):
-    """One JSON object per document: ``{"text": ..., "entities": [{start, end, text, label, confidence}]}``."""
+    """One JSON object per input, blank ones included:
+    ``{"source": ..., "text": ..., "entities": [{start, end, text, label, confidence}]}``."""
 
-    def start(self, source: str, text: str) -> None:
-        super().start(source, text)
+    summary = "one JSON object per input (blank ones too) with its source, character offsets and confidences"
+
+    def start(self, document: Input, text: str) -> None:
+        super().start(document, text)
         self.entities: list[Entity] = []
 
     def group(self, group: TaggedGroup) -> None:
         self.entities += group.entities
 
     def finish(self) -> None:
-        record = {"text": self.text, "entities": [e.to_json() for e in self.entities]}
+        record = {"source": self.document.source, "text": self.text, "entities": [e.to_json() for e in self.entities]}
         self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
         super().finish()
 
 
+@register_format("html")
 class HtmlWriter(Writer):
-    """One displaCy entity page holding every document, written a document at a time (the page's
-    head before the first, its end at close), so memory does not grow with the input. Every
-    string that reaches the page is escaped: text and title by displaCy, labels and file names
-    here (undecodable bytes in a file name shown as U+FFFD)."""
+    """One self-contained HTML page holding every input, written when the output ends: per
+    document a heading (the file name), the text with entities marked in their label's colour and
+    their confidence in a tooltip (``title``), and a legend of the labels on the page. Everything
+    from the input, the model or the file system is escaped."""
 
-    def __init__(self, out: TextIO) -> None:
-        from spacy.displacy.render import EntityRenderer
+    summary = "an HTML page: entities coloured by label, confidences on hover, a legend"
 
-        super().__init__(out)
-        self.renderer = EntityRenderer(options=HTML_OPTIONS)
-        self.page: dict[str, Any] | None = None
-        self.opened = False
+    def __init__(self, out: IO | None, options: OutputOptions) -> None:
+        super().__init__(out, options)
+        self.pages: list[tuple[str, str, list[Entity]]] = []  # (heading, text, entities)
 
-    def start(self, source: str, text: str) -> None:
-        super().start(source, text)
-        name = source.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        self.page = {"text": text, "ents": [], "title": None if source.startswith("<") else escape(name)}
+    def start(self, document: Input, text: str) -> None:
+        super().start(document, text)
+        self.pages.append((document.name, text, []))
 
     def group(self, group: TaggedGroup) -> None:
-        self.page["ents"] += [{"start": e.start, "end": e.end, "label": escape(e.label)} for e in group.entities]
-
-    def finish(self) -> None:
-        from spacy.displacy.templates import TPL_FIGURE, TPL_PAGE
-
-        if not self.opened:
-            self.out.write(TPL_PAGE.split("{content}")[0].format(lang=self.renderer.lang, dir=self.renderer.direction).lstrip())
-            self.opened = True
-        page, self.page = self.page, None
-        self.out.write(TPL_FIGURE.format(content=self.renderer.render_ents(page["text"], page["ents"], page["title"])))
-        super().finish()
+        self.pages[-1][2].extend(group.entities)
 
     def close(self) -> None:
-        from spacy.displacy.templates import TPL_PAGE
-
-        if self.opened:
-            self.out.write(TPL_PAGE.split("{content}")[1].rstrip())
+        if self.pages:
+            self.out.write(html_page(self.pages))
         super().close()
 
 
-HTML_OPTIONS = {"colors": {"PER": "#aa9cfc", "MISC": "#e4e7d2"}}  # displaCy colours only spaCy's own label names
+HTML_COLOURS = {"PER": "#aa9cfc", "LOC": "#ff9561", "ORG": "#7aecec", "MISC": "#e4e7d2"}
+HTML_PALETTE = ("#bfe1d9", "#feca74", "#c887fb", "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff", "#e4e7d2")
 
-WRITERS: dict[str, type[Writer]] = {"inline": InlineWriter, "conll": ConllWriter, "jsonl": JsonlWriter, "html": HtmlWriter}
+
+def html_page(pages: list[tuple[str, str, list[Entity]]]) -> str:
+    """The page for ``(heading, text, entities)`` documents."""
+    labels = sorted({e.label for _, _, entities in pages for e in entities})
+    others = iter(HTML_PALETTE * (1 + len(labels) // len(HTML_PALETTE)))
+    colours = {label: HTML_COLOURS.get(label) or next(others) for label in labels}
+    title = pages[0][0] if len(pages) == 1 else f"{len(pages)} documents"
+    legend = "".join(f'<mark style="background: {colours[label]}">{escape(label)}</mark> ' for label in labels)
+    body = []
+    for heading, text, entities in pages:
+        pieces, cursor = [], 0
+        for e in entities:
+            confidence = "confidence unknown" if e.confidence is None else f"confidence {e.confidence:.3f}"
+            pieces += [escape(text[cursor:e.start]),
+                       f'<mark style="background: {colours[e.label]}" title="{escape(e.label)}, {confidence}">'
+                       f'{escape(e.text)} <span class="label">{escape(e.label)}</span></mark>']
+            cursor = e.end
+        pieces.append(escape(text[cursor:]))
+        body.append(f'<section>\n<h2>{escape(heading)}</h2>\n<div class="text">{"".join(pieces)}</div>\n</section>\n')
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>hgner: {escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n"
+        f'<p class="legend">labels: {legend or "none found"} (hover over an entity for its confidence)</p>\n'
+        f"{''.join(body)}</body>\n</html>\n"
+    )
+
+
+HTML_STYLE = (
+    "body { font-family: sans-serif; max-width: 60em; margin: 2em auto; line-height: 2.4; }"
+    " .text { white-space: pre-wrap; }"
+    " mark { padding: 0.2em 0.35em; border-radius: 0.3em; }"
+    " .label { font-size: 0.7em; font-weight: bold; margin-left: 0.4em; vertical-align: middle; }"
+)
+
+
+@register_format("brat")
+class BratWriter(Writer):
+    """BRAT standoff: for each input ``NAME.txt`` a ``NAME.ann`` with ``T1<TAB>LABEL START END<TAB>text``
+    lines (character offsets into the text as read, so a byte-order mark is not counted; an entity
+    spanning a line break becomes fragments ``START END;START END``) and an ``AnnotatorNotes`` line
+    with each confidence. Without ``-o`` the ``.ann`` goes beside each input file; with ``-o DIR``
+    the text is copied into DIR as ``NAME.txt`` beside ``NAME.ann`` (text arguments and standard
+    input are named ``text-1``, ``text-2``, ...; files keep their path below a directory input)."""
+
+    summary = "BRAT standoff: NAME.ann beside each input file, or NAME.txt + NAME.ann in the -o DIR"
+    stream = "files"
+
+    @classmethod
+    def check(cls, inputs: list[Input], options: OutputOptions) -> None:
+        super().check(inputs, options)
+        if options.output is None:
+            unnamed = next((i.source for i in inputs if i.path is None or i.path == "-"), None)
+            if unnamed is not None:
+                raise HgnerError(f"the brat format writes NAME.ann beside each input file; {unnamed} is not a file: "
+                                 "give -o DIR")
+        elif os.path.exists(options.output) and not os.path.isdir(options.output):
+            raise HgnerError(f"-o {options.output}: the brat format writes into a directory, and this is a file")
+        read = {_identity(i.path): i.source for i in inputs if i.path not in (None, "-")}
+        targets: dict[Path, str] = {}
+        for number, document in enumerate(inputs, 1):
+            target = cls.annotation_path(document, options, number)
+            if target in targets:
+                raise HgnerError(f"{document.source} and {targets[target]} would both be written to {target}")
+            targets[target] = document.source
+            for written in [target] + ([target.with_suffix(".txt")] if options.output is not None else []):
+                if written.exists() and _identity(written) in read:
+                    raise HgnerError(f"{written} is also an input ({read[_identity(written)]}); refusing to overwrite it")
+
+    @staticmethod
+    def annotation_path(document: Input, options: OutputOptions, number: int) -> Path:
+        """Where ``document``'s ``.ann`` goes (its ``.txt`` copy too, with ``-o DIR``)."""
+        if options.output is None:
+            return Path(document.path).with_suffix(".ann")
+        relative = Path(document.relative) if document.path not in (None, "-") else Path(f"text-{number}")
+        return Path(options.output, relative).with_suffix(".ann")
+
+    def group(self, group: TaggedGroup) -> None:
+        self.entities += group.entities
+
+    def start(self, document: Input, text: str) -> None:
+        super().start(document, text)
+        self.entities: list[Entity] = []
+
+    def finish(self) -> None:
+        lines = []
+        for number, entity in enumerate(self.entities, 1):
+            fragments, start = [], entity.start
+            for line in entity.text.split("\n"):
+                if line.strip():
+                    fragments.append((start, start + len(line)))
+                start += len(line) + 1
+            where = ";".join(f"{a} {b}" for a, b in fragments)
+            shown = " ".join(self.text[a:b] for a, b in fragments)
+            lines.append(f"T{number}\t{entity.label} {where}\t{shown}\n")
+            if entity.confidence is not None:
+                lines.append(f"#{number}\tAnnotatorNotes T{number}\tconfidence {entity.confidence:.6f}\n")
+        target = self.annotation_path(self.document, self.options, self.documents)
+        if self.options.output is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_text(target.with_suffix(".txt"), self.text)
+        write_text(target, "".join(lines))
+
+
+def _identity(path: str | Path) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+@register_format("docbin")
+class DocBinWriter(Writer):
+    """A spaCy ``DocBin`` (binary, needs ``-o FILE``): one ``Doc`` per input, blank ones included,
+    built from hgner's own tokens (whitespace between them kept as spaCy keeps it, so
+    ``doc.text`` is the input text), with sentence starts, ``doc.ents``, and
+    ``doc.user_data["hgner"] = {"source": ..., "confidences": [one per entity]}``. Read it with
+    ``DocBin().from_disk(path).get_docs(nlp.vocab)``."""
+
+    summary = "a spaCy DocBin file (binary: needs -o FILE) with doc.ents and sentence starts"
+    stream = "bytes"
+
+    def __init__(self, out: IO | None, options: OutputOptions) -> None:
+        from spacy.tokens import DocBin
+        from spacy.vocab import Vocab
+
+        super().__init__(out, options)
+        self.vocab = Vocab()
+        self.bin = DocBin(store_user_data=True)
+
+    def start(self, document: Input, text: str) -> None:
+        super().start(document, text)
+        self.groups: list[TaggedGroup] = []
+
+    def group(self, group: TaggedGroup) -> None:
+        self.groups.append(group)
+
+    def finish(self) -> None:
+        self.bin.add(spacy_doc(self.vocab, self.text, self.groups, self.document.source))
+
+    def close(self) -> None:
+        self.out.write(self.bin.to_bytes())
+        super().close()
+
+
+def spacy_doc(vocab: Any, text: str, groups: list[TaggedGroup], source: str) -> Any:
+    """A spaCy ``Doc`` whose ``text`` is ``text``: hgner's tokens, the whitespace between them as
+    spaCy keeps it (one trailing space on the token, anything else a whitespace token), sentence
+    starts, and the groups' entities in ``doc.ents``."""
+    from spacy.tokens import Doc, Span
+
+    words: list[str] = []
+    spaces: list[bool] = []
+    starts: list[bool] = []
+    first_token: dict[int, int] = {}  # character offset -> token index
+    last_token: dict[int, int] = {}
+
+    def whitespace(gap: str) -> None:
+        if gap.startswith(" ") and words:
+            spaces[-1] = True
+            gap = gap[1:]
+        if gap:
+            words.append(gap)
+            spaces.append(False)
+            starts.append(False)
+
+    cursor = 0
+    for group in groups:
+        for sentence in group.sentences:
+            for position, (start, end) in enumerate(sentence.offsets):
+                whitespace(text[cursor:start])
+                first_token[start], last_token[end] = len(words), len(words) + 1
+                words.append(text[start:end])
+                spaces.append(False)
+                starts.append(position == 0)
+                cursor = end
+    whitespace(text[cursor:])
+    doc = Doc(vocab, words=words, spaces=spaces, sent_starts=starts or None)
+    entities = [e for group in groups for e in group.entities]
+    doc.ents = [Span(doc, first_token[e.start], last_token[e.end], label=e.label) for e in entities]
+    doc.user_data["hgner"] = {"source": source, "confidences": [e.confidence for e in entities]}
+    return doc
 
 
 @dataclass(frozen=True)
 class Input:
-    """One document to tag: a file, standard input (``path == "-"``), or literal text."""
+    """One document to tag: a file, standard input (``path == "-"``), or literal text. ``relative``
+    is a file's path below the directory argument it was found in (its name when given directly)."""
 
     source: str
     path: str | None = None
     text: str | None = None
+    relative: str | None = None
+
+    @property
+    def name(self) -> str:
+        """A short name for headings: the file name, ``text`` or ``standard input``."""
+        if self.path is None:
+            return "text"
+        return "standard input" if self.path == "-" else Path(self.path).name
 
     def read(self) -> str:
         if self.text is not None:
@@ -337,20 +627,33 @@ def _looks_like_path(argument: str) -> bool:
     return not any(c.isspace() for c in argument) and ("/" in argument or argument.endswith(_PATH_SUFFIXES))
 
 
-def resolve_inputs(arguments: list[str], reading: str = "auto") -> list[Input]:
-    """Inputs from positional arguments. ``reading`` is ``auto`` (an existing file is read as a file;
-    a missing one that looks like a path, with a ``/`` or a ``.txt``-like suffix and no spaces, is an
-    error; anything else is text), ``text`` or ``files``. No argument, or ``-``, is standard input."""
+def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:
+    """The files below ``directory`` (recursively) whose names match ``pattern``, sorted by path;
+    an :class:`HgnerError` when there is none."""
+    root = Path(directory)
+    found = sorted(p for p in root.rglob(pattern) if p.is_file())
+    if not found:
+        raise HgnerError(f"{directory}: a directory with no files matching {pattern!r} (see --glob)")
+    return [Input(str(p), path=str(p), relative=str(p.relative_to(root))) for p in found]
+
+
+def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = DEFAULT_GLOB) -> list[Input]:
+    """Inputs from positional arguments. ``reading`` is ``auto`` (an existing file is read as a file,
+    an existing directory gives its files matching ``pattern``, recursively; a missing path that
+    looks like one, with a ``/`` or a ``.txt``-like suffix and no spaces, is an error; anything else
+    is text), ``text`` or ``files``. No argument, or ``-``, is standard input."""
     if not arguments:
         return [Input("<stdin>", path="-")]
     inputs = []
     for argument in arguments:
         if argument == "-" and reading != "text":
             inputs.append(Input("<stdin>", path="-"))
-        elif reading == "text" or (reading == "auto" and not os.path.isfile(argument) and not _looks_like_path(argument)):
+        elif reading == "text" or (reading == "auto" and not os.path.exists(argument) and not _looks_like_path(argument)):
             inputs.append(Input("<text>", text=argument))
+        elif os.path.isdir(argument):
+            inputs += directory_inputs(argument, pattern)
         elif os.path.isfile(argument):
-            inputs.append(Input(argument, path=argument))
+            inputs.append(Input(argument, path=argument, relative=Path(argument).name))
         else:
             hint = "" if reading == "files" else " (use --text to tag the argument itself)"
             raise HgnerError(f"{argument}: no such file{hint}")
@@ -387,8 +690,8 @@ def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[In
 
 
 def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bool, jobs: int = 1) -> None:
-    """Tag every input, writing each document to ``writer`` in input order; with one job the
-    groups of a document stream out as they are decoded."""
+    """Tag every input, writing each document to ``writer`` in input order (blank ones too, with no
+    groups); with one job the groups of a document stream out as they are decoded."""
     from tqdm import tqdm
 
     total = sum(i.size() for i in inputs)
@@ -396,10 +699,7 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     documents = _tagged(tagger, inputs, jobs)
     with tqdm(total=total or None, unit="B", unit_scale=True, disable=not show, file=sys.stderr, leave=False) as bar:
         for document, text, groups in documents:
-            if not text.strip():
-                bar.update(document.size())
-                continue
-            writer.start(document.source, text)
+            writer.start(document, text)
             done = 0
             for group in groups:
                 writer.group(group)
@@ -410,19 +710,55 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     writer.close()
 
 
+def decoder_for_graph(name: str | None, graph: str, warn: Callable[[str], None]) -> str:
+    """The decoder to tag with: ``name``, or the default when it is None. On a graph with skip
+    edges a chain-only decoder is an error naming the decoders that take them, except the default,
+    which gives way to :data:`SKIP_DEFAULT_DECODER` with a note to ``warn``."""
+    from .decoders import available_decoders, decoder_class
+
+    if graph == "chain":
+        return name or DEFAULT_DECODER
+    if name is None and decoder_class(DEFAULT_DECODER).chain_only:
+        warn(f"--graph {graph}: the default decoder {DEFAULT_DECODER} decodes chains only; "
+             f"tagging with {SKIP_DEFAULT_DECODER} instead")
+        return SKIP_DEFAULT_DECODER
+    name = name or DEFAULT_DECODER
+    if decoder_class(name).chain_only:
+        others = [d for d in available_decoders() if not decoder_class(d).chain_only]
+        raise HgnerError(f"decoder {name!r} decodes chains only, not a {graph} graph; use --decoder "
+                         f"{SKIP_DEFAULT_DECODER} (certified MAP) or another of: {', '.join(others)}")
+    return name
+
+
+@contextmanager
+def _opened(writer: type[Writer], output: str | None) -> Iterator[IO | None]:
+    """The stream ``writer`` writes to: standard output, or the ``-o`` file written atomically."""
+    if writer.stream == "files":
+        yield None
+    elif output is None:
+        yield sys.stdout
+    else:
+        with atomic_write(output, binary=writer.stream == "bytes") as out:
+            yield out
+
+
 def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
-    from .decoders import decoder_class
+    from .settings import parse_assignments
 
-    decoder_class(args.decoder)  # an unknown name fails before the model loads
-    inputs = resolve_inputs(args.inputs, args.reading)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
-    tagger = Tagger(args.model, args.decoder, args.graph, args.sweeps, args.seed, warn=warn)
-    if args.output is None:
-        tag_inputs(tagger, inputs, WRITERS[args.format](sys.stdout), progress=sys.stderr.isatty(), jobs=args.jobs)
-        return 0
-    read = [i.path for i in inputs if i.path not in (None, "-")]
-    refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], "-o", read_stdin=any(i.path == "-" for i in inputs))
-    with atomic_write(args.output) as out:  # the file appears only when complete
-        tag_inputs(tagger, inputs, WRITERS[args.format](out), progress=sys.stderr.isatty(), jobs=args.jobs)
+    writer = output_format(args.format)
+    decoder = decoder_for_graph(args.decoder, args.graph, warn)  # an unknown name fails before the model loads
+    settings = parse_assignments(args.set)
+    inputs = resolve_inputs(args.inputs, args.reading, args.glob)
+    options = OutputOptions(args.output, args.scheme)
+    writer.check(inputs, options)
+    tagger = Tagger(args.model, decoder, args.graph, args.sweeps, args.seed, warn=warn, settings=settings,
+                    min_confidence=args.min_confidence)
+    if writer.stream != "files":
+        read = [i.path for i in inputs if i.path not in (None, "-")]
+        refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], "-o",
+                      read_stdin=any(i.path == "-" for i in inputs))
+    with _opened(writer, args.output) as out:
+        tag_inputs(tagger, inputs, writer(out, options), progress=sys.stderr.isatty(), jobs=args.jobs)
     return 0

@@ -205,3 +205,49 @@ def test_undecodable_arguments_are_one_line_errors(tiny_model):
     assert result.returncode == 2
     assert result.stderr.decode().strip() == ("hgner tag: error: argument 'Jim \\xff Smith flew to Paris .' is not valid "
                                               "UTF-8 (surrogates not allowed); text to tag must be UTF-8")
+
+
+def test_version(capsys):
+    from hgner import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out == f"hgner {__version__}\n"
+
+
+def test_models_lists_and_describes(capsys):
+    from hgner.api import available_models, model_info
+
+    assert main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["name", "language", "labels", "scheme", "dev", "F1", "test", "F1", "size", "path"]
+    assert [line.split()[0] for line in lines[1:]] == available_models()
+    for line, name in zip(lines[1:], available_models()):
+        info = model_info(name)
+        assert line.endswith(str(info.path)) and f" {info.language} " in line and ",".join(info.labels) in line
+    if "en-conll03" in available_models():
+        assert main(["models", "info", "en-conll03"]) == 0
+        info = capsys.readouterr().out
+        assert "labels:          LOC, MISC, ORG, PER\n" in info and "dev F1:          92.09 (conll2003:testa)\n" in info
+    assert main(["models", "info", "no-such-model"]) == 2
+    assert "not a shipped model" in one_line_error(capsys)
+
+
+def test_evaluate_set(tiny_model, corpus_file, capsys):
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--decoders", "nope",
+                 "--set", "damping"]) == 2
+    assert "expected NAME=VALUE" in one_line_error(capsys)
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file),
+                 "--decoders", "viterbi,meanfield", "--set", "dampnig=0.5"]) == 2
+    assert "unknown setting of viterbi/meanfield 'dampnig'; expected one of: damping, marginals, sweeps" in one_line_error(capsys)
+
+
+def test_evaluate_set_reaches_the_decoder(tiny_model, corpus_file, tmp_path):
+    """dhg's weight tables take 8 n K B bytes: the bins set on the command line show in them."""
+    weights = []
+    for bins in (3, 6):
+        out = tmp_path / f"{bins}.json"
+        assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--decoders",
+                     "viterbi,dhg", "--sweeps", "3", "--set", f"bins={bins}", "--json", str(out)]) == 0
+        weights.append(json.loads(out.read_text())["results"][1]["stats_max"]["weight_bytes"])
+    assert weights[1] == 2 * weights[0]

@@ -25,3 +25,22 @@ def test_plan_runs_expands_sweeps_and_seeds_only_where_accepted():
         ("herded", 100, None), ("herded", 800, None),
         ("gibbs", 100, 0), ("gibbs", 100, 1), ("gibbs", 800, 0), ("gibbs", 800, 1),
     ]
+
+
+def test_report_table_fits_the_longest_name():
+    import io
+
+    from hgner.evaluate import format_report
+
+    def row(decoder, graph="skip"):
+        return {"decoder": decoder, "sweeps": 100, "seed": 0, "f1": 80.0, "precision": 80.0, "recall": 80.0,
+                "macro_f1": 80.0, "decode_seconds": 1.0, "total_seconds": 2.0, "viterbi_agreement": 0.9, "graph": graph}
+
+    report = {"model": "m", "corpus": "c", "documents": 1, "sentences": 1, "tokens": 1, "scheme": "IOB2",
+              "mode": "conlleval", "graph": "skip", "notes": [],
+              "results": [row("viterbi", "chain"), row("doublemin-gibbs"), row("herded-shared")]}
+    out = io.StringIO()
+    format_report(report, out)
+    table = [line for line in out.getvalue().splitlines()[1:] if not line.startswith("note")]
+    assert table[0].startswith("decoder         sweeps") and table[1].startswith("viterbi@chain   ")
+    assert len({line.index(" 100 ") for line in table[1:]}) == 1  # the sweeps column lines up

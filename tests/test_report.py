@@ -23,9 +23,18 @@ def test_table3_layout():
     format_table3(REPORT, out)
     lines = out.getvalue().splitlines()
     assert lines[0].split("|")[1:] == [" 100                   ", " 400                  "]
-    assert "viterbi      | 84.81 [0.50 s]" in lines[2]
+    assert "viterbi | 84.81 [0.50 s]" in lines[2]
     assert "84.10 (0.14) [1.00 s]" in lines[3] and "84.50 (0.00) [1.00 s]" in lines[3]
     assert "84.70 [1.00 s]" in lines[4] and "84.75 [1.00 s]" in lines[4]
+
+
+def test_table3_columns_fit_the_longest_name():
+    report = {**REPORT, "results": [*REPORT["results"], result("doublemin-gibbs", 83.0, 100), result("herded-shared", 84.0, 400)]}
+    out = io.StringIO()
+    format_table3(report, out)
+    lines = out.getvalue().splitlines()
+    assert len({line.index("|") for line in lines if "|" in line}) == 1  # every row's first bar in one column
+    assert lines[0].index("|") == len("doublemin-gibbs") + 1
 
 
 def test_plot_writes_a_png(tmp_path):

@@ -129,3 +129,18 @@ def test_span_group_target(tag_model):
 def test_displacy_shows_entities(tag_model):
     html = displacy.render(pipeline(tag_model)(SENTENCE), style="ent")
     assert "Angela Merkel" in html and ">PER<" in html and ">LOC<" in html
+
+
+def test_decoder_settings_and_min_confidence(tag_model):
+    from hgner.errors import UnknownNameError
+
+    nlp = pipeline(tag_model, decoder="gibbs", decoder_settings={"sweeps": 30, "seed": 3, "schedule": "constant"})
+    assert [e.text for e in nlp(SENTENCE).ents] == ["Angela Merkel", "United Nations", "Tokyo"]
+    decoder = nlp.get_pipe("hgner").tagger.pipeline.decoder
+    assert (decoder.sweeps, decoder.seed, decoder.schedule) == (30, 3, "constant")
+    with pytest.raises(UnknownNameError, match="unknown setting of viterbi 'sweep'; expected one of: marginals"):
+        pipeline(tag_model, decoder_settings={"sweep": 3})(SENTENCE)
+    everything = ents(pipeline(tag_model)(TEXTS[1]))
+    threshold = sorted(c for *_, c in everything)[len(everything) // 2]
+    confident = ents(pipeline(tag_model, min_confidence=threshold)(TEXTS[1]))
+    assert confident == [e for e in everything if e[3] >= threshold] and len(confident) < len(everything)

@@ -107,10 +107,11 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
 def test_empty_input_gives_empty_output(tag_model, capsys, monkeypatch):
     result = run_hgner(["tag", "--model", str(tag_model)], input="")
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    for fmt in tag.FORMATS[:3]:
+    for fmt in ("inline", "conll", "jsonl"):
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"  \n\t \n")))
         assert main(["tag", "--model", str(tag_model), "--format", fmt]) == 0
-        assert capsys.readouterr() == ("", "")
+        expected = '{"source": "<stdin>", "text": "  \\n\\t \\n", "entities": []}\n' if fmt == "jsonl" else ""
+        assert capsys.readouterr() == (expected, "")
 
 
 def test_bad_files_exit_2_with_one_line(tag_model, tmp_path, capsys):

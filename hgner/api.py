@@ -1,0 +1,110 @@
+"""The Python API, re-exported by :mod:`hgner` (``hgner.load``, ``hgner.evaluate``, ...).
+
+Everything here loads lazily: listing models reads their ``meta.json`` only, and numba and
+crfsuite load with the first model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ModelError
+from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
+
+
+def load(model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, *, graph: str = "chain",
+         min_confidence: float | None = None, **settings: Any) -> Tagger:
+    """A :class:`~hgner.tag.Tagger` for ``model`` (a shipped model name or a model directory)
+    decoded by ``decoder`` on the ``graph`` (``"chain"`` or ``"skip"``); ``settings`` go to the
+    decoder's constructor (e.g. ``sweeps=400, seed=0``), and an unknown one is an error listing the
+    valid ones. ``tagger.tag(text)`` gives a list of :class:`~hgner.tag.Entity`; entities whose
+    confidence is below ``min_confidence`` are left out (those without one are kept)."""
+    return Tagger(model, decoder, graph, settings=settings, min_confidence=min_confidence)
+
+
+def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa", decoders: Sequence[str] = ("viterbi",),
+             *, sweeps: Sequence[int] = (100,), seeds: int = 1, scheme: str | None = None, mode: str = "conlleval",
+             graph: str = "chain", settings: Mapping[str, Any] | None = None, predictions: str | None = None,
+             progress: bool = False) -> dict[str, Any]:
+    """Score ``decoders`` on a tagged ``corpus`` (a CoNLL file or a corpus name such as
+    ``conll2003:testa``), as ``hgner evaluate`` does: the report is the dict that command prints
+    (:func:`hgner.evaluate.format_report`) and writes with ``--json``. Each decoder runs with
+    every sweep count and seed ``0..seeds-1`` it accepts and with the ``settings`` it accepts."""
+    from . import evaluate as evaluation
+    from .corpus import load_corpus
+    from .decoders import decoder_class
+    from .errors import HgnerError
+    from .model import CrfModel
+
+    for name in decoders:
+        decoder_class(name)  # unknown names fail before any work
+    if seeds < 1:
+        raise HgnerError(f"--seeds must be at least 1, got {seeds}")
+    loaded = load_corpus(corpus, scheme)
+    return evaluation.evaluate(CrfModel.load(model), loaded, decoders, sweeps=sweeps, seeds=list(range(seeds)),
+                               mode=mode, graph=graph, settings=settings or {}, predictions=predictions,
+                               progress=progress)
+
+
+def available_decoders() -> list[str]:
+    """Names of every registered decoder (built-in and from the ``hgner_decoders`` entry points)."""
+    from .decoders import available_decoders as names
+
+    return names()
+
+
+def available_models() -> list[str]:
+    """Names of the shipped models (``hgner models`` shows them)."""
+    from .model import builtin_models
+
+    return builtin_models()
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a model's ``meta.json`` says about it. ``dev`` and ``test``: entity F1 (percent, Viterbi)
+    by corpus name; ``size``: bytes of the model directory."""
+
+    name: str
+    path: Path
+    language: str
+    labels: list[str]
+    scheme: str
+    dev: dict[str, float] = field(default_factory=dict)
+    test: dict[str, float] = field(default_factory=dict)
+    size: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def model_info(name_or_path: str | Path) -> ModelInfo:
+    """The :class:`ModelInfo` of a shipped model or a model directory, read from ``meta.json``
+    alone (no weights are loaded)."""
+    from . import schemes
+    from .model import META_FILE, model_directory
+
+    directory = model_directory(name_or_path)
+    try:
+        metadata = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+        labels = sorted({schemes.split_tag(label)[1] for label in metadata["labels"]} - {""})
+        scheme = metadata["scheme"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ModelError(f"model {directory}: cannot read {META_FILE} ({error})") from None
+    scores = metadata.get("scores", {})
+    dev = {corpus: figures["f1"] for corpus, figures in scores.get("dev", {}).items()}
+    if "dev" in metadata:  # written by `hgner train --dev`
+        dev.setdefault(metadata["dev"]["corpus"], metadata["dev"]["f1"])
+    test = {corpus: figures["f1"] for corpus, figures in scores.get("test", {}).items()}
+    language = metadata.get("language") or _tokenizer_language(metadata.get("tokenizer", "")) or "-"
+    size = sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+    return ModelInfo(metadata.get("name", directory.name), directory, language, labels, scheme, dev, test, size, metadata)
+
+
+def _tokenizer_language(tokenizer: str) -> str | None:
+    """The language of a tokenizer named like ``spacy.blank('en')+sentencizer``."""
+    found = re.search(r"blank\('([a-z]{2,3})'\)", tokenizer)
+    return found.group(1) if found else None

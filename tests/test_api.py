@@ -1,0 +1,107 @@
+"""The public Python API: ``hgner.load``, ``Tagger.tag``/``pipe``, ``hgner.evaluate``, the
+listings, ``__all__``, a cheap ``import hgner``, and the README example."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hgner
+from hgner import tag
+from hgner.cli import main
+from hgner.corpus import write_conll
+from hgner.errors import HgnerError, UnknownNameError
+from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
+
+README = Path(__file__).parent.parent / "README.md"
+TEXTS = [SENTENCE, "", "Jim Smith flew from Paris to London on Monday .\n\nThe minister met Maria Lopez of Reuters .", "  "]
+TIMES = {"decode_seconds", "total_seconds", "build_seconds"}
+
+
+def test_import_is_cheap_and_all_is_public():
+    code = ("import sys, hgner; print(sorted(m for m in ('numpy', 'numba', 'pycrfsuite', 'spacy') if m in sys.modules)); "
+            "print(all(getattr(hgner, name) is not None for name in hgner.__all__))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
+    assert result.stdout.split("\n")[:2] == ["[]", "True"], result.stderr
+    assert {"load", "evaluate", "available_decoders", "available_models", "Tagger", "Entity"} <= set(hgner.__all__)
+    with pytest.raises(AttributeError):
+        hgner.nothing_here  # noqa: B018
+
+
+def test_load_tag_and_pipe(tag_model, monkeypatch):
+    tagger = hgner.load(tag_model)
+    assert isinstance(tagger, hgner.Tagger)
+    entities = tagger.tag(SENTENCE)
+    assert [(e.text, e.label) for e in entities] == [("Angela Merkel", "PER"), ("United Nations", "ORG"), ("Tokyo", "LOC")]
+    assert all(isinstance(e, hgner.Entity) and 0 < e.confidence <= 1 for e in entities)
+    expected = [tagger.tag(text) for text in TEXTS]
+    assert list(tagger.pipe(TEXTS, batch_size=3)) == expected
+    monkeypatch.setattr(tag, "BLOCK_CHARS", 40)  # longer texts are tokenized block by block
+    assert list(tagger.pipe(iter(TEXTS), batch_size=1)) == expected
+    with pytest.raises(HgnerError, match="batch_size must be at least 1"):
+        list(tagger.pipe(TEXTS, batch_size=0))
+
+
+def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
+    sampled = hgner.load(tag_model, "gibbs", sweeps=30, seed=2, schedule="constant")
+    assert sampled.pipeline.decoder.sweeps == 30 and sampled.pipeline.decoder.schedule == "constant"
+    with pytest.raises(UnknownNameError, match="unknown setting of herded 'sweep'; expected one of: sweeps"):
+        hgner.load(tag_model, "herded", sweep=30)
+    with pytest.raises(HgnerError, match="decoder 'viterbi' decodes chains only"):
+        hgner.load(tag_model, graph="skip")
+    confident = hgner.load(tag_model, min_confidence=1.0)
+    assert [e for e in confident.tag(SENTENCE) if e.confidence < 1.0] == []
+
+
+def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp_path, capsys):
+    corpus = tmp_path / "gold.conll"
+    with open(corpus, "w") as out:
+        write_conll(out, tiny_corpus, [s.tags for s in tiny_corpus.sentences])
+    report = hgner.evaluate(tiny_model.directory, str(corpus), ["viterbi", "herded"], sweeps=[20])
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus), "--decoders", "viterbi,herded",
+                 "--sweeps", "20", "--json", str(tmp_path / "report.json")]) == 0
+    printed = capsys.readouterr().out
+    written = json.loads((tmp_path / "report.json").read_text())
+
+    def timeless(r):
+        return {k: ([timeless(x) for x in v] if k == "results" else v) for k, v in r.items() if k not in TIMES}
+
+    assert timeless(json.loads(json.dumps(report))) == timeless(written)
+    assert [r["decoder"] for r in report["results"]] == ["viterbi", "herded"] and f"{report['results'][0]['f1']:.2f}" in printed
+    assert importlib.import_module("hgner.evaluate") is hgner.evaluate  # the module of that name, callable
+    assert callable(hgner.evaluate) and hgner.evaluate.format_report
+    with pytest.raises(HgnerError, match="give sweeps with --sweeps"):
+        hgner.evaluate(tiny_model.directory, str(corpus), ["herded"], settings={"sweeps": 5})
+    with pytest.raises(UnknownNameError, match="expected one of: damping"):
+        hgner.evaluate(tiny_model.directory, str(corpus), ["viterbi", "meanfield"], settings={"dampnig": 0.5})
+
+
+def test_listings(tag_model):
+    from hgner.decoders import available_decoders
+    from hgner.model import builtin_models
+
+    assert hgner.available_decoders() == available_decoders() and "viterbi" in hgner.available_decoders()
+    assert hgner.available_models() == builtin_models()
+    info = hgner.model_info(tag_model)
+    assert (info.labels, info.scheme, info.language, info.path) == (["LOC", "MISC", "ORG", "PER"], "IO", "en", tag_model)
+    assert info.size == sum(p.stat().st_size for p in tag_model.iterdir() if p.is_file())
+
+
+def api_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    return text[text.index("<!-- api:start -->"):text.index("<!-- api:end -->")]
+
+
+def test_readme_api_example_prints_what_the_readme_says():
+    if "en-conll03" not in hgner.available_models():
+        pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
+    code, printed = re.findall(r"```python\n(.*?)```\n\nprints:\n\n```text\n(.*?)```", api_section(), re.S)[0]
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == printed
