@@ -336,9 +336,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .report import check_plot_format, format_table3, plot
     from .settings import parse_assignments
 
+    settings = parse_assignments(args.set)
     for name in args.decoders:
         decoder_class(name)  # unknown names fail before any work
-    settings = parse_assignments(args.set)
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
     for path in filter(None, outputs.values()):
         check_writable(path)

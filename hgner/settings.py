@@ -34,5 +34,5 @@ def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -
     valid = set().union(*options.values())
     for name in settings:
         if name not in valid:
-            raise UnknownNameError(f"setting of {'/'.join(decoders)}", name, valid)
+            raise UnknownNameError(f"{'/'.join(decoders)} setting", name, valid)
     return {decoder: {k: v for k, v in settings.items() if k in accepted} for decoder, accepted in options.items()}

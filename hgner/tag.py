@@ -285,6 +285,7 @@ class OutputOptions:
 
     output: str | None = None
     scheme: str | None = None
+    documents: int = 1  # how many inputs (the HTML page's title names the only one)
 
 
 def output_format(name: str) -> type[Writer]:
@@ -376,27 +377,37 @@ class JsonlWriter(Writer):
 
 @register_format("html")
 class HtmlWriter(Writer):
-    """One self-contained HTML page holding every input, written when the output ends: per
-    document a heading (the file name), the text with entities marked in their label's colour and
-    their confidence in a tooltip (``title``), and a legend of the labels on the page. Everything
-    from the input, the model or the file system is escaped."""
+    """One self-contained HTML page holding every input: per document a heading (the file name),
+    the text with entities marked in their label's colour and their confidence in a tooltip
+    (``title``), and at the end a legend of the labels on the page. Each document's section is
+    written when it is tagged, so memory does not grow with the input. Everything from the input,
+    the model or the file system is escaped."""
 
     summary = "an HTML page: entities coloured by label, confidences on hover, a legend"
 
     def __init__(self, out: IO | None, options: OutputOptions) -> None:
         super().__init__(out, options)
-        self.pages: list[tuple[str, str, list[Entity]]] = []  # (heading, text, entities)
+        self.colours: dict[str, str] = {}  # label -> colour, in order of first appearance
+        self.entities: list[Entity] = []
+        self.heading = ""
 
     def start(self, document: Input, text: str) -> None:
+        if self.documents == 0:
+            title = document.name if self.options.documents == 1 else f"{self.options.documents} documents"
+            self.out.write(html_head(title))
         super().start(document, text)
-        self.pages.append((document.name, text, []))
+        self.heading, self.entities = document.name, []
 
     def group(self, group: TaggedGroup) -> None:
-        self.pages[-1][2].extend(group.entities)
+        self.entities.extend(group.entities)
+
+    def finish(self) -> None:
+        self.out.write(html_section(self.heading, self.text, self.entities, self.colours))
+        super().finish()
 
     def close(self) -> None:
-        if self.pages:
-            self.out.write(html_page(self.pages))
+        if self.documents:
+            self.out.write(html_tail(self.colours))
         super().close()
 
 
@@ -404,30 +415,41 @@ HTML_COLOURS = {"PER": "#aa9cfc", "LOC": "#ff9561", "ORG": "#7aecec", "MISC": "#
 HTML_PALETTE = ("#bfe1d9", "#feca74", "#c887fb", "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff", "#e4e7d2")
 
 
+def html_head(title: str) -> str:
+    """The page up to its first document."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>hgner: {escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n")
+
+
+def html_section(heading: str, text: str, entities: list[Entity], colours: dict[str, str]) -> str:
+    """One document's section; labels seen for the first time get a colour in ``colours``."""
+    pieces, cursor = [], 0
+    for e in entities:
+        if e.label not in colours:
+            others = [c for c in HTML_PALETTE if c not in colours.values()] or list(HTML_PALETTE)
+            colours[e.label] = HTML_COLOURS.get(e.label) or others[0]
+        confidence = "confidence unknown" if e.confidence is None else f"confidence {e.confidence:.3f}"
+        pieces += [escape(text[cursor:e.start]),
+                   f'<mark style="background: {colours[e.label]}" title="{escape(e.label)}, {confidence}">'
+                   f'{escape(e.text)} <span class="label">{escape(e.label)}</span></mark>']
+        cursor = e.end
+    pieces.append(escape(text[cursor:]))
+    return f'<section>\n<h2>{escape(heading)}</h2>\n<div class="text">{"".join(pieces)}</div>\n</section>\n'
+
+
+def html_tail(colours: dict[str, str]) -> str:
+    """The legend of the labels on the page, and the page's end."""
+    legend = "".join(f'<mark style="background: {colour}">{escape(label)}</mark> ' for label, colour in sorted(colours.items()))
+    return (f'<p class="legend">labels: {legend or "none found"} (hover over an entity for its confidence)</p>\n'
+            "</body>\n</html>\n")
+
+
 def html_page(pages: list[tuple[str, str, list[Entity]]]) -> str:
-    """The page for ``(heading, text, entities)`` documents."""
-    labels = sorted({e.label for _, _, entities in pages for e in entities})
-    others = iter(HTML_PALETTE * (1 + len(labels) // len(HTML_PALETTE)))
-    colours = {label: HTML_COLOURS.get(label) or next(others) for label in labels}
+    """The whole page for ``(heading, text, entities)`` documents."""
+    colours: dict[str, str] = {}
     title = pages[0][0] if len(pages) == 1 else f"{len(pages)} documents"
-    legend = "".join(f'<mark style="background: {colours[label]}">{escape(label)}</mark> ' for label in labels)
-    body = []
-    for heading, text, entities in pages:
-        pieces, cursor = [], 0
-        for e in entities:
-            confidence = "confidence unknown" if e.confidence is None else f"confidence {e.confidence:.3f}"
-            pieces += [escape(text[cursor:e.start]),
-                       f'<mark style="background: {colours[e.label]}" title="{escape(e.label)}, {confidence}">'
-                       f'{escape(e.text)} <span class="label">{escape(e.label)}</span></mark>']
-            cursor = e.end
-        pieces.append(escape(text[cursor:]))
-        body.append(f'<section>\n<h2>{escape(heading)}</h2>\n<div class="text">{"".join(pieces)}</div>\n</section>\n')
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<title>hgner: {escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n"
-        f'<p class="legend">labels: {legend or "none found"} (hover over an entity for its confidence)</p>\n'
-        f"{''.join(body)}</body>\n</html>\n"
-    )
+    sections = "".join(html_section(heading, text, entities, colours) for heading, text, entities in pages)
+    return html_head(title) + sections + html_tail(colours)
 
 
 HTML_STYLE = (
@@ -751,7 +773,7 @@ def run(args: argparse.Namespace) -> int:
     decoder = decoder_for_graph(args.decoder, args.graph, warn)  # an unknown name fails before the model loads
     settings = parse_assignments(args.set)
     inputs = resolve_inputs(args.inputs, args.reading, args.glob)
-    options = OutputOptions(args.output, args.scheme)
+    options = OutputOptions(args.output, args.scheme, len(inputs))
     writer.check(inputs, options)
     tagger = Tagger(args.model, decoder, args.graph, args.sweeps, args.seed, warn=warn, settings=settings,
                     min_confidence=args.min_confidence)

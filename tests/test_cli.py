@@ -239,7 +239,7 @@ def test_evaluate_set(tiny_model, corpus_file, capsys):
     assert "expected NAME=VALUE" in one_line_error(capsys)
     assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file),
                  "--decoders", "viterbi,meanfield", "--set", "dampnig=0.5"]) == 2
-    assert "unknown setting of viterbi/meanfield 'dampnig'; expected one of: damping, marginals, sweeps" in one_line_error(capsys)
+    assert "unknown viterbi/meanfield setting 'dampnig'; expected one of: damping, marginals, sweeps" in one_line_error(capsys)
 
 
 def test_evaluate_set_reaches_the_decoder(tiny_model, corpus_file, tmp_path):

@@ -179,7 +179,7 @@ def test_set_decoder_settings(tag_model, capsys):
     code, _, err = tag(tag_model, capsys, "--set", "sweeps", SENTENCE)
     assert code == 2 and err == "hgner tag: error: --set 'sweeps': expected NAME=VALUE, e.g. --set damping=0.5\n"
     code, _, err = tag(tag_model, capsys, "--set", "threshhold=5", SENTENCE)
-    assert code == 2 and err == "hgner tag: error: unknown setting of viterbi 'threshhold'; expected one of: marginals\n"
+    assert code == 2 and err == "hgner tag: error: unknown viterbi setting 'threshhold'; expected one of: marginals\n"
     code, _, err = tag(tag_model, capsys, "--decoder", "gibbs", "--set", "schedule=constant", "--set", "schedule=linear",
                        SENTENCE)
     assert code == 2 and "schedule is already set to 'constant'" in err

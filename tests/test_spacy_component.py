@@ -138,7 +138,7 @@ def test_decoder_settings_and_min_confidence(tag_model):
     assert [e.text for e in nlp(SENTENCE).ents] == ["Angela Merkel", "United Nations", "Tokyo"]
     decoder = nlp.get_pipe("hgner").tagger.pipeline.decoder
     assert (decoder.sweeps, decoder.seed, decoder.schedule) == (30, 3, "constant")
-    with pytest.raises(UnknownNameError, match="unknown setting of viterbi 'sweep'; expected one of: marginals"):
+    with pytest.raises(UnknownNameError, match="unknown viterbi setting 'sweep'; expected one of: marginals"):
         pipeline(tag_model, decoder_settings={"sweep": 3})(SENTENCE)
     everything = ents(pipeline(tag_model)(TEXTS[1]))
     threshold = sorted(c for *_, c in everything)[len(everything) // 2]

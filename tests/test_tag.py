@@ -191,23 +191,6 @@ def test_skip_graph_tags_with_a_skip_potential(tag_model, tmp_path):
     assert "[Angela Merkel](PER)" in result.stdout
 
 
-def test_html_escapes_labels(tag_model, tmp_path):
-    from types import SimpleNamespace
-
-    from hgner.tag import HtmlWriter
-
-    out = io.StringIO()
-    writer = HtmlWriter(out)
-    writer.start("a<b>.txt", "Jim flew.")
-    label = "<img src=x onerror=alert(1)>"
-    writer.group(SimpleNamespace(entities=[SimpleNamespace(start=0, end=3, label=label)]))
-    writer.finish()
-    writer.close()
-    page = out.getvalue()
-    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page and "a&lt;b&gt;.txt" in page
-    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-
-
 def test_output_never_overwrites_an_input(tag_model, tmp_path):
     text = tmp_path / "a.txt"
     text.write_text(SENTENCE + "\n")
