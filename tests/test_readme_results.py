@@ -80,3 +80,9 @@ def test_skip_table_matches_its_json(name, heading):
     table = README[README.index(heading):].split("\n\n")[0]
     for row in skip_rows(load(name)):
         assert row in table, f"README row differs from docs/results/{name}.json; expected:\n{row}"
+
+
+def test_memory_rows_match_their_json():
+    testb, big = load("memory")["runs"]
+    assert f"| peak resident memory of that evaluation (`scripts/bench_memory.py`, `docs/results/memory.json`) | {testb['peak_rss_mb']:.0f} MB |" in README
+    assert f"(50 MB; `scripts/bench_memory.py --big 16`) | {big['peak_rss_mb']:.0f} MB |" in README
