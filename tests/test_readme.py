@@ -24,10 +24,13 @@ CORPUS_OPTIONS = ("--corpus", "--train", "--dev")
 
 
 def parse(argv: list[str]):
-    """The parsed arguments, or a test failure with argparse's message."""
+    """The parsed arguments (None for ``--help`` and ``--version``, which exit 0), or a test failure
+    with argparse's message."""
     try:
         return build_parser().parse_args(argv)
     except SystemExit as error:
+        if error.code == 0:
+            return None
         raise AssertionError(f"hgner {' '.join(argv)}: does not parse (exit {error.code})") from None
 
 
