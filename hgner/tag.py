@@ -395,6 +395,13 @@ def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
     from .decoders import decoder_class
 
+    if getattr(args, "cluster", None) or getattr(args, "out", None):
+        if not args.cluster:
+            raise HgnerError("--out needs --cluster (e.g. --cluster local:1)")
+        from .cluster import run_tag
+
+        return run_tag(args)
+
     decoder_class(args.decoder)  # an unknown name fails before the model loads
     inputs = resolve_inputs(args.inputs, args.reading)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
