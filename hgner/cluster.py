@@ -65,19 +65,28 @@ _CLUSTER_SPEC = re.compile(r"local(?::(\d+))?|tcp://\S+:\d+")
 # ----------------------------------------------------------------------------- connecting
 
 
+def local_workers(spec: str) -> int | None:
+    """The worker processes ``spec`` asks for on this machine (``None`` for a scheduler address);
+    an :class:`HgnerError` for anything but ``local``, ``local:N`` or ``tcp://HOST:PORT``."""
+    match = _CLUSTER_SPEC.fullmatch(spec)
+    if match is None or (spec.startswith("local:") and int(match.group(1)) < 1):
+        raise HgnerError(f"--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got {spec!r}")
+    if spec.startswith("tcp://"):
+        return None
+    return int(match.group(1)) if match.group(1) else (os.cpu_count() or 1)
+
+
 @contextmanager
 def connect(spec: str) -> Iterator[Client]:
     """A Dask client for ``local`` (one worker process per core), ``local:N`` (N worker processes,
     one thread each, bound to 127.0.0.1) or ``tcp://HOST:PORT`` (a running scheduler); a local
     cluster is shut down when the block ends."""
-    match = _CLUSTER_SPEC.fullmatch(spec)
-    if match is None or (spec.startswith("local:") and int(match.group(1)) < 1):
-        raise HgnerError(f"--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got {spec!r}")
+    workers = local_workers(spec)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise HgnerError("--cluster needs Dask: pip install 'hgner[dask]'") from None
-    if spec.startswith("tcp://"):
+    if workers is None:
         try:
             client = Client(spec, timeout="10s")
         except OSError as error:
@@ -85,9 +94,10 @@ def connect(spec: str) -> Iterator[Client]:
         with client:
             yield client
         return
-    workers = int(match.group(1)) if match.group(1) else (os.cpu_count() or 1)
+    # no dashboard; the scheduler's HTTP endpoints on a free port of 127.0.0.1, not on *:8787
+    http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+                      scheduler_kwargs=http, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 
 
@@ -467,6 +477,7 @@ def run_tag(args: Any) -> int:
     """``hgner tag --cluster SPEC INPUTS... --out DIR``: the CLI's entry (see :func:`tag_to_folder`)."""
     import sys
 
+    local_workers(args.cluster)
     if not args.out:
         raise HgnerError("--cluster needs --out DIR (the folder for the output parts)")
     if not args.inputs:
