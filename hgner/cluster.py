@@ -8,7 +8,8 @@ Install with ``pip install 'hgner[dask]'``. Three ways in:
   their ``--text-column``. The work is cut into *parts* of about :data:`PART_BYTES` of input, in
   input order; each part is one task and one output file ``part-NNNNN.jsonl``, written atomically
   and then committed by a ``part-NNNNN.done.json`` marker holding its counts. ``manifest.json``
-  describes the job (inputs with their sizes, model, decoder, parts, counts). Rerunning the same
+  describes the job (the inputs: arguments, files, bytes and a checksum of the file listing;
+  model, decoder, parts, counts). Rerunning the same
   command skips the committed parts, so a crashed or interrupted job resumes and no part is
   written twice; a folder holding another job's output is refused. A worker that dies mid-task
   loses nothing: the scheduler runs its task again elsewhere, and the part file only appears
@@ -31,6 +32,7 @@ the model: records stream to the part file one document at a time.
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import logging
 import os
@@ -404,7 +406,7 @@ def tag_to_folder(
     job = PartJob(settings, str(out.resolve()), text_column, include_text, part_format)
     description = {
         "hgner_version": __version__,
-        "inputs": [{"path": p, "bytes": os.path.getsize(p), "mtime_ns": os.stat(p).st_mtime_ns} for p in paths],
+        "inputs": _describe_inputs(inputs, paths),
         "text_column": text_column,
         "model": settings.model,
         "decoder": settings.decoder,
@@ -430,6 +432,18 @@ def tag_to_folder(
     })
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _describe_inputs(arguments: list[str], paths: list[str]) -> dict[str, Any]:
+    """The inputs as given, and how many files and bytes they named, with a sha256 of the listing
+    (path, size, modification time of every file), so a changed input is a different job."""
+    digest = hashlib.sha256()
+    total = 0
+    for path in paths:
+        info = os.stat(path)
+        total += info.st_size
+        digest.update(f"{path}\t{info.st_size}\t{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return {"arguments": list(arguments), "files": len(paths), "bytes": total, "sha256": digest.hexdigest()}
 
 
 def _claim_folder(out: Path, description: dict[str, Any]) -> None:
