@@ -22,7 +22,7 @@ pytest.importorskip("distributed")
 from hgner import tag  # noqa: E402
 from hgner.cluster import TagSettings, connect, tag_bag, tag_dataframe, tag_to_folder  # noqa: E402
 from hgner.errors import HgnerError  # noqa: E402
-from tag_support import run_hgner, subprocess_env, tag_model  # noqa: E402,F401  (fixture)
+from tag_support import FIXTURE, run_hgner, subprocess_env, tag_model  # noqa: E402,F401  (fixture)
 
 README = Path(__file__).parent.parent / "README.md"
 SENTENCES = [
@@ -208,6 +208,8 @@ def test_command_line(tag_model, tmp_path):
                           (["--cluster", "local", str(tmp_path / "in")], "--cluster needs --out")]:
         failed = run_hgner(["tag", "--model", str(tag_model), *args])
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and message in failed.stderr, failed.stderr
+    failed = run_hgner(["evaluate", "--model", str(tag_model), "--corpus", str(FIXTURE), "--cluster", "tcp://nowhere"])
+    assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "expected local, local:N" in failed.stderr
 
 
 def test_readme_example_runs():
