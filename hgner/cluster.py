@@ -96,10 +96,12 @@ def connect(spec: str) -> Iterator[Client]:
         with client:
             yield client
         return
-    # no dashboard; the scheduler's HTTP endpoints on a free port of 127.0.0.1, not on *:8787
+    # no dashboard; the scheduler's HTTP endpoints on a free port of 127.0.0.1, not on *:8787. Task
+    # errors reach the client as exceptions; Dask's own log lines (heartbeats failing while a loaded
+    # machine shuts the cluster down) are not the user's business
     http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      scheduler_kwargs=http, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+                      scheduler_kwargs=http, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client
 
 

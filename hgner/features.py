@@ -325,6 +325,9 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
     return word
 
 
+ID_CACHE_TYPES = 500_000  # word types an AttributeIds cache holds before it starts again
+
+
 class AttributeIds:
     """A model's attribute index applied during featurising: each attribute becomes its id, ``-1``
     for one the model has no weight for. What depends on one word type only (:func:`word_attributes`,
@@ -370,10 +373,7 @@ class AttributeIds:
             return ids
 
 
-ID_CACHE_TYPES = 500_000
-
-
-def _same(value):
+def _same(value: object) -> object:
     return value
 
 
