@@ -328,6 +328,13 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
 ID_CACHE_TYPES = 500_000  # word types an AttributeIds cache holds before it starts again
 
 
+class _Ids(dict):
+    """Attribute -> id, ``-1`` for a missing attribute (looked up by the C-level ``__getitem__``)."""
+
+    def __missing__(self, attribute: str) -> int:
+        return -1
+
+
 class AttributeIds:
     """A model's attribute index applied during featurising: each attribute becomes its id, ``-1``
     for one the model has no weight for. What depends on one word type only (:func:`word_attributes`,
@@ -337,20 +344,15 @@ class AttributeIds:
     The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types (bounded memory)."""
 
     def __init__(self, index: dict[str, int]) -> None:
-        self.index = index
+        self.one = _Ids(index).__getitem__  # attribute -> id or -1
         self._words: dict[tuple[str, int], tuple[int, ...]] = {}
-        self._neighbours: dict[tuple[str, int], tuple[int, ...]] = {}
-
-    def one(self, attribute: str) -> int:
-        return self.index.get(attribute, -1)
+        self._neighbours: dict[int, dict[str, tuple[int, ...]]] = {}  # offset -> word -> ids
 
     def many(self, attributes: Iterable[str]) -> list[int]:
-        get = self.index.get
-        return [get(a, -1) for a in attributes]
+        return list(map(self.one, attributes))
 
     def _known(self, attributes: Iterable[str]) -> tuple[int, ...]:
-        get = self.index.get
-        return tuple(i for i in map(get, attributes) if i is not None)
+        return tuple(i for i in map(self.one, attributes) if i >= 0)
 
     def word(self, word: str, affixes: int) -> tuple[int, ...]:
         key = (word, affixes)
@@ -363,13 +365,13 @@ class AttributeIds:
             return ids
 
     def neighbour(self, word: str, offset: int) -> tuple[int, ...]:
-        key = (word, offset)
+        cache = self._neighbours.setdefault(offset, {})
         try:
-            return self._neighbours[key]
+            return cache[word]
         except KeyError:
-            if len(self._neighbours) >= ID_CACHE_TYPES:
-                self._neighbours.clear()
-            ids = self._neighbours[key] = self._known(neighbour_attributes(word, offset))
+            if len(cache) >= ID_CACHE_TYPES:
+                cache.clear()
+            ids = cache[word] = self._known(neighbour_attributes(word, offset))
             return ids
 
 
