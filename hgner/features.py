@@ -325,7 +325,7 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
     return word
 
 
-ID_CACHE_TYPES = 500_000  # word types an AttributeIds cache holds before it starts again
+ID_CACHE_TYPES = 200_000  # word types an AttributeIds cache holds before it starts again (as word_attributes)
 
 
 class _Ids(dict):
