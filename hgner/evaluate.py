@@ -34,7 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from . import schemes
-from .corpus import Corpus, write_conll
+from .corpus import Corpus, Document, write_conll
 from .decoders import decoder_class, decoder_settings, make_decoder
 from .decoders.chain import viterbi
 from .errors import HgnerError
@@ -112,6 +112,108 @@ class _Totals:
             self.stats_count[key] += 1
             self.stats_max[key] = max(self.stats_max.get(key, value), value)
 
+    def add(self, other: _Totals) -> None:
+        """Add another document's (or batch's) totals to these."""
+        for name in ("correct", "predicted", "gold", "stats_sum", "stats_count"):
+            getattr(self, name).update(getattr(other, name))
+        for name in ("decode_seconds", "sentences", "agreeing", "gap", "pairs", "disagreeing", "optimal", "optimum_gap"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for key, value in other.stats_max.items():
+            self.stats_max[key] = max(self.stats_max.get(key, value), value)
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """What every document is decoded and scored with, by value (so a cluster worker can rebuild
+    it): the graph kind, scoring mode, corpus scheme, the runs and each decoder's settings."""
+
+    graph: str
+    mode: str
+    corpus_scheme: str
+    runs: tuple[Run, ...]
+    settings: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # (decoder, ((name, value), ...))
+
+    @property
+    def certifying_run(self) -> int | None:
+        """Index of the first run whose decoder certifies its optimum (``exact``), if any."""
+        return next((i for i, run in enumerate(self.runs) if decoder_class(run.decoder).certifies), None)
+
+
+@dataclass
+class DocumentOutcome:
+    """One document decoded by every run: per-run totals, and the predicted tags (corpus scheme,
+    per run, per sentence) when predictions are kept."""
+
+    totals: list[_Totals]
+    build_seconds: float
+    certified: bool
+    predicted: list[list[list[str]]] | None = None
+
+
+class DocumentScorer:
+    """An :class:`EvaluationPlan` made live for one model: the graph builder and one pipeline per
+    run, kernels compiled (or loaded from numba's cache) up front so no decode time includes them."""
+
+    def __init__(self, model: CrfModel, plan: EvaluationPlan) -> None:
+        self.model = model
+        self.plan = plan
+        settings = dict(plan.settings)
+        self.builder = Pipeline(model, make_decoder("viterbi"), plan.graph)
+        self.keep_features = any(decoder_class(run.decoder) is CrfsuiteReference for run in plan.runs)
+        self.label_map = model.metadata.get("label_map") or {}
+        self.pipelines = []
+        for run in plan.runs:
+            run_graph = "chain" if decoder_class(run.decoder).chain_only else plan.graph
+            decoder = make_decoder(run.decoder, dict(settings.get(run.decoder, ())),
+                                   shared={"sweeps": run.sweeps, "seed": run.seed})
+            self.pipelines.append((run_graph, Pipeline(model, decoder, run_graph)))
+        warm_up = self.builder.prepare([["Warm", "up", "."]])
+        for run_graph, pipeline in self.pipelines:
+            pipeline.decode_prepared(warm_up if run_graph == plan.graph else replace(warm_up, graph=warm_up.chain))
+
+    def __call__(self, document: Document, keep_predictions: bool = False) -> DocumentOutcome:
+        """Decode ``document`` with every run and score it against its gold tags."""
+        plan, exact = self.plan, self.plan.certifying_run
+        started = time.perf_counter()
+        prepared = self.builder.prepare([s.tokens for s in document.sentences])
+        build_seconds = time.perf_counter() - started
+        if not self.keep_features:
+            prepared.features = []
+        reference = viterbi(prepared.chain)
+        reference_score = prepared.chain.score(reference)
+        reference_sentences = prepared.split(reference)
+        gold = [relabel(s.tags, self.label_map, plan.corpus_scheme) for s in document.sentences]
+        totals, labellings, kept = [], [], []
+        certified = False
+        for number, (run_graph, pipeline) in enumerate(self.pipelines):
+            total = _Totals()
+            started = time.perf_counter()
+            result = pipeline.decode_prepared(prepared if run_graph == plan.graph else replace(prepared, graph=prepared.chain))
+            total.decode_seconds = time.perf_counter() - started
+            predicted = [in_scheme(tags, self.model.scheme, plan.corpus_scheme, plan.mode) for tags in result.tags]
+            for entity_type, counts in score(gold, predicted, plan.corpus_scheme, plan.mode).per_type.items():
+                total.correct[entity_type] += counts.correct
+                total.predicted[entity_type] += counts.predicted
+                total.gold[entity_type] += counts.gold
+            pieces = prepared.split(result.labels)
+            total.sentences = len(pieces)
+            total.agreeing = sum(np.array_equal(a, b) for a, b in zip(pieces, reference_sentences))
+            total.gap = reference_score - prepared.chain.score(result.labels)
+            total.pairs, total.disagreeing = consistency_pairs(document.tokens, [t for tags in result.tags for t in tags])
+            total.add_stats(result.stats)
+            totals.append(total)
+            labellings.append(result.labels)
+            certified = certified or (number == exact and result.stats.get("certified") == 1.0)
+            if keep_predictions:
+                kept.append(predicted)
+        if certified:  # labellings scored on the decoded graph against the certifying run's optimum
+            optimum = prepared.graph.score(labellings[exact])
+            for total, labels in zip(totals, labellings):
+                value = prepared.graph.score(labels)
+                total.optimal = int(np.isclose(value, optimum, rtol=1e-9, atol=0.0))
+                total.optimum_gap = optimum - value
+        return DocumentOutcome(totals, build_seconds, certified, kept if keep_predictions else None)
+
 
 def evaluate(
     model: CrfModel,
@@ -125,79 +227,48 @@ def evaluate(
     predictions: str | None = None,
     progress: bool = True,
     settings: Mapping[str, Any] | None = None,
+    client: Any = None,
 ) -> dict[str, Any]:
     """Run every decoder on ``corpus`` and return the report (the ``--json`` schema). ``settings``
     (``--set``) go to the decoders that accept them; sweeps and seeds come from ``sweeps`` and ``seeds``.
 
     Documents stream: each is featurised and turned into a graph once, decoded by every run, scored
     into running totals and dropped, so memory does not grow with the corpus beyond the corpus
-    itself (predictions are kept only as the ``predictions`` files, written as they come)."""
+    itself (predictions are kept only as the ``predictions`` files, written as they come). With a
+    Dask ``client`` the documents are scored in batches on its workers (:mod:`hgner.cluster`):
+    the same figures; the seconds are then summed over the workers."""
     for name in ("sweeps", "seed"):
         if name in (settings or {}):
             raise HgnerError(f"--set {name}=...: give {name} with --{name}s, which evaluate varies")
     per_decoder = settings_per_decoder(settings or {}, decoders)
-    runs = plan_runs(decoders, sweeps, seeds)
-    builder = Pipeline(model, make_decoder("viterbi"), graph)
-    keep_features = any(decoder_class(run.decoder) is CrfsuiteReference for run in runs)
-    pipelines = []
-    for run in runs:
-        run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
-        pipelines.append((run, run_graph, Pipeline(model, make_decoder(run.decoder, per_decoder[run.decoder], shared={"sweeps": run.sweeps, "seed": run.seed}),
-                                                   run_graph)))
-    warm_up = builder.prepare([["Warm", "up", "."]])
-    for run, run_graph, pipeline in pipelines:  # compile (or load from numba's cache) the kernels outside the timing
-        pipeline.decode_prepared(warm_up if run_graph == graph else replace(warm_up, graph=warm_up.chain))
-    totals = [_Totals() for _ in runs]
-    exact = next((i for i, run in enumerate(runs) if decoder_class(run.decoder).certifies), None)
+    plan = EvaluationPlan(graph, mode, corpus.scheme, tuple(plan_runs(decoders, sweeps, seeds)),
+                          tuple((name, tuple(sorted(values.items()))) for name, values in per_decoder.items()))
+    keep = bool(predictions)
+    if client is None:
+        scorer = DocumentScorer(model, plan)
+        outcomes: Iterable[DocumentOutcome] = (scorer(document, keep) for document in corpus.documents)
+    else:
+        from .cluster import score_documents
+
+        outcomes = score_documents(client, model, plan, corpus.documents, keep)
+    totals = [_Totals() for _ in plan.runs]
     certified_documents = 0
-    label_map = model.metadata.get("label_map") or {}
     build_seconds = 0.0
     with ExitStack() as stack:
-        outputs = [stack.enter_context(atomic_write(path)) for path in _prediction_paths(predictions, runs, corpus)]
-        for document in tqdm(corpus.documents, desc="decoding", unit="doc", disable=not progress, leave=False):
-            started = time.perf_counter()
-            prepared = builder.prepare([s.tokens for s in document.sentences])
-            build_seconds += time.perf_counter() - started
-            if not keep_features:
-                prepared.features = []
-            reference = viterbi(prepared.chain)
-            reference_score = prepared.chain.score(reference)
-            reference_sentences = prepared.split(reference)
-            gold = [relabel(s.tags, label_map, corpus.scheme) for s in document.sentences]
-            labellings = []
-            certified = False
-            for number, ((run, run_graph, pipeline), total) in enumerate(zip(pipelines, totals)):
-                started = time.perf_counter()
-                result = pipeline.decode_prepared(prepared if run_graph == graph else replace(prepared, graph=prepared.chain))
-                total.decode_seconds += time.perf_counter() - started
-                predicted = [in_scheme(tags, model.scheme, corpus.scheme, mode) for tags in result.tags]
-                document_score = score(gold, predicted, corpus.scheme, mode)
-                for entity_type, counts in document_score.per_type.items():
-                    total.correct[entity_type] += counts.correct
-                    total.predicted[entity_type] += counts.predicted
-                    total.gold[entity_type] += counts.gold
-                pieces = prepared.split(result.labels)
-                total.sentences += len(pieces)
-                total.agreeing += sum(np.array_equal(a, b) for a, b in zip(pieces, reference_sentences))
-                total.gap += reference_score - prepared.chain.score(result.labels)
-                pairs, disagreeing = consistency_pairs(document.tokens, [t for tags in result.tags for t in tags])
-                total.pairs += pairs
-                total.disagreeing += disagreeing
-                total.add_stats(result.stats)
-                labellings.append(result.labels)
-                certified = certified or (number == exact and result.stats.get("certified") == 1.0)
+        outputs = [stack.enter_context(atomic_write(path)) for path in _prediction_paths(predictions, list(plan.runs), corpus)]
+        for document, outcome in zip(tqdm(corpus.documents, desc="decoding", unit="doc", disable=not progress,
+                                          leave=False), outcomes):
+            build_seconds += outcome.build_seconds
+            certified_documents += outcome.certified
+            for number, (total, part) in enumerate(zip(totals, outcome.totals)):
+                total.add(part)
                 if outputs:
-                    write_conll(outputs[number], Corpus(corpus.name, corpus.scheme, [document]), predicted)
-            if certified:  # labellings scored on the decoded graph against the first exact run's optimum
-                certified_documents += 1
-                optimum = prepared.graph.score(labellings[exact])
-                for total, labels in zip(totals, labellings):
-                    value = prepared.graph.score(labels)
-                    total.optimal += bool(np.isclose(value, optimum, rtol=1e-9, atol=0.0))
-                    total.optimum_gap += optimum - value
+                    write_conll(outputs[number], Corpus(corpus.name, corpus.scheme, [document]), outcome.predicted[number])
     n_documents = len(corpus.documents)
-    results = [_result(run, run_graph, total, n_documents, build_seconds, exact is not None, certified_documents)
-               for (run, run_graph, _), total in zip(pipelines, totals)]
+    exact = plan.certifying_run
+    results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, total, n_documents,
+                       build_seconds, exact is not None, certified_documents)
+               for run, total in zip(plan.runs, totals)]
     return {
         "corpus": corpus.name,
         "model": model.name,

@@ -335,13 +335,74 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
     return word
 
 
+ID_CACHE_TYPES = 200_000  # word types an AttributeIds cache holds before it starts again (as word_attributes)
+
+
+class _Ids(dict):
+    """Attribute -> id, ``-1`` for a missing attribute (looked up by the C-level ``__getitem__``)."""
+
+    def __missing__(self, attribute: str) -> int:
+        return -1
+
+
+class AttributeIds:
+    """A model's attribute index applied during featurising: each attribute becomes its id, ``-1``
+    for one the model has no weight for. What depends on one word type only (:func:`word_attributes`,
+    :func:`neighbour_attributes`) is encoded once per type and cached with its unknown attributes
+    left out, so most of a token's ids cost one dictionary look-up per token, not one per attribute.
+    Known ids keep their order, so a unary row summed from them equals the one summed from strings.
+    The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types (bounded memory)."""
+
+    def __init__(self, index: dict[str, int]) -> None:
+        self.one = _Ids(index).__getitem__  # attribute -> id or -1
+        self._words: dict[tuple[str, int], tuple[int, ...]] = {}
+        self._neighbours: dict[int, dict[str, tuple[int, ...]]] = {}  # offset -> word -> ids
+
+    def many(self, attributes: Iterable[str]) -> list[int]:
+        return list(map(self.one, attributes))
+
+    def _known(self, attributes: Iterable[str]) -> tuple[int, ...]:
+        return tuple(i for i in map(self.one, attributes) if i >= 0)
+
+    def word(self, word: str, affixes: int) -> tuple[int, ...]:
+        key = (word, affixes)
+        try:
+            return self._words[key]
+        except KeyError:
+            if len(self._words) >= ID_CACHE_TYPES:
+                self._words.clear()
+            ids = self._words[key] = self._known(word_attributes(word, affixes))
+            return ids
+
+    def neighbour(self, word: str, offset: int) -> tuple[int, ...]:
+        cache = self._neighbours.setdefault(offset, {})
+        try:
+            return cache[word]
+        except KeyError:
+            if len(cache) >= ID_CACHE_TYPES:
+                cache.clear()
+            ids = cache[word] = self._known(neighbour_attributes(word, offset))
+            return ids
+
+
+def _same(value: object) -> object:
+    return value
+
+
 def document_features(
     sentences: Sequence[Sequence[str]],
     config: FeatureConfig,
     resources: FeatureResources | None = None,
+    ids: AttributeIds | None = None,
 ) -> list[list[list[str]]]:
     """Features of every sentence of a document (the unit tagging and training work on): one list
-    of attribute strings per token, one list of those per sentence."""
+    of attribute strings per token, one list of those per sentence. With ``ids``, the same
+    attributes as a model's attribute ids (see :class:`AttributeIds`)."""
+    if ids is None:
+        one, many = _same, _same
+        word_piece, neighbour_piece = word_attributes, neighbour_attributes
+    else:
+        one, many, word_piece, neighbour_piece = ids.one, ids.many, ids.word, ids.neighbour
     table = resources.truecase if resources is not None else {}
     truecase, document, conjunctions = config.truecase, config.document, config.conjunctions
     gazetteer = config.gazetteer and resources is not None and bool(resources.gazetteer)
@@ -364,25 +425,25 @@ def document_features(
         matches = _gazetteer_matches(words, lowers, resources) if gazetteer else None
         features = []
         for i, word in enumerate(words):
-            attributes = list(word_attributes(word, affixes))
+            attributes = list(word_piece(word, affixes))
             if matches is not None and matches[i]:
-                attributes.extend(matches[i])
+                attributes.extend(many(matches[i]))
             if i == 0:
-                attributes.append("BOS")
+                attributes.append(one("BOS"))
             if i == n - 1:
-                attributes.append("EOS")
+                attributes.append(one("EOS"))
             for offset in offsets:
                 j = i + offset
                 if 0 <= j < n:
-                    attributes.extend(neighbour_attributes(words[j], offset))
+                    attributes.extend(neighbour_piece(words[j], offset))
             lower = lowers[i]
             if conjunctions:
-                attributes.append(f"-1|0:l={padded[i]}|{lower}")
-                attributes.append(f"0|+1:l={lower}|{padded[i + 2]}")
-                attributes.append(f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}")
+                attributes.append(one(f"-1|0:l={padded[i]}|{lower}"))
+                attributes.append(one(f"0|+1:l={lower}|{padded[i + 2]}"))
+                attributes.append(one(f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}"))
             if truecase:
                 if caseless[si]:
-                    attributes.append("caseless")
+                    attributes.append(one("caseless"))
                 try:
                     shape = truecase_shape[lower]
                 except KeyError:
@@ -393,11 +454,11 @@ def document_features(
                         shape = "tc=?" if known is None else f"tc={short_shape(known)}"
                     truecase_shape[lower] = shape
                 if shape is not None:
-                    attributes.append(shape)
+                    attributes.append(one(shape))
             if document and not caseless[si] and word[:1].isupper():
-                attributes.extend(_document_attributes(tokens, si, i, tables))
+                attributes.extend(many(_document_attributes(tokens, si, i, tables)))
                 if config.context:
-                    attributes.extend(tables.context(lower, config.context))
+                    attributes.extend(many(tables.context(lower, config.context)))
             features.append(attributes)
         out.append(features)
     return out

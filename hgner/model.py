@@ -47,7 +47,8 @@ from . import __version__, schemes
 from .corpus import Corpus
 from .errors import ModelError
 from .fileio import write_text
-from .features import GAZETTEER_FILE, TRUECASE_FILE, FeatureConfig, FeatureResources, document_features, learn_truecase
+from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeIds, FeatureConfig, FeatureResources, document_features,
+                       learn_truecase)
 from .graph import FactorGraph
 from .tokenizer import NAME as TOKENIZER_NAME
 from .validation import check, read_json
@@ -58,7 +59,7 @@ SKIP_FILES = ("skip.npz", "skip.json")  # hgner.skip's SKIP_ARRAYS, SKIP_META
 MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, *SKIP_FILES)  # the files meta.json's map covers
 MAX_META_BYTES = 2**20
 
-Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
+Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings (or a model's attribute ids)
 
 
 def shipped_models_dir() -> Path:
@@ -115,7 +116,9 @@ class CrfModel:
             raise ModelError(f"{directory / MODEL_FILE}: labels {sorted(labels)} differ from {directory / META_FILE}'s "
                              f"{sorted(metadata['labels'])}")
         self.labels: tuple[str, ...] = tuple(labels)
+        self.attributes: list[str] = attributes
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
+        self.attribute_ids = AttributeIds(self.attribute_index)
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(directory / MODEL_FILE))
 
@@ -146,17 +149,24 @@ class CrfModel:
         """Attributes of a document given as token lists, one list per sentence."""
         return document_features(sentences, self.feature_config, self.resources)
 
+    def feature_ids(self, sentences: Sequence[Sequence[str]]) -> Features:
+        """:meth:`features` as attribute ids (-1: no weight), per-word-type work cached: the tagging path."""
+        return document_features(sentences, self.feature_config, self.resources, self.attribute_ids)
+
     def unary(self, features: Features) -> np.ndarray:
-        """(n, K) state scores of a document's tokens: attribute indicator matrix times weights."""
-        get = self.attribute_index.get
-        flat: list[str] = []
+        """(n, K) state scores of a document's tokens, from attribute strings or ids: attribute
+        indicator matrix times weights (each row summed in the attributes' order)."""
+        flat: list = []
         lengths: list[int] = []
         for sentence in features:
             for attributes in sentence:
                 flat.extend(attributes)
                 lengths.append(len(attributes))
         n_attributes = len(self.attribute_index)
-        columns = np.fromiter(map(get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        if flat and isinstance(flat[0], str):
+            columns = np.fromiter(map(self.attribute_index.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        else:
+            columns = np.array(flat, dtype=np.int64)
         known = columns >= 0  # attributes the model has no weight for are left out
         rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[known]
         row_ends = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -173,7 +183,11 @@ class CrfModel:
         )
 
     def crfsuite_tag(self, features: Features) -> list[list[str]]:
-        """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match."""
+        """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match.
+        Attribute ids are given to crfsuite as their strings (it ignores unknown attributes too)."""
+        if any(isinstance(a, (int, np.integer)) for sentence in features for token in sentence[:1] for a in token[:1]):
+            names = self.attributes
+            features = [[[names[a] for a in token if a >= 0] for token in sentence] for sentence in features]
         return [self._tagger.tag(sentence) if sentence else [] for sentence in features]
 
     def crfsuite_marginals(self, sentence: list[list[str]]) -> np.ndarray:

@@ -18,7 +18,8 @@ from .model import CrfModel, Features
 
 @dataclass
 class DocumentGraph:
-    """A document prepared for decoding: its features, sentence lengths and chain graph."""
+    """A document prepared for decoding: its features (as the model's attribute ids), sentence
+    lengths and chain graph."""
 
     features: Features
     lengths: list[int]
@@ -52,7 +53,7 @@ class Pipeline:
         self.skip = skip.load(model) if graph == "skip" else None
 
     def prepare(self, sentences: Sequence[Sequence[str]]) -> DocumentGraph:
-        features = self.model.features(sentences)
+        features = self.model.feature_ids(sentences)
         chain = self.model.chain_graph(features)
         graph = chain if self.skip is None else self.skip.graph(chain, sentences)
         return DocumentGraph(features, [len(s) for s in sentences], chain, graph)

@@ -768,6 +768,12 @@ def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
     from .settings import parse_assignments
 
+    if getattr(args, "cluster", None) or getattr(args, "out", None):
+        if not args.cluster:
+            raise HgnerError("--out needs --cluster (e.g. --cluster local:1)")
+        from .cluster import run_tag
+
+        return run_tag(args)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
     writer = output_format(args.format)
     decoder = decoder_for_graph(args.decoder, args.graph, warn)  # an unknown name fails before the model loads

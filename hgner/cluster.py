@@ -1,0 +1,583 @@
+"""Tagging and evaluating beyond one process, on a Dask cluster: the one module that talks to Dask.
+
+Install with ``pip install 'hgner[dask]'``. Three ways in:
+
+* ``hgner tag --cluster local[:N] | tcp://HOST:PORT INPUTS... --out DIR`` (:func:`tag_to_folder`):
+  inputs are text files (one document each), folders and globs of them, and JSONL (``.jsonl``,
+  ``.ndjson``) or Parquet (``.parquet``, needs pyarrow) files with one document per record in
+  their ``--text-column``. The work is cut into *parts* of about :data:`PART_BYTES` of input, in
+  input order; each part is one task and one output file ``part-NNNNN.jsonl``, written atomically
+  and then committed by a ``part-NNNNN.done.json`` marker holding its counts. ``manifest.json``
+  describes the job (the inputs: arguments, files, bytes and a checksum of the file listing;
+  model, decoder, parts, counts). Rerunning the same
+  command skips the committed parts, so a crashed or interrupted job resumes and no part is
+  written twice; a folder holding another job's output is refused. A worker that dies mid-task
+  loses nothing: the scheduler runs its task again elsewhere, and the part file only appears
+  complete.
+* ``hgner evaluate --cluster ...`` (:class:`DistributedDocuments`): documents are featurised and
+  decoded on the workers in batches, every decoder run on each batch; the report's scores equal
+  the local run's exactly (every decoder reseeds per document, so batching changes nothing).
+* The Python API for code already on Dask: :func:`tag_bag` (texts -> records) and
+  :func:`tag_dataframe` (adds an ``entities`` column).
+
+One record per input document, in input order: ``{"source", "text", "entities"}``, the entities
+as ``hgner tag --format jsonl`` writes them (:meth:`hgner.tag.Entity.to_json`). ``source`` is the
+file, or ``FILE:LINE`` (JSONL, 1-based) / ``FILE:ROW`` (Parquet, 0-based).
+
+Each worker process loads a model once (:func:`worker_tagger`, a cache keyed by the tagging
+settings), not once per document or task. Memory per worker is bounded by one part's text plus
+the model: records stream to the part file one document at a time.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import logging
+import os
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+from .errors import HgnerError
+from .fileio import atomic_write, write_text
+from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Input, Tagger
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from .corpus import Document
+    from .evaluate import DocumentOutcome, DocumentScorer, EvaluationPlan
+    from .model import CrfModel
+
+PART_BYTES = 1_000_000  # input text per part (one task, one output file): about 180,000 tokens of news
+PART_MAX_FILES = 2_000  # text files per part at most
+MANIFEST = "manifest.json"
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+EVALUATE_BATCHES_PER_WORKER = 4
+_CLUSTER_SPEC = re.compile(r"local(?::(\d+))?|tcp://\S+:\d+")
+
+
+# ----------------------------------------------------------------------------- connecting
+
+
+def local_workers(spec: str) -> int | None:
+    """The worker processes ``spec`` asks for on this machine (``None`` for a scheduler address);
+    an :class:`HgnerError` for anything but ``local``, ``local:N`` or ``tcp://HOST:PORT``."""
+    match = _CLUSTER_SPEC.fullmatch(spec)
+    if match is None or (spec.startswith("local:") and int(match.group(1)) < 1):
+        raise HgnerError(f"--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got {spec!r}")
+    if spec.startswith("tcp://"):
+        return None
+    return int(match.group(1)) if match.group(1) else (os.cpu_count() or 1)
+
+
+@contextmanager
+def connect(spec: str) -> Iterator[Client]:
+    """A Dask client for ``local`` (one worker process per core), ``local:N`` (N worker processes,
+    one thread each, bound to 127.0.0.1) or ``tcp://HOST:PORT`` (a running scheduler); a local
+    cluster is shut down when the block ends."""
+    workers = local_workers(spec)
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise HgnerError("--cluster needs Dask: pip install 'hgner[dask]'") from None
+    if workers is None:
+        try:
+            client = Client(spec, timeout="10s")
+        except OSError as error:
+            raise HgnerError(f"--cluster {spec}: cannot reach the scheduler ({error})") from None
+        with client:
+            yield client
+        return
+    # no dashboard; the scheduler's HTTP endpoints on a free port of 127.0.0.1, not on *:8787. Task
+    # errors reach the client as exceptions; Dask's own log lines (heartbeats failing while a loaded
+    # machine shuts the cluster down) are not the user's business
+    http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      scheduler_kwargs=http, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        yield client
+
+
+# ----------------------------------------------------------------------------- the worker side
+
+
+@dataclass(frozen=True)
+class TagSettings:
+    """What a worker needs to build a :class:`~hgner.tag.Tagger`: a shipped model's name or a model
+    directory (absolute, so workers started elsewhere find it on a shared file system), the decoder
+    and its settings."""
+
+    model: str = DEFAULT_MODEL
+    decoder: str = DEFAULT_DECODER
+    graph: str = "chain"
+    sweeps: int | None = None
+    seed: int | None = None
+
+    @classmethod
+    def make(cls, model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, graph: str = "chain",
+             sweeps: int | None = None, seed: int | None = None) -> TagSettings:
+        """Settings checked here, before any task runs: the decoder name and the model directory."""
+        from .decoders import decoder_class
+        from .model import model_directory
+
+        decoder_class(decoder)
+        directory = model_directory(model)
+        reference = str(model) if Path(str(model)).name == str(model) and not Path(str(model)).exists() \
+            else str(directory.resolve())
+        return cls(reference, decoder, graph, sweeps, seed)
+
+
+_TAGGERS: dict[TagSettings, Tagger] = {}  # per worker process: one Tagger per settings
+_MODELS: dict[str, CrfModel] = {}  # per worker process: one model per directory, for evaluate
+
+
+def worker_tagger(settings: TagSettings) -> Tagger:
+    """This process's Tagger for ``settings``, built on first use."""
+    tagger = _TAGGERS.get(settings)
+    if tagger is None:
+        tagger = _TAGGERS[settings] = Tagger(settings.model, settings.decoder, settings.graph, settings.sweeps,
+                                             settings.seed, warn=lambda message: None)
+    return tagger
+
+
+def _worker_model(reference: str) -> CrfModel:
+    from .model import CrfModel
+
+    model = _MODELS.get(reference)
+    if model is None:
+        model = _MODELS[reference] = CrfModel.load(reference)
+    return model
+
+
+def tag_text(tagger: Tagger, text: str) -> tuple[list[dict[str, Any]], int]:
+    """The entities of one document as JSON objects, and its number of tokens."""
+    if not text.strip():
+        return [], 0
+    entities, tokens = [], 0
+    for group in tagger.tag_text(text):
+        entities += [e.to_json() for e in group.entities]
+        tokens += sum(len(s.tokens) for s in group.sentences)
+    return entities, tokens
+
+
+# ----------------------------------------------------------------------------- inputs and parts
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A slice of one input file: a whole text file (``kind="text"``), the lines of a JSONL file in
+    bytes ``[start, stop)`` whose first is line ``first`` (1-based), or row group ``start`` of a
+    Parquet file whose first row is row ``first`` (0-based)."""
+
+    kind: str
+    path: str
+    start: int = 0
+    stop: int = 0
+    first: int = 0
+
+
+def input_kind(path: str) -> str:
+    lower = path.lower()
+    return "jsonl" if lower.endswith(JSONL_SUFFIXES) else "parquet" if lower.endswith(PARQUET_SUFFIXES) else "text"
+
+
+def find_inputs(arguments: Iterable[str], exclude: str | Path | None = None) -> list[str]:
+    """Input files, in order, from files, folders (every file under them, sorted, hidden ones and
+    ``exclude``'s tree left out) and glob patterns; each file once."""
+    skip = Path(exclude).resolve() if exclude is not None else None
+    found: dict[str, None] = {}
+    for argument in arguments:
+        if os.path.isdir(argument):
+            files = [p for p in sorted(Path(argument).rglob("*")) if p.is_file()
+                     and not any(part.startswith(".") for part in p.relative_to(argument).parts)
+                     and (skip is None or skip not in p.resolve().parents)]
+        elif os.path.isfile(argument):
+            files = [Path(argument)]
+        elif glob.has_magic(argument):
+            files = [Path(p) for p in sorted(glob.glob(argument, recursive=True)) if os.path.isfile(p)]
+            if not files:
+                raise HgnerError(f"{argument}: no file matches")
+        else:
+            raise HgnerError(f"{argument}: no such file or folder")
+        for path in files:
+            found[str(path)] = None
+    if not found:
+        raise HgnerError("no input files (expected files, folders or glob patterns)")
+    return list(found)
+
+
+def plan_parts(paths: list[str], text_column: str, part_bytes: int = PART_BYTES) -> list[list[Piece]]:
+    """The job's parts, in input order: consecutive text files up to ``part_bytes`` (and
+    :data:`PART_MAX_FILES`) together, JSONL files cut at line ends every ``part_bytes``, Parquet
+    files one row group per part."""
+    parts: list[list[Piece]] = []
+    group: list[Piece] = []
+    size = 0
+    for path in paths:
+        kind = input_kind(path)
+        if kind == "text":
+            length = os.path.getsize(path)
+            if group and (size + length > part_bytes or len(group) >= PART_MAX_FILES):
+                parts.append(group)
+                group, size = [], 0
+            group.append(Piece("text", path))
+            size += length
+            continue
+        if group:
+            parts.append(group)
+            group, size = [], 0
+        parts += [[piece] for piece in (_jsonl_pieces(path, part_bytes) if kind == "jsonl"
+                                        else _parquet_pieces(path, text_column))]
+    if group:
+        parts.append(group)
+    return parts
+
+
+def _jsonl_pieces(path: str, part_bytes: int) -> list[Piece]:
+    """Byte ranges of about ``part_bytes`` ending at line ends, with the number of their first line."""
+    pieces = []
+    line = 1
+    with open(path, "rb") as stream:
+        start = 0
+        while True:
+            stream.seek(start + part_bytes)
+            stream.readline()
+            stop = min(stream.tell(), os.path.getsize(path))
+            if stop <= start:
+                break
+            pieces.append(Piece("jsonl", path, start, stop, line))
+            stream.seek(start)
+            remaining = stop - start
+            while remaining:
+                block = stream.read(min(remaining, 1 << 24))
+                line += block.count(b"\n")
+                remaining -= len(block)
+            start = stop
+    return pieces
+
+
+def _pyarrow_parquet():
+    try:
+        import pyarrow.parquet
+    except ImportError:
+        raise HgnerError("Parquet input or output needs pyarrow: pip install pyarrow") from None
+    return pyarrow.parquet
+
+
+def _parquet_pieces(path: str, text_column: str) -> list[Piece]:
+    parquet = _pyarrow_parquet()
+    try:
+        metadata = parquet.ParquetFile(path).metadata
+        names = metadata.schema.names
+    except (OSError, ValueError) as error:
+        raise HgnerError(f"{path}: not a Parquet file ({error})") from None
+    if text_column not in names:
+        raise HgnerError(f"{path}: no column {text_column!r} (columns: {', '.join(names)}); see --text-column")
+    pieces, first = [], 0
+    for group in range(metadata.num_row_groups):
+        pieces.append(Piece("parquet", path, group, 0, first))
+        first += metadata.row_group(group).num_rows
+    return pieces
+
+
+def read_piece(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
+    """``(source, text)`` of every document in ``piece``."""
+    if piece.kind == "text":
+        yield piece.path, Input(piece.path, path=piece.path).read()
+    elif piece.kind == "jsonl":
+        with open(piece.path, "rb") as stream:
+            stream.seek(piece.start)
+            for number, raw in enumerate(stream.read(piece.stop - piece.start).splitlines(), piece.first):
+                if raw.strip():
+                    yield f"{piece.path}:{number}", _jsonl_text(raw, text_column, piece.path, number)
+    else:
+        table = _pyarrow_parquet().ParquetFile(piece.path).read_row_group(piece.start, columns=[text_column])
+        for row, text in enumerate(table.column(text_column).to_pylist(), piece.first):
+            if text is not None and not isinstance(text, str):
+                raise HgnerError(f"{piece.path}: row {row}: column {text_column!r} holds {type(text).__name__}, "
+                                 "expected text")
+            yield f"{piece.path}:{row}", text or ""
+
+
+def _jsonl_text(raw: bytes, text_column: str, path: str, number: int) -> str:
+    try:
+        record = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise HgnerError(f"{path}:{number}: not a JSON line ({error})") from None
+    text = record.get(text_column) if isinstance(record, dict) else None
+    if not isinstance(text, str):
+        got = type(record).__name__ if not isinstance(record, dict) else \
+            f"keys {', '.join(map(repr, record))}" if text_column not in record else type(text).__name__
+        raise HgnerError(f"{path}:{number}: expected an object with a text field {text_column!r}, got {got}; "
+                         "see --text-column")
+    return text
+
+
+# ----------------------------------------------------------------------------- tagging into a folder
+
+
+@dataclass(frozen=True)
+class Part:
+    """One task of a job: its pieces and its output file's name."""
+
+    name: str
+    pieces: tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
+class PartJob:
+    """What every part task of a job shares."""
+
+    settings: TagSettings
+    out: str
+    text_column: str = "text"
+    include_text: bool = True
+    part_format: str = "jsonl"
+
+
+def marker_path(out: str | Path, part: Part) -> Path:
+    return Path(out) / f"{Path(part.name).stem}.done.json"
+
+
+def tag_part(job: PartJob, part: Part) -> dict[str, int]:
+    """In a worker: tag one part into its file, then commit it with its marker; returns its counts.
+    A part whose marker exists (written by a worker that died before reporting) is not redone."""
+    marker = marker_path(job.out, part)
+    if marker.is_file():
+        return json.loads(marker.read_text(encoding="utf-8"))
+    tagger = worker_tagger(job.settings)
+    counts = {"documents": 0, "tokens": 0, "entities": 0}
+    records = _part_records(tagger, job, part, counts)
+    target = Path(job.out) / part.name
+    if job.part_format == "parquet":
+        import pyarrow
+
+        table = pyarrow.Table.from_pylist(list(records))
+        with atomic_write(target, binary=True) as out:
+            _pyarrow_parquet().write_table(table, out)
+    else:
+        with atomic_write(target) as out:
+            for record in records:
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    write_text(marker, json.dumps(counts) + "\n")
+    return counts
+
+
+def _part_records(tagger: Tagger, job: PartJob, part: Part, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
+    for piece in part.pieces:
+        for source, text in read_piece(piece, job.text_column):
+            entities, tokens = tag_text(tagger, text)
+            counts["documents"] += 1
+            counts["tokens"] += tokens
+            counts["entities"] += len(entities)
+            yield {"source": source, "text": text, "entities": entities} if job.include_text \
+                else {"source": source, "entities": entities}
+
+
+def tag_to_folder(
+    client: Client,
+    inputs: list[str],
+    out: str | Path,
+    settings: TagSettings,
+    *,
+    text_column: str = "text",
+    include_text: bool = True,
+    part_format: str = "jsonl",
+    part_bytes: int = PART_BYTES,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Tag ``inputs`` (files, folders, globs) on ``client``'s cluster into parts in folder ``out``;
+    returns the manifest. Parts committed by an earlier run of the same job are skipped."""
+    if part_format not in ("jsonl", "parquet"):
+        raise HgnerError(f"part format: expected jsonl or parquet, got {part_format!r}")
+    if part_format == "parquet":
+        _pyarrow_parquet()
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise HgnerError(f"--out {out}: is a file, expected a folder")
+    paths = find_inputs(inputs, exclude=out)
+    parts = [Part(f"part-{i:05d}.{part_format}", tuple(pieces))
+             for i, pieces in enumerate(plan_parts(paths, text_column, part_bytes))]
+    job = PartJob(settings, str(out.resolve()), text_column, include_text, part_format)
+    description = {
+        "hgner_version": __version__,
+        "inputs": _describe_inputs(inputs, paths),
+        "text_column": text_column,
+        "model": settings.model,
+        "decoder": settings.decoder,
+        "graph": settings.graph,
+        "sweeps": settings.sweeps,
+        "seed": settings.seed,
+        "include_text": include_text,
+        "part_format": part_format,
+        "part_bytes": part_bytes,
+    }
+    _claim_folder(out, description)
+    manifest = {"job": description, "parts": [p.name for p in parts], "complete": False, "counts": None}
+    write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    pending = [p for p in parts if not marker_path(out, p).is_file()]
+    _run_parts(client, job, pending, progress)
+    for stale in out.glob(".part-*.part"):  # temporary files of workers that died mid-write
+        stale.unlink(missing_ok=True)
+    per_part = [json.loads(marker_path(out, p).read_text(encoding="utf-8")) for p in parts]
+    manifest.update(complete=True, counts={
+        "parts": len(parts),
+        "parts_this_run": len(pending),
+        **{key: sum(c[key] for c in per_part) for key in ("documents", "tokens", "entities")},
+    })
+    write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def _describe_inputs(arguments: list[str], paths: list[str]) -> dict[str, Any]:
+    """The inputs as given, and how many files and bytes they named, with a sha256 of the listing
+    (path, size, modification time of every file), so a changed input is a different job."""
+    digest = hashlib.sha256()
+    total = 0
+    for path in paths:
+        info = os.stat(path)
+        total += info.st_size
+        digest.update(f"{path}\t{info.st_size}\t{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return {"arguments": list(arguments), "files": len(paths), "bytes": total, "sha256": digest.hexdigest()}
+
+
+def _claim_folder(out: Path, description: dict[str, Any]) -> None:
+    """Create ``out``, or check that it holds this job's output (a resumed run), not another's."""
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        try:
+            earlier = json.loads(manifest.read_text(encoding="utf-8"))["job"]
+        except (ValueError, KeyError, TypeError):
+            raise HgnerError(f"--out {out}: {MANIFEST} is not an hgner manifest; choose another folder") from None
+        if earlier != description:
+            changed = sorted(k for k in description if earlier.get(k) != description[k])
+            raise HgnerError(f"--out {out}: holds the output of another job (different {', '.join(changed)}); "
+                             "choose another folder, or delete it to start again")
+    elif out.is_dir() and any(out.iterdir()):
+        raise HgnerError(f"--out {out}: folder is not empty and has no {MANIFEST}; choose another folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise HgnerError(f"--out {out}: cannot create ({error.strerror or error})") from None
+
+
+def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) -> None:
+    """Run the part tasks and wait for all; the first failing task's error stops the job."""
+    import sys
+
+    from distributed import as_completed
+    from tqdm import tqdm
+
+    if not parts:
+        return
+    token = abs(hash((job, parts[0].name, len(parts))))
+    futures = [client.submit(tag_part, job, part, key=f"hgner-tag-{part.name}-{token:x}", pure=False)
+               for part in parts]
+    try:
+        with tqdm(total=len(parts), unit="part", disable=not progress, file=sys.stderr, leave=False) as bar:
+            for future in as_completed(futures):
+                future.result()  # re-raises the task's error here
+                bar.update(1)
+    finally:
+        client.cancel(futures)
+
+
+def run_tag(args: Any) -> int:
+    """``hgner tag --cluster SPEC INPUTS... --out DIR``: the CLI's entry (see :func:`tag_to_folder`)."""
+    import sys
+
+    local_workers(args.cluster)
+    if not args.out:
+        raise HgnerError("--cluster needs --out DIR (the folder for the output parts)")
+    if not args.inputs:
+        raise HgnerError("--cluster needs input files, folders or glob patterns")
+    settings = TagSettings.make(args.model, args.decoder, args.graph, args.sweeps, args.seed)
+    with connect(args.cluster) as client:
+        manifest = tag_to_folder(client, args.inputs, args.out, settings, text_column=args.text_column,
+                                 part_format=args.part_format, progress=sys.stderr.isatty())
+    counts = manifest["counts"]
+    print(f"hgner tag: {counts['documents']} documents, {counts['tokens']} tokens, {counts['entities']} entities "
+          f"in {counts['parts']} parts ({counts['parts_this_run']} tagged now) in {args.out}", file=sys.stderr)
+    return 0
+
+
+# ----------------------------------------------------------------------------- the Python API
+
+
+def _tag_texts(texts: Iterable[str], settings: TagSettings) -> list[dict[str, Any]]:
+    tagger = worker_tagger(settings)
+    return [{"text": text, "entities": tag_text(tagger, text)[0]} for text in texts]
+
+
+def tag_bag(bag: Any, model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, **settings: Any) -> Any:
+    """A ``dask.bag`` of texts -> a bag of records ``{"text", "entities"}`` in the same order
+    (``settings``: ``graph``, ``sweeps``, ``seed``, as for :class:`~hgner.tag.Tagger`)."""
+    checked = TagSettings.make(model, decoder, **settings)
+    return bag.map_partitions(_tag_texts, checked)
+
+
+def _tag_frame(frame: Any, text_column: str, settings: TagSettings) -> Any:
+    tagger = worker_tagger(settings)
+    entities = [tag_text(tagger, text)[0] if isinstance(text, str) else [] for text in frame[text_column]]
+    return frame.assign(entities=entities)
+
+
+def tag_dataframe(ddf: Any, text_column: str = "text", model: str | Path = DEFAULT_MODEL,
+                  decoder: str = DEFAULT_DECODER, **settings: Any) -> Any:
+    """A ``dask.dataframe`` with a text column -> the same frame with an ``entities`` column (a list
+    of entity objects per row; missing texts get none)."""
+    import pandas
+
+    if text_column not in ddf.columns:
+        raise HgnerError(f"no column {text_column!r} (columns: {', '.join(map(str, ddf.columns))})")
+    checked = TagSettings.make(model, decoder, **settings)
+    meta = ddf._meta.assign(entities=pandas.Series([], dtype=object))
+    return ddf.map_partitions(_tag_frame, text_column, checked, meta=meta)
+
+
+# ----------------------------------------------------------------------------- evaluate
+
+
+def model_reference(model: CrfModel) -> str:
+    """How a worker finds ``model``: a shipped model by name, any other by its absolute directory."""
+    from .model import shipped_models_dir
+
+    directory = model.directory.resolve()
+    return directory.name if directory.parent == shipped_models_dir().resolve() else str(directory)
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_scorer(reference: str, plan: EvaluationPlan) -> DocumentScorer:
+    """A worker's scorer for ``plan``, built (model loaded, kernels compiled) once per worker."""
+    from .evaluate import DocumentScorer
+
+    return DocumentScorer(_worker_model(reference), plan)
+
+
+def _score_batch(reference: str, plan: EvaluationPlan, documents: list[Document], keep: bool) -> list[DocumentOutcome]:
+    scorer = _worker_scorer(reference, plan)
+    return [scorer(document, keep) for document in documents]
+
+
+def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, documents: list[Document],
+                    keep: bool) -> Iterator[DocumentOutcome]:
+    """What :class:`~hgner.evaluate.DocumentScorer` gives for each document, computed in batches on
+    the cluster's workers and yielded in document order."""
+    if not documents:
+        return
+    workers = max(1, len(client.scheduler_info()["workers"]))
+    count = min(len(documents), EVALUATE_BATCHES_PER_WORKER * workers)
+    bounds = [round(i * len(documents) / count) for i in range(count + 1)]
+    reference = model_reference(model)
+    futures = [client.submit(_score_batch, reference, plan, documents[a:b], keep, pure=False)
+               for a, b in zip(bounds, bounds[1:])]
+    for future in futures:
+        yield from future.result()

@@ -1,0 +1,223 @@
+"""hgner.cluster on local Dask clusters bound to 127.0.0.1: tagging into parts equals one process,
+resuming skips committed parts, a killed worker loses and duplicates nothing, evaluate gives the
+local scores, the bag/dataframe API, Parquet, and the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from hgner import tag  # noqa: E402
+from hgner.cluster import TagSettings, connect, tag_bag, tag_dataframe, tag_to_folder  # noqa: E402
+from hgner.errors import HgnerError  # noqa: E402
+from tag_support import FIXTURE, run_hgner, subprocess_env, tag_model  # noqa: E402,F401  (fixture)
+
+README = Path(__file__).parent.parent / "README.md"
+SENTENCES = [
+    "Angela Merkel works for United Nations in Tokyo .",
+    "Jim Smith flew from Paris to London on Monday .",
+    "Shares in Siemens rose 3 percent , Reuters said .",
+    "The weather in Berlin was cold .",
+    "Peter Blake met Mary Jones at the Acme Corp office .",
+]
+
+
+def documents(count: int, sentences: int = 3) -> list[str]:
+    """``count`` distinct small documents."""
+    return ["\n".join(SENTENCES[(d + s) % len(SENTENCES)] for s in range(sentences)) + f"\nDocument {d} ends .\n"
+            for d in range(count)]
+
+
+def local_records(model: Path, texts: list[str]) -> list[dict]:
+    """What ``hgner tag --format jsonl`` writes for ``texts`` in this process."""
+    out = io.StringIO()
+    tagger = tag.Tagger(model)
+    tag.tag_inputs(tagger, [tag.Input("<text>", text=t) for t in texts], tag.JsonlWriter(out), progress=False)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def read_parts(folder: Path) -> list[dict]:
+    return [json.loads(line) for part in sorted(folder.glob("part-*.jsonl")) for line in part.read_text().splitlines()]
+
+
+def write_files(folder: Path, texts: list[str]) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(folder / f"doc{i:03d}.txt")
+        paths[-1].write_text(text, encoding="utf-8")
+    return paths
+
+
+@pytest.fixture(scope="module")
+def client():
+    with connect("local:2") as client:
+        yield client
+
+
+def test_tag_to_folder_equals_one_process(client, tag_model, tmp_path):
+    texts = documents(12)
+    write_files(tmp_path / "in" / "news", texts[:8])
+    lines = [json.dumps({"text": t, "id": i}) for i, t in enumerate(texts[8:])]
+    (tmp_path / "in" / "more.jsonl").write_text("\n".join(lines[:2]) + "\n\n" + "\n".join(lines[2:]) + "\n")
+    settings = TagSettings.make(tag_model)
+    manifest = tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "out", settings, part_bytes=400)
+    records = read_parts(tmp_path / "out")
+    assert [r["text"] for r in records] == [*texts[8:], *texts[:8]]  # more.jsonl sorts before news/
+    sources = [r["source"] for r in records]
+    assert sources[:4] == [f"{tmp_path / 'in' / 'more.jsonl'}:{line}" for line in (1, 2, 4, 5)]
+    assert sources[4] == str(tmp_path / "in" / "news" / "doc000.txt")
+    expected = local_records(tag_model, [r["text"] for r in records])
+    assert [r["entities"] for r in records] == [e["entities"] for e in expected]
+    assert any(r["entities"] for r in records)
+    counts = manifest["counts"]
+    assert manifest["complete"] and counts["documents"] == 12 and counts["parts"] > 2
+    assert counts["entities"] == sum(len(r["entities"]) for r in records)
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == manifest
+    # the model loaded once per worker process, whatever the number of parts and documents
+    assert set(client.run(lambda: len(__import__("hgner.cluster").cluster._TAGGERS)).values()) <= {0, 1}
+
+
+def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model, tmp_path):
+    write_files(tmp_path / "in", documents(6))
+    settings = TagSettings.make(tag_model)
+    out = tmp_path / "out"
+    first = tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
+    before = read_parts(out)
+    parts = sorted(out.glob("part-*.jsonl"))
+    assert len(parts) == first["counts"]["parts"] >= 3
+    stamps = {p.name: p.stat().st_mtime_ns for p in parts}
+    parts[1].unlink()  # a crash between two commits: part 1 is redone, the others are kept
+    (out / "part-00001.done.json").unlink()
+    (out / ".part-00001.jsonl.abc.part").write_text("half a part")  # a dead worker's temporary file
+    second = tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
+    assert second["counts"]["parts_this_run"] == 1
+    assert {p.name: p.stat().st_mtime_ns for p in parts if p != parts[1]} == \
+           {name: stamp for name, stamp in stamps.items() if name != parts[1].name}
+    assert read_parts(out) == before and not list(out.glob(".*.part"))
+    assert tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)["counts"][
+        "parts_this_run"] == 0
+    with pytest.raises(HgnerError, match="another job .*decoder"):
+        tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, TagSettings.make(tag_model, "herded"), part_bytes=300)
+
+
+def test_bad_records_name_file_and_line(client, tag_model, tmp_path):
+    (tmp_path / "in.jsonl").write_text('{"text": "Jim Smith ."}\n{"body": "no text"}\n')
+    with pytest.raises(HgnerError, match=r"in\.jsonl:2: expected an object with a text field 'text', got keys 'body'"):
+        tag_to_folder(client, [str(tmp_path / "in.jsonl")], tmp_path / "out", TagSettings.make(tag_model))
+    with pytest.raises(HgnerError, match="no such file or folder"):
+        tag_to_folder(client, [str(tmp_path / "missing")], tmp_path / "out2", TagSettings.make(tag_model))
+
+
+def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):
+    texts = documents(40, sentences=60)
+    write_files(tmp_path / "in", texts)
+    settings = TagSettings.make(tag_model)
+    out = tmp_path / "out"
+    with connect("local:2") as client:
+        pids = set(client.run(os.getpid).values())
+        outcome: dict = {}
+        job = threading.Thread(target=lambda: outcome.update(
+            manifest=tag_to_folder(client, [str(tmp_path / "in")], out, settings, part_bytes=1)))
+        job.start()
+        deadline = time.monotonic() + 120
+        while not list(out.glob("*.done.json")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        committed_at_kill = len(list(out.glob("*.done.json")))
+        os.kill(next(iter(pids)), signal.SIGKILL)
+        job.join(timeout=300)
+        assert not job.is_alive()
+        assert 1 <= committed_at_kill < len(texts), "the worker must die in the middle of the job"
+        assert set(client.run(os.getpid).values()) != pids  # one worker was replaced
+    records = read_parts(out)
+    assert [r["source"] for r in records] == [str(tmp_path / "in" / f"doc{i:03d}.txt") for i in range(len(texts))]
+    assert [r["entities"] for r in records] == [e["entities"] for e in local_records(tag_model, texts)]
+    assert outcome["manifest"]["counts"]["documents"] == len(texts)
+    assert not list(out.glob(".*.part"))
+
+
+def test_evaluate_on_the_cluster_gives_the_local_numbers(client, tiny_model, tiny_corpus):
+    from hgner.evaluate import evaluate
+
+    settings = dict(sweeps=[20], seeds=[0, 1], progress=False)
+    local = evaluate(tiny_model, tiny_corpus, ["viterbi", "gibbs", "herded"], **settings)
+    remote = evaluate(tiny_model, tiny_corpus, ["viterbi", "gibbs", "herded"], client=client, **settings)
+    timing = {"decode_seconds", "total_seconds"}
+    assert [{k: v for k, v in r.items() if k not in timing} for r in remote["results"]] == \
+           [{k: v for k, v in r.items() if k not in timing} for r in local["results"]]
+    assert len({r["f1"] for r in local["results"]}) > 1 or local["results"][0]["f1"] > 0
+
+
+def test_tag_bag_and_dataframe(client, tag_model):
+    import dask.bag
+
+    texts = documents(7)
+    expected = [r["entities"] for r in local_records(tag_model, texts)]
+    records = tag_bag(dask.bag.from_sequence(texts, npartitions=3), model=tag_model).compute()
+    assert [r["text"] for r in records] == texts and [r["entities"] for r in records] == expected
+    dataframe = pytest.importorskip("dask.dataframe")
+    pandas = pytest.importorskip("pandas")
+    frame = dataframe.from_pandas(pandas.DataFrame({"body": texts, "n": range(7)}), npartitions=2)
+    tagged = tag_dataframe(frame, "body", model=tag_model).compute()
+    assert list(tagged["n"]) == list(range(7)) and list(tagged["entities"]) == expected
+    with pytest.raises(HgnerError, match="no column 'text'"):
+        tag_dataframe(frame, "text", model=tag_model)
+
+
+def test_parquet_in_and_out(client, tag_model, tmp_path):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet
+
+    texts = documents(5)
+    pyarrow.parquet.write_table(pyarrow.table({"body": texts}), tmp_path / "news.parquet", row_group_size=2)
+    settings = TagSettings.make(tag_model)
+    manifest = tag_to_folder(client, [str(tmp_path / "news.parquet")], tmp_path / "out", settings,
+                             text_column="body", part_format="parquet")
+    assert manifest["counts"]["parts"] == 3
+    rows = [row for part in sorted((tmp_path / "out").glob("part-*.parquet"))
+            for row in pyarrow.parquet.read_table(part).to_pylist()]
+    assert [r["source"] for r in rows] == [f"{tmp_path / 'news.parquet'}:{i}" for i in range(5)]
+    assert [r["entities"] for r in rows] == [r["entities"] for r in local_records(tag_model, texts)]
+    with pytest.raises(HgnerError, match="no column 'text'"):
+        tag_to_folder(client, [str(tmp_path / "news.parquet")], tmp_path / "out2", settings)
+
+
+def test_command_line(tag_model, tmp_path):
+    texts = documents(3)
+    write_files(tmp_path / "in", texts)
+    result = run_hgner(["tag", "--model", str(tag_model), "--cluster", "local:1", str(tmp_path / "in"),
+                        "--out", str(tmp_path / "out")])
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"3 documents, \d+ tokens, \d+ entities in 1 parts", result.stderr)
+    assert [r["entities"] for r in read_parts(tmp_path / "out")] == \
+           [r["entities"] for r in local_records(tag_model, texts)]
+    for args, message in [(["--out", str(tmp_path / "x")], "--out needs --cluster"),
+                          (["--cluster", "local:0", "--out", str(tmp_path / "x")], "expected local, local:N"),
+                          (["--cluster", "local", str(tmp_path / "in")], "--cluster needs --out")]:
+        failed = run_hgner(["tag", "--model", str(tag_model), *args])
+        assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and message in failed.stderr, failed.stderr
+    failed = run_hgner(["evaluate", "--model", str(tag_model), "--corpus", str(FIXTURE), "--cluster", "tcp://nowhere"])
+    assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "expected local, local:N" in failed.stderr
+
+
+def test_readme_example_runs():
+    """The README's "Scaling out" example, run as written (it starts its own LocalCluster)."""
+    text = README.read_text(encoding="utf-8")
+    code = re.search(r"<!-- dask-example -->\n```python\n(.*?)```", text, re.S).group(1)
+    printed = re.search(r"<!-- dask-example-output -->\n```\n(.*?)```", text, re.S).group(1)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == printed
