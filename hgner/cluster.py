@@ -120,19 +120,27 @@ class TagSettings:
     graph: str = "chain"
     sweeps: int | None = None
     seed: int | None = None
+    settings: tuple[tuple[str, Any], ...] = ()  # the decoder's own settings (--set NAME=VALUE)
 
     @classmethod
     def make(cls, model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, graph: str = "chain",
-             sweeps: int | None = None, seed: int | None = None) -> TagSettings:
-        """Settings checked here, before any task runs: the decoder name and the model directory."""
-        from .decoders import decoder_class
+             sweeps: int | None = None, seed: int | None = None, settings: dict[str, Any] | None = None) -> TagSettings:
+        """Settings checked here, before any task runs: the decoder and its settings, the model directory."""
+        from .decoders import make_decoder
         from .model import model_directory
 
-        decoder_class(decoder)
+        make_decoder(decoder, settings or {}, shared={"sweeps": sweeps, "seed": seed})
         directory = model_directory(model)
         reference = str(model) if Path(str(model)).name == str(model) and not Path(str(model)).exists() \
             else str(directory.resolve())
-        return cls(reference, decoder, graph, sweeps, seed)
+        return cls(reference, decoder, graph, sweeps, seed, tuple(sorted((settings or {}).items())))
+
+    @classmethod
+    def from_keywords(cls, model: str | Path, decoder: str, keywords: dict[str, Any]) -> TagSettings:
+        """As :func:`hgner.load` takes them: ``graph``, ``sweeps``, ``seed`` and the decoder's own settings."""
+        own = dict(keywords)
+        graph, sweeps, seed = own.pop("graph", "chain"), own.pop("sweeps", None), own.pop("seed", None)
+        return cls.make(model, decoder, graph, sweeps, seed, own)
 
 
 _TAGGERS: dict[TagSettings, Tagger] = {}  # per worker process: one Tagger per settings
@@ -144,7 +152,7 @@ def worker_tagger(settings: TagSettings) -> Tagger:
     tagger = _TAGGERS.get(settings)
     if tagger is None:
         tagger = _TAGGERS[settings] = Tagger(settings.model, settings.decoder, settings.graph, settings.sweeps,
-                                             settings.seed, warn=lambda message: None)
+                                             settings.seed, warn=lambda message: None, settings=dict(settings.settings))
     return tagger
 
 
@@ -499,7 +507,12 @@ def run_tag(args: Any) -> int:
         raise HgnerError("--cluster needs --out DIR (the folder for the output parts)")
     if not args.inputs:
         raise HgnerError("--cluster needs input files, folders or glob patterns")
-    settings = TagSettings.make(args.model, args.decoder, args.graph, args.sweeps, args.seed)
+    from .settings import parse_assignments
+    from .tag import decoder_for_graph
+
+    decoder = decoder_for_graph(args.decoder, args.graph, lambda message: print(f"hgner tag: warning: {message}",
+                                                                                  file=sys.stderr))
+    settings = TagSettings.make(args.model, decoder, args.graph, args.sweeps, args.seed, parse_assignments(args.set))
     with connect(args.cluster) as client:
         manifest = tag_to_folder(client, args.inputs, args.out, settings, text_column=args.text_column,
                                  part_format=args.part_format, progress=sys.stderr.isatty())
@@ -520,7 +533,7 @@ def _tag_texts(texts: Iterable[str], settings: TagSettings) -> list[dict[str, An
 def tag_bag(bag: Any, model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, **settings: Any) -> Any:
     """A ``dask.bag`` of texts -> a bag of records ``{"text", "entities"}`` in the same order
     (``settings``: ``graph``, ``sweeps``, ``seed``, as for :class:`~hgner.tag.Tagger`)."""
-    checked = TagSettings.make(model, decoder, **settings)
+    checked = TagSettings.from_keywords(model, decoder, settings)
     return bag.map_partitions(_tag_texts, checked)
 
 
@@ -538,7 +551,7 @@ def tag_dataframe(ddf: Any, text_column: str = "text", model: str | Path = DEFAU
 
     if text_column not in ddf.columns:
         raise HgnerError(f"no column {text_column!r} (columns: {', '.join(map(str, ddf.columns))})")
-    checked = TagSettings.make(model, decoder, **settings)
+    checked = TagSettings.from_keywords(model, decoder, settings)
     meta = ddf._meta.assign(entities=pandas.Series([], dtype=object))
     return ddf.map_partitions(_tag_frame, text_column, checked, meta=meta)
 

@@ -44,7 +44,7 @@ def local_records(model: Path, texts: list[str]) -> list[dict]:
     """What ``hgner tag --format jsonl`` writes for ``texts`` in this process."""
     out = io.StringIO()
     tagger = tag.Tagger(model)
-    tag.tag_inputs(tagger, [tag.Input("<text>", text=t) for t in texts], tag.JsonlWriter(out), progress=False)
+    tag.tag_inputs(tagger, [tag.Input("<text>", text=t) for t in texts], tag.JsonlWriter(out, tag.OutputOptions()), progress=False)
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hgner import features
 from hgner.corpus import load_corpus
 from hgner.model import CrfModel
-from test_corpus import needs_conll2003, needs_nltk
+from corpus_support import needs_corpus
 
 WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acme", "Corp", "of", "New", "York",
          "3", "-", "McDonald's", "unseenword", "Unseen", "Reuters", ",", "said"]
@@ -49,14 +49,14 @@ def shipped() -> CrfModel:
 
 
 @pytest.mark.corpus
-@needs_conll2003
+@needs_corpus("conll2003:testb")
 def test_ids_equal_strings_on_eng_testb(shipped):
     corpus = load_corpus("conll2003:testb")
     assert_same_unary(shipped, [[s.tokens for s in d.sentences] for d in corpus.documents])
 
 
 @pytest.mark.corpus
-@needs_nltk("ieer")
+@needs_corpus("nltk:ieer")
 def test_ids_equal_strings_on_ieer():
     model = CrfModel.load("en-3class")
     corpus = load_corpus("nltk:ieer")
