@@ -62,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
                                "the model's skip potential (viterbi and crfsuite still decode the chain; default chain)")
+    evaluate.add_argument("--input", choices=["tokens", "raw"], default="tokens",
+                          help="tokens: tag the corpus's own tokens and sentences (default); raw: rebuild each "
+                               "document's text, tag it as 'hgner tag' does, score entities by character span")
+    evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrap72"], default="lines",
+                          help="with --input raw: one sentence per line (default), all sentences of a document on "
+                               "one line, or one sentence per line hard-wrapped at 72 columns")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",
@@ -158,7 +164,7 @@ def _train(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from .corpus import load_corpus
     from .decoders import decoder_class
-    from .evaluate import evaluate, format_report, write_json
+    from .evaluate import evaluate, evaluate_raw, format_report, write_json
     from .model import CrfModel
     from .report import format_table3, plot
 
@@ -166,10 +172,16 @@ def _evaluate(args: argparse.Namespace) -> int:
         decoder_class(name)  # unknown names fail before any work
     if args.seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
+    if args.input == "raw" and (args.mode != "conlleval" or args.predictions):
+        raise HgnerError("--input raw scores entities by character span: it takes neither --mode strict nor --predictions")
     corpus = load_corpus(args.corpus, args.scheme)
     model = CrfModel.load(args.model)
-    report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
-                      mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
+    if args.input == "raw":
+        report = evaluate_raw(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
+                              graph=args.graph, layout=args.layout, progress=sys.stderr.isatty())
+    else:
+        report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
+                          mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
     format_report(report, sys.stdout)
     if any(r["sweeps"] is not None for r in report["results"]):
         sys.stdout.write("\nF1 by sweeps (mean (sd) over seeds; decoding seconds in brackets):\n")

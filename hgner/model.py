@@ -27,7 +27,7 @@ from .corpus import Corpus
 from .errors import ModelError
 from .features import GAZETTEER_FILE, TRUECASE_FILE, FeatureConfig, FeatureResources, document_features, learn_truecase
 from .graph import FactorGraph
-from .tokenizer import NAME as TOKENIZER_NAME
+from .tokenizer import DEFAULT_LANGUAGE, describe as describe_tokenizer
 
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
@@ -265,7 +265,8 @@ def train(
         "scheme": scheme,
         "labels": sorted({tag for tags in ys for tag in tags}),
         "features": config.to_json(),
-        "tokenizer": TOKENIZER_NAME,
+        "language": DEFAULT_LANGUAGE,
+        "tokenizer": describe_tokenizer(),
         "hgner_version": __version__,
         "crfsuite_version": _package_version("python-crfsuite"),
         "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
