@@ -140,7 +140,7 @@ class Tagger:
         self.tokenizer = TextTokenizer(crf.metadata.get("language", DEFAULT_LANGUAGE))
         trained_with = crf.metadata.get("tokenizer")
         if trained_with != describe():
-            warn(f"model {crf.name!r} records the tokenizer {trained_with!r}, "
+            warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
                  f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
 
     def sentences(self, text: str) -> Iterator[TokenizedSentence]:

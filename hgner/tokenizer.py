@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def make_tokenizer(nlp: Language) -> Tokenizer:
     defaults = nlp.Defaults
     infixes = [p for p in (defaults.infixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
     suffixes = [p for p in (defaults.suffixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
+    suffixes.append(r"(?<=[0-9])%")  # the units rule went with 237km; a percent sign still splits
     rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
              if not _is_emoticon(k) and not (len(v) > 1 and k.isalpha())}  # cannot, dont, Wed stay whole
     for abbreviation, analysis in list(rules.items()):  # headlines: ST. LOUIS, MICH.
@@ -87,16 +89,10 @@ def _splits_inside(pattern: str, word: str) -> bool:
     return any(0 < m.start() < len(word) for m in re.finditer(pattern, word))
 
 
-def _create_tokenizer():
+def create_tokenizer() -> Callable[[Language], Tokenizer]:
+    """spaCy's registered tokenizer ``hgner.conll.v1`` (entry point ``spacy_tokenizers``), for a
+    pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v1"``."""
     return make_tokenizer
-
-
-try:  # users' own pipelines: [nlp.tokenizer] @tokenizers = "hgner.conll.v1" in a spaCy config
-    from spacy.util import registry as _spacy_registry
-
-    _spacy_registry.tokenizers("hgner.conll.v1", func=_create_tokenizer)
-except ImportError:  # pragma: no cover - spaCy is a dependency
-    pass
 
 
 @dataclass(frozen=True)
