@@ -1,14 +1,14 @@
 """Benchmark ``hgner tag`` end to end and the spaCy component, on the raw text of CoNLL-2003 eng.testb.
 
-The text is rebuilt from the corpus by hgner.rawtext's rules (one sentence per line, as a person
-writes it), one file per document in a temporary folder that is removed afterwards. Figures (targets in brackets):
+The text is rebuilt from the corpus (tokens joined by spaces, sentences by newlines), one file per
+document in a temporary folder that is removed afterwards. Figures (targets in brackets):
 
 * ``hgner tag`` with viterbi on the chain, all documents in one command (and with ``--jobs 2``): tokens/s end to end,
   startup included, and after startup (the command's wall time minus the one-sentence time to
   first output) [>= 40,000 tokens/s]; CPU seconds of the command, since a shared machine inflates
   wall time.
 * time to first output for a one-sentence input, from a cold start of the command [<= 2 s].
-* the spaCy component (blank English with hgner's tokenizer + sentencizer + hgner), one process [>= 20,000 tokens/s].
+* the spaCy component (blank English + sentencizer + hgner), one process [>= 20,000 tokens/s].
 
 Usage: python scripts/bench_tag.py [--model DIR] [--runs 3] [--json FILE]
 """
@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 from hgner.corpus import load_corpus
-from hgner.rawtext import rebuild
 from hgner.tag import DEFAULT_MODEL
 
 COMMAND = [shutil.which("hgner")] if shutil.which("hgner") else [sys.executable, "-m", "hgner.cli"]
@@ -59,10 +58,7 @@ def first_output_seconds(model: str) -> float:
 def spacy_tokens_per_second(model: str, texts: list[str]) -> tuple[float, int]:
     import spacy
 
-    from hgner.tokenizer import make_tokenizer
-
     nlp = spacy.blank("en")
-    nlp.tokenizer = make_tokenizer(nlp)
     nlp.add_pipe("sentencizer")
     nlp.add_pipe("hgner", config={"model": model})
     nlp("Warm up the model.")
@@ -79,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
 
     corpus = load_corpus("conll2003:testb")
-    texts = [rebuild([s.tokens for s in d.sentences], [s.tags for s in d.sentences]).text for d in corpus.documents]
+    texts = ["\n".join(" ".join(s.tokens) for s in d.sentences) + "\n" for d in corpus.documents]
     with tempfile.TemporaryDirectory(prefix="bench_tag-") as folder:
         files = []
         for i, text in enumerate(texts):
