@@ -8,7 +8,7 @@ splitter finds (recall), and of the splitter's boundaries, the share that are th
 (precision).
 
 Usage: python scripts/tokenizer_agreement.py [--corpora conll2003:testa,conll2003:testb]
-       [--layout lines] [--language en] [--show N] [--json FILE]
+       [--layout lines] [--language en] [--spacy-default] [--show N] [--json FILE]
 ``--show N`` prints N disagreeing sentences per corpus (tune on testa and train only).
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hgner.corpus import load_corpus
 from hgner.rawtext import LAYOUTS, rebuild
-from hgner.tokenizer import TextTokenizer
+from hgner.tokenizer import SpacyDefaultTokenizer, TextTokenizer
 
 
 def agreement(corpus_name: str, tokenizer: TextTokenizer, layout: str, show: int) -> dict[str, float]:
@@ -68,10 +68,12 @@ def main() -> None:
     parser.add_argument("--corpora", default="conll2003:testa,conll2003:testb", help="comma-separated corpora")
     parser.add_argument("--layout", choices=LAYOUTS, default="lines", help="how sentences are laid out (default lines)")
     parser.add_argument("--language", default="en", help="tokenizer language (default en)")
+    parser.add_argument("--spacy-default", action="store_true",
+                        help="measure spaCy's default tokenizer and sentencizer instead (hgner's before the CoNLL rules)")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print N disagreeing sentences per corpus")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
-    tokenizer = TextTokenizer(args.language)
+    tokenizer = (SpacyDefaultTokenizer if args.spacy_default else TextTokenizer)(args.language)
     figures = {}
     print(f"tokenizer {tokenizer.name} v{tokenizer.version} ({args.language}), layout {args.layout}")
     print(f"{'corpus':<20} {'sentences':>9} {'agreement':>9} {'bound. R':>9} {'bound. P':>9}")
