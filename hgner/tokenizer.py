@@ -19,9 +19,9 @@ abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ NAME = "hgner.conll"
 VERSION = 1
 DEFAULT_LANGUAGE = "en"
 
-# Language-specific additions, one entry per language; every language gets the common rules.
-# ABBREVIATIONS: tokens that keep their final period (the CoNLL corpora keep them whole).
+# The language-specific adjustments, one entry per language (every language spaCy has gets the
+# common rules of make_tokenizer): abbreviations that keep their final period, beyond spaCy's own.
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "en": ("Lt.", "vol.", "m.p.h."),
 }
@@ -85,7 +85,7 @@ _EMOTICON_CHARS = frozenset("()[]{}:;=<>^_*-|/\\@")
 
 
 def _splits_inside(pattern: str, word: str) -> bool:
-    """Whether the infix ``pattern`` matches strictly inside ``word``."""
+    """Whether the regular expression ``pattern`` matches strictly inside ``word``."""
     return any(0 < m.start() < len(word) for m in re.finditer(pattern, word))
 
 
@@ -109,6 +109,9 @@ SENTENCE_END = frozenset(
 )
 
 
+WRAPPED_LINE_CHARS = 60  # shortest line read as hard-wrapped prose (filling at 72 columns leaves lines of 60 or more, but for a rare long word)
+
+
 def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> bool:
     """Whether a single line break ends the sentence. ``line`` is the line's text up to its last
     token ``last``; ``ended`` says whether the sentence already has its final punctuation;
@@ -127,9 +130,6 @@ def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> boo
     if last[-1:] == ".":
         return first.isupper()
     return (last[-1:].isdigit() or last == ")") and (first.isupper() or first.isdigit())
-
-
-WRAPPED_LINE_CHARS = 60
 
 
 class TextTokenizer:
