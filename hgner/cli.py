@@ -174,6 +174,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
     if args.input == "raw" and (args.mode != "conlleval" or args.predictions):
         raise HgnerError("--input raw scores entities by character span: it takes neither --mode strict nor --predictions")
+    if args.input != "raw" and args.layout != "lines":
+        raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
     corpus = load_corpus(args.corpus, args.scheme)
     model = CrfModel.load(args.model)
     if args.input == "raw":

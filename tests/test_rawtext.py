@@ -99,3 +99,5 @@ def test_evaluate_raw_end_to_end(tag_model, tmp_path, capsys):
     raw, by_tokens = report["results"][0], tokens_report["results"][0]
     assert raw["f1"] == pytest.approx(by_tokens["f1"]) and raw["per_type"] == by_tokens["per_type"]
     assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--input", "raw", "--mode", "strict"]) == 2
+    assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--layout", "wrap72"]) == 2
+    assert "needs --input raw" in capsys.readouterr().err
