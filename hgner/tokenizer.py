@@ -8,6 +8,7 @@ abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
 
 * after a sentence-final punctuation token (``. ! ?`` and spaCy's sentencizer's other
   terminators), with any closing quotes and brackets that follow it;
+* after a date written ``1996-12-06`` when a capitalised word follows (the end of a dateline);
 * at a blank line, always;
 * at a single line break after a line that is not a full line of hard-wrapped prose: see
   :func:`line_ends_sentence`.
@@ -165,6 +166,7 @@ class TextTokenizer:
         return sentences
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # ends a dateline (AL-AIN, United Arab Emirates 1996-12-06)
 _LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -232,7 +234,7 @@ def split_sentences(doc: Doc) -> list[TokenizedSentence]:
             tokens[0] += "."
             offsets[0] = (offsets[0][0], start + 1)
             continue
-        if ended and not is_punct:
+        if (ended and not is_punct) or (word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]) if tokens else False):
             close(False)
         tokens.append(word)
         offsets.append((start, start + length))

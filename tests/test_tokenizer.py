@@ -78,6 +78,12 @@ def test_hard_wrapped_paragraph_is_not_split_at_line_ends():
     assert sentences(wrapped) == [" ".join(tokens(first)), " ".join(tokens(second))]
 
 
+def test_dateline_ends_its_sentence_in_running_text():
+    assert sentences("AL-AIN, United Arab Emirates 1996-12-06 Japan began the defence") == [
+        "AL-AIN , United Arab Emirates 1996-12-06", "Japan began the defence"]
+    assert sentences("It expires 1996-12-06 and then") == ["It expires 1996-12-06 and then"]
+
+
 def test_results_table_lines_end_their_sentences():
     text = ("Alex Corretja (Spain) beat Byron Black (Zimbabwe) 7-6 (8-6) 3-6 6-2 6-2\n"
             "Scott Draper (Australia) beat Jason Stoltenberg (Australia) 6-4 6-2\n")
