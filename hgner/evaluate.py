@@ -291,7 +291,7 @@ def evaluate_raw(
     reference = Tagger(model, "viterbi", "chain", warn=lambda message: None)
     tokenized = [list(reference.sentences(d.text)) for d in documents]
     tokenize_seconds = time.perf_counter() - started
-    reference_tags = [tags for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s) for tags in g.tags]
+    reference_tags: list[list[str]] = []  # Viterbi's tags on the same sentences, computed when first needed
     results = []
     for run in plan_runs(decoders, sweeps, seeds):
         run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
@@ -307,6 +307,12 @@ def evaluate_raw(
         predicted = [[(e.start, e.end, e.label) for g in doc_groups for e in g.entities] for doc_groups in groups]
         result_score = score_spans((d.entities for d in documents), predicted, corpus.scheme)
         tags = [t for doc_groups in groups for g in doc_groups for t in g.tags]
+        if run.decoder == "viterbi":
+            agreement = 1.0
+        else:
+            reference_tags = reference_tags or [
+                t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s) for t in g.tags]
+            agreement = float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0
         flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
                 for doc_sentences, doc_groups in zip(tokenized, groups))
         results.append({
@@ -320,7 +326,7 @@ def evaluate_raw(
             "per_type": {t: c.as_dict() for t, c in result_score.per_type.items()},
             "decode_seconds": decode_seconds,
             "total_seconds": tokenize_seconds + decode_seconds,
-            "viterbi_agreement": float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0,
+            "viterbi_agreement": agreement,
             "consistency_disagreement": consistency_disagreement(flat),
             "graph": run_graph,
             **_stats_summary([]),

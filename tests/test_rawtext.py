@@ -93,6 +93,10 @@ def test_evaluate_raw_end_to_end(tag_model, tmp_path, capsys):
         report = json.loads((tmp_path / "raw.json").read_text())
         assert report["input"] == "raw" and report["layout"] == layout and report["raw_sentences"] == 2
         assert "input raw text" in capsys.readouterr().out
+    assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--input", "raw", "--decoders",
+                 "viterbi,herded", "--sweeps", "50", "--json", str(tmp_path / "two.json")]) == 0
+    herded = json.loads((tmp_path / "two.json").read_text())["results"][1]
+    assert herded["decoder"] == "herded" and 0.0 <= herded["viterbi_agreement"] <= 1.0
     assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--json", str(tmp_path / "tok.json")]) == 0
     tokens_report = json.loads((tmp_path / "tok.json").read_text())
     assert tokens_report["input"] == "tokens"
