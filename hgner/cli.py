@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import functools
 import math
 import os
 import sys
@@ -130,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
                                "the model's skip potential (viterbi and crfsuite still decode the chain; default chain)")
+    evaluate.add_argument("--input", choices=["tokens", "raw"], default="tokens",
+                          help="tokens: tag the corpus's own tokens and sentences (default); raw: rebuild each "
+                               "document's text, tag it as 'hgner tag' does, score entities by character span")
+    evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrap72"], default="lines",
+                          help="with --input raw: one sentence per line (default), all sentences of a document on "
+                               "one line, or one sentence per line hard-wrapped at 72 columns")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",
@@ -346,7 +351,7 @@ def _train(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from .corpus import load_corpus
     from .decoders import decoder_class
-    from .evaluate import evaluate, format_report, write_json
+    from .evaluate import evaluate, evaluate_raw, format_report, write_json
     from .fileio import check_writable, refuse_inputs
     from .model import CrfModel
     from .report import check_plot_format, format_table3, plot
@@ -355,6 +360,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     settings = parse_assignments(args.set)
     for name in args.decoders:
         decoder_class(name)  # unknown names fail before any work
+    if args.input == "raw" and (args.mode != "conlleval" or args.predictions or args.cluster):
+        raise HgnerError("--input raw scores entities by character span: it takes neither --mode strict, "
+                         "--predictions nor --cluster")
+    if args.input != "raw" and args.layout != "lines":
+        raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
     for path in filter(None, outputs.values()):
         check_writable(path)
@@ -364,16 +374,20 @@ def _evaluate(args: argparse.Namespace) -> int:
     model = CrfModel.load(args.model)
     for option, path in outputs.items():
         refuse_inputs(path, [args.corpus, corpus.name, *model.files()], option)
-    run = functools.partial(evaluate, model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
-                            mode=args.mode, graph=args.graph, settings=settings, predictions=args.predictions,
-                            progress=sys.stderr.isatty())
-    if args.cluster:
+    if args.input == "raw":
+        report = evaluate_raw(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
+                              graph=args.graph, layout=args.layout, settings=settings, progress=sys.stderr.isatty())
+    elif args.cluster:
         from .cluster import connect
 
         with connect(args.cluster) as client:
-            report = run(client=client)
+            report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
+                              mode=args.mode, graph=args.graph, settings=settings, predictions=args.predictions,
+                              progress=sys.stderr.isatty(), client=client)
     else:
-        report = run()
+        report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
+                          mode=args.mode, graph=args.graph, settings=settings, predictions=args.predictions,
+                          progress=sys.stderr.isatty())
     format_report(report, sys.stdout)
     if any(r["sweeps"] is not None for r in report["results"]):
         sys.stdout.write("\nF1 by sweeps (mean (sd) over seeds; decoding seconds in brackets):\n")

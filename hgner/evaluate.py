@@ -41,7 +41,7 @@ from .errors import HgnerError
 from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel, relabel
 from .pipeline import CrfsuiteReference, Pipeline
-from .scoring import Counts, consistency_pairs, entity_spans, score
+from .scoring import Counts, consistency_disagreement, consistency_pairs, entity_spans, score
 from .settings import settings_per_decoder
 
 
@@ -275,6 +275,7 @@ def evaluate(
         "scheme": corpus.scheme,
         "mode": mode,
         "graph": graph,
+        "input": "tokens",
         "documents": n_documents,
         "sentences": len(corpus.sentences),
         "tokens": corpus.n_tokens,
@@ -334,7 +335,8 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
     out.write(
         f"model {report['model']} on {report['corpus']}: {report['documents']} documents, "
         f"{report['sentences']} sentences, {report['tokens']} tokens; scheme {report['scheme']}, "
-        f"mode {report['mode']}, graph {report['graph']}\n"
+        f"mode {report['mode']}, graph {report['graph']}"
+        + (f"; input raw text ({report['layout']})" if report.get("input") == "raw" else "") + "\n"
     )
     for note in report["notes"]:
         out.write(f"note: {note}\n")
@@ -396,6 +398,104 @@ def _blank(value: Any) -> str:
 
 def write_json(report: dict[str, Any], path: str) -> None:
     write_text(path, json.dumps(report, indent=2) + "\n")
+
+
+def evaluate_raw(
+    model: CrfModel,
+    corpus: Corpus,
+    decoders: Sequence[str],
+    *,
+    sweeps: Sequence[int] = (100,),
+    seeds: Sequence[int] = (0,),
+    graph: str = "chain",
+    layout: str = "lines",
+    progress: bool = True,
+    settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``--input raw``: every document rebuilt as raw text (:mod:`hgner.rawtext`), tokenized and
+    tagged by :class:`hgner.tag.Tagger` as ``hgner tag`` does, and scored by exact character span
+    and type. The report has the ``--json`` schema with ``"input": "raw"`` and ``"layout"``;
+    ``viterbi_agreement`` compares each run's tags with Viterbi's on the same tokens, and there is
+    no ``mean_score_gap`` (the tokens are not the corpus's)."""
+    from .rawtext import rebuild, score_spans
+    from .tag import Tagger
+
+    per_decoder = settings_per_decoder(settings or {}, decoders)
+
+    gold = gold_tags(corpus, model)
+    documents = []
+    position = 0
+    for document in corpus.documents:
+        n = len(document.sentences)
+        documents.append(rebuild([s.tokens for s in document.sentences], gold[position:position + n], layout))
+        position += n
+    started = time.perf_counter()
+    reference = Tagger(model, "viterbi", "chain", warn=lambda message: None)
+    tokenized = [list(reference.sentences(d.text)) for d in documents]
+    tokenize_seconds = time.perf_counter() - started
+    reference_tags: list[list[str]] = []  # Viterbi's tags on the same sentences, computed when first needed
+    results = []
+    for run in plan_runs(decoders, sweeps, seeds):
+        run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
+        tagger = Tagger(model, run.decoder, run_graph, run.sweeps, run.seed, warn=lambda message: None,
+                        settings=per_decoder[run.decoder])
+        if documents:  # compile (or load from numba's cache) the decoder's kernels outside the timing
+            list(tagger.tag_sentences(documents[0].text, tokenized[0][:1]))
+        started = time.perf_counter()
+        groups = [
+            list(tagger.tag_sentences(d.text, s))
+            for d, s in tqdm(list(zip(documents, tokenized)), desc=run.label, unit="doc", disable=not progress, leave=False)
+        ]
+        decode_seconds = time.perf_counter() - started
+        predicted = [[(e.start, e.end, e.label) for g in doc_groups for e in g.entities] for doc_groups in groups]
+        result_score = score_spans((d.entities for d in documents), predicted, corpus.scheme)
+        tags = [t for doc_groups in groups for g in doc_groups for t in g.tags]
+        if run.decoder == "viterbi":
+            agreement = 1.0
+        else:
+            reference_tags = reference_tags or [
+                t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s) for t in g.tags]
+            agreement = float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0
+        flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
+                for doc_sentences, doc_groups in zip(tokenized, groups))
+        results.append({
+            "decoder": run.decoder,
+            "sweeps": run.sweeps,
+            "seed": run.seed,
+            "f1": result_score.micro.f1,
+            "precision": result_score.micro.precision,
+            "recall": result_score.micro.recall,
+            "macro_f1": result_score.macro_f1,
+            "per_type": {t: c.as_dict() for t, c in result_score.per_type.items()},
+            "decode_seconds": decode_seconds,
+            "total_seconds": tokenize_seconds + decode_seconds,
+            "viterbi_agreement": agreement,
+            "consistency_disagreement": consistency_disagreement(flat),
+            "graph": run_graph,
+            "stats_mean": {},
+            "stats_max": {},
+        })
+    n_sentences = sum(len(s) for s in tokenized)
+    return {
+        "corpus": corpus.name,
+        "model": model.name,
+        "scheme": corpus.scheme,
+        "mode": "conlleval",
+        "graph": graph,
+        "input": "raw",
+        "layout": layout,
+        "documents": len(corpus.documents),
+        "sentences": len(corpus.sentences),
+        "tokens": corpus.n_tokens,
+        "raw_sentences": n_sentences,
+        "raw_tokens": sum(len(s.tokens) for sentences in tokenized for s in sentences),
+        "build_seconds": tokenize_seconds,
+        "notes": corpus.notes + [
+            f"input raw ({layout}): each document rebuilt as text, tokenized into {n_sentences} sentences by the "
+            "tagger's tokenizer, entities scored by exact character span and type"
+        ],
+        "results": results,
+    }
 
 
 class _CallableModule(types.ModuleType):

@@ -1,7 +1,9 @@
 """NLTK's ``ieer`` corpus (NIST 1999 IE-ER newswire) as a tagged corpus.
 
 Each document's text is rebuilt from NLTK's parse (leaves joined by single spaces), tokenized
-with the tagger's own :class:`~hgner.tokenizer.TextTokenizer`, and the gold ENAMEX spans are
+with spaCy's default English rules (:class:`~hgner.tokenizer.SpacyDefaultTokenizer`, the token
+definition of every published IEER figure; ``hgner evaluate --input raw`` scores the same text
+through the tagger's own tokenizer), and the gold ENAMEX spans are
 projected onto those tokens: PERSON/ORGANIZATION/LOCATION become PER/ORG/LOC, everything else
 (TIMEX, NUMEX, ...) is O. An entity whose edges fall inside a token cannot be represented; it
 is counted in ``Corpus.notes``, never hidden.
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 from .corpus import Corpus, Document, Sentence
 from .errors import HgnerError
 from .registry import corpus_readers
-from .tokenizer import TextTokenizer
+from .tokenizer import SpacyDefaultTokenizer, TextTokenizer
 
 if TYPE_CHECKING:
     from .catalog import CorpusSource
@@ -44,7 +46,7 @@ def read_ieer(tokenizer: TextTokenizer | None = None, label_map: Mapping[str, st
     gives the hgner type of each IEER label (labels not in it become O)."""
     from nltk.corpus import ieer
 
-    tokenizer = tokenizer or TextTokenizer()
+    tokenizer = tokenizer or SpacyDefaultTokenizer()
     try:
         fileids = ieer.fileids()
     except LookupError:

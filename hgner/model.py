@@ -50,7 +50,8 @@ from .fileio import write_text
 from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeIds, FeatureConfig, FeatureResources, document_features,
                        learn_truecase)
 from .graph import FactorGraph
-from .tokenizer import NAME as TOKENIZER_NAME
+from .tokenizer import DEFAULT_LANGUAGE
+from .tokenizer import describe as describe_tokenizer
 from .validation import check, read_json
 
 MODEL_FILE = "model.crfsuite"
@@ -377,7 +378,8 @@ def train(
             "scheme": scheme,
             "labels": labels,
             "features": config.to_json(),
-            "tokenizer": TOKENIZER_NAME,
+            "language": DEFAULT_LANGUAGE,
+            "tokenizer": describe_tokenizer(),
             "hgner_version": __version__,
             "crfsuite_version": _package_version("python-crfsuite"),
             "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),

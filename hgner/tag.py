@@ -36,10 +36,10 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from . import registry, schemes
 from .errors import HgnerError
 from .fileio import atomic_write, refuse_inputs, write_text
-from .tokenizer import NAME as TOKENIZER_NAME
-from .tokenizer import TextTokenizer, TokenizedSentence
+from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer, TokenizedSentence, describe
 
 if TYPE_CHECKING:
+    from .model import CrfModel
     from .pipeline import DocumentResult, Pipeline
 
 DEFAULT_MODEL = "en-conll03"  # the best measured configuration with confidences (README): update both together
@@ -118,11 +118,13 @@ class Tagger:
     """A model, a decoder and a graph kind, applied to raw text or to tokenized sentences.
 
     ``warn`` receives one-line warnings (tokenizer mismatch, a skip document cut into chunks).
+    ``model`` is a model name, a model directory or a loaded :class:`~hgner.model.CrfModel`; the
+    text is tokenized for the model's ``"language"`` (``meta.json``; English when it has none).
     """
 
     def __init__(
         self,
-        model: str | Path = DEFAULT_MODEL,
+        model: str | Path | CrfModel = DEFAULT_MODEL,
         decoder: str = DEFAULT_DECODER,
         graph: str = "chain",
         sweeps: int | None = None,
@@ -134,8 +136,9 @@ class Tagger:
         from .decoders import make_decoder
         from .model import CrfModel
         from .pipeline import Pipeline
+
         decoder_for_graph(decoder, graph, warn)  # a chain-only decoder on a skip graph fails before the model loads
-        crf = CrfModel.load(model)
+        crf = model if isinstance(model, CrfModel) else CrfModel.load(model)
         # settings are strict; the shared options go only to the decoders that take them (viterbi takes marginals)
         shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
         self.pipeline: Pipeline = Pipeline(crf, make_decoder(decoder, settings or {}, shared=shared), graph)
@@ -144,11 +147,11 @@ class Tagger:
         self._unknown_confidence_noted = False
         self.group_tokens = CHAIN_GROUP_TOKENS if graph == "chain" else SKIP_MAX_TOKENS
         self.warn = warn
-        self.tokenizer = TextTokenizer()
+        self.tokenizer = TextTokenizer(crf.metadata.get("language", DEFAULT_LANGUAGE))
         trained_with = crf.metadata.get("tokenizer")
-        if trained_with != TOKENIZER_NAME:
+        if trained_with != describe():
             warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
-                 f"but tagging tokenizes with {TOKENIZER_NAME!r}; expect lower accuracy")
+                 f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
 
     def sentences(self, text: str) -> Iterator[TokenizedSentence]:
         """Sentences of ``text`` with offsets into ``text``, tokenized block by block."""

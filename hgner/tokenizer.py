@@ -1,12 +1,99 @@
-"""Raw text to sentences of tokens with character offsets: spaCy's rule-based English
-tokenizer and sentencizer (``spacy.blank("en")``), which need no model download."""
+"""Raw text to sentences of tokens with character offsets, tokenized and split as the CoNLL
+training data is: the one place that talks to spaCy's tokenizer.
+
+The tokenizer is spaCy's rule-based one for the model's language (``spacy.blank(lang)``, no model
+download) with its rules adjusted (:func:`make_tokenizer`): hyphens and slashes inside words and
+numbers never split a token (``AL-AIN``, ``Jean-Luc``, ``1996-12-06``, ``2-1``), and the
+abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
+
+* after a sentence-final punctuation token (``. ! ?`` and spaCy's sentencizer's other
+  terminators), with any closing quotes and brackets that follow it;
+* after a date written ``1996-12-06`` when a capitalised word follows (the end of a dateline);
+* at a blank line, always;
+* at a single line break after a line that is not a full line of hard-wrapped prose: see
+  :func:`line_ends_sentence`.
+
+:data:`NAME` and :data:`VERSION` identify these rules; a model records them in ``meta.json``
+(``"tokenizer": {"name": ..., "version": ...}``) together with its ``"language"``.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-NAME = "spacy.blank('en')+sentencizer"
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokenizer import Tokenizer
+    from spacy.tokens import Doc
+
+NAME = "hgner.conll"
+VERSION = 1
+DEFAULT_LANGUAGE = "en"
+
+# The language-specific adjustments, one entry per language (every language spaCy has gets the
+# common rules of make_tokenizer): abbreviations that keep their final period, beyond spaCy's own.
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "en": ("Lt.", "vol.", "m.p.h."),
+}
+
+# Words the CoNLL corpora keep whole: an infix or suffix rule that splits one of them is dropped.
+_KEPT_WHOLE = ("AL-AIN", "Jean-Luc", "al-Boushi", "1996-12-06", "2-1", "km/h", "1/2", "237km", "665M")
+
+
+def describe() -> dict[str, Any]:
+    """The ``meta.json`` record of these rules."""
+    return {"name": NAME, "version": VERSION}
+
+
+def make_tokenizer(nlp: Language) -> Tokenizer:
+    """A tokenizer for ``nlp``'s language that splits as the CoNLL corpora do:
+    ``nlp = spacy.blank("en"); nlp.tokenizer = make_tokenizer(nlp)``."""
+    from spacy.tokenizer import Tokenizer
+    from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
+
+    defaults = nlp.Defaults
+    infixes = [p for p in (defaults.infixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
+    suffixes = [p for p in (defaults.suffixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
+    suffixes.append(r"(?<=[0-9])%")  # the units rule went with 237km; a percent sign still splits
+    rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
+             if not _is_emoticon(k) and not (len(v) > 1 and k.isalpha())}  # cannot, dont, Wed stay whole
+    for abbreviation, analysis in list(rules.items()):  # headlines: ST. LOUIS, MICH.
+        if len(analysis) == 1 and abbreviation[-1:] == "." and abbreviation.upper() not in rules:
+            rules[abbreviation.upper()] = [{"ORTH": abbreviation.upper()}]
+    for abbreviation in ABBREVIATIONS.get(nlp.lang, ()):
+        rules[abbreviation] = [{"ORTH": abbreviation}]
+    return Tokenizer(
+        nlp.vocab,
+        rules=rules,
+        prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
+        suffix_search=compile_suffix_regex(suffixes).search if suffixes else None,
+        infix_finditer=compile_infix_regex(infixes).finditer if infixes else None,
+        token_match=defaults.token_match,
+        url_match=defaults.url_match,
+    )
+
+
+def _is_emoticon(text: str) -> bool:
+    """Emoticons such as ``):`` and ``=/``, which spaCy keeps whole but are ordinary punctuation in news text."""
+    return len(text) > 1 and not any(c.isalnum() or c.isspace() for c in text) and any(c in _EMOTICON_CHARS for c in text)
+
+
+_EMOTICON_CHARS = frozenset("()[]{}:;=<>^_*-|/\\@")
+
+
+def _splits_inside(pattern: str, word: str) -> bool:
+    """Whether the regular expression ``pattern`` matches strictly inside ``word``."""
+    return any(0 < m.start() < len(word) for m in re.finditer(pattern, word))
+
+
+def create_tokenizer() -> Callable[[Language], Tokenizer]:
+    """spaCy's registered tokenizer ``hgner.conll.v1`` (entry point ``spacy_tokenizers``), for a
+    pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v1"``."""
+    return make_tokenizer
 
 
 @dataclass(frozen=True)
@@ -17,24 +104,57 @@ class TokenizedSentence:
     offsets: list[tuple[int, int]]
 
 
+SENTENCE_END = frozenset(
+    ".!?\u0589\u061f\u06d4\u0700\u0701\u0702\u0964\u0965\u104a\u104b\u1362\u1367\u1368\u166e"
+    "\u1803\u1809\u2047\u2048\u2049\u203c\u203d\u3002\ufe52\ufe57\uff01\uff0e\uff1f\uff61"
+)
+
+
+WRAPPED_LINE_CHARS = 60  # shortest line read as hard-wrapped prose (filling at 72 columns leaves lines of 60 or more, but for a rare long word)
+
+
+def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> bool:
+    """Whether a single line break ends the sentence. ``line`` is the line's text up to its last
+    token ``last``; ``ended`` says whether the sentence already has its final punctuation;
+    ``following`` is the first token of the next line.
+
+    A line break ends a sentence unless the line looks like a full line of hard-wrapped prose:
+    at least :data:`WRAPPED_LINE_CHARS` characters long, with lowercase letters (not a headline),
+    without final punctuation, not ending in a colon (a list follows), and neither an
+    abbreviation (``Lear Corp.``) nor a number or bracket (a results table: ``6-2 6-2``, ``(U.S.)``)
+    before a word that starts with a capital letter or a digit. Chosen on eng.train and eng.testa
+    rendered one sentence per line and hard-wrapped at 72 columns (scripts/tokenizer_agreement.py).
+    """
+    if ended or len(line) < WRAPPED_LINE_CHARS or last == ":" or not any(c.islower() for c in line):
+        return True
+    first = following[:1]
+    if last[-1:] == ".":
+        return first.isupper()
+    return (last[-1:].isdigit() or last == ")") and (first.isupper() or first.isdigit())
+
+
 class TextTokenizer:
     """Splits text into sentences of non-whitespace tokens, keeping character offsets."""
 
     name = NAME
+    version = VERSION
+
+    def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
+        self.language = language
 
     @cached_property
-    def nlp(self):
+    def nlp(self) -> Language:
         import spacy
 
-        nlp = spacy.blank("en")
-        nlp.add_pipe("sentencizer")
+        nlp = spacy.blank(self.language)
+        nlp.tokenizer = make_tokenizer(nlp)
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
-        return self.from_doc(self.nlp(text))
+        return split_sentences(self.nlp.make_doc(text))
 
     @staticmethod
-    def from_doc(doc) -> list[TokenizedSentence]:
+    def from_doc(doc: Doc) -> list[TokenizedSentence]:
         """Sentences of a spaCy ``Doc`` that has sentence boundaries, whitespace tokens left out."""
         sentences = []
         for span in doc.sents:
@@ -44,3 +164,106 @@ class TextTokenizer:
                     TokenizedSentence([t.text for t in words], [(t.idx, t.idx + len(t.text)) for t in words])
                 )
         return sentences
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # ends a dateline (AL-AIN, United Arab Emirates 1996-12-06)
+_LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+class SpacyDefaultTokenizer(TextTokenizer):
+    """spaCy's own rules: ``spacy.blank(lang)`` with its default tokenizer and the sentencizer
+    (line breaks never end a sentence). hgner tagged with these before version 1 of
+    :data:`NAME`; the IEER corpus keeps them as its token definition, so its figures stay
+    comparable across releases."""
+
+    name = "spacy.blank+sentencizer"
+    version = 0
+
+    @cached_property
+    def nlp(self) -> Language:
+        import spacy
+
+        nlp = spacy.blank(self.language)
+        nlp.add_pipe("sentencizer")
+        return nlp
+
+    def __call__(self, text: str) -> list[TokenizedSentence]:
+        return self.from_doc(self.nlp(text))
+
+
+def _line_breaks(space: str) -> int:
+    """Line breaks in a whitespace token (``\\r\\n`` counts once)."""
+    return len(_LINE_BREAK.findall(space))
+
+
+def split_sentences(doc: Doc) -> list[TokenizedSentence]:
+    """A tokenized ``Doc``'s sentences by the module's rules, whitespace tokens left out."""
+    text = doc.text
+    sentences: list[TokenizedSentence] = []
+    tokens: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    ended = False  # a sentence-final punctuation token was seen, and only punctuation since
+    line_break = False  # a single line break since the last token
+
+    def close(at_line_end: bool) -> None:
+        nonlocal tokens, offsets, ended
+        if tokens:
+            if at_line_end:
+                _split_final_period(tokens, offsets)
+            sentences.append(TokenizedSentence(tokens, offsets))
+        tokens, offsets, ended = [], [], False
+
+    from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LENGTH
+
+    for start, length, is_space, is_punct in doc.to_array([IDX, LENGTH, IS_SPACE, IS_PUNCT]).tolist():
+        word = text[start:start + length]  # token attributes read in bulk: no Token objects
+        if is_space:
+            breaks = _line_breaks(word)
+            if breaks >= 2:
+                close(True)
+            elif breaks == 1 and tokens:
+                line_break = True
+            continue
+        if line_break:
+            line_break = False
+            end = offsets[-1][1]
+            line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+            if line_ends_sentence(text[line_start:end], tokens[-1], ended, word):
+                close(True)
+        if word == "." and len(tokens) == 1 and _is_list_number(text, offsets[0], start):
+            tokens[0] += "."
+            offsets[0] = (offsets[0][0], start + 1)
+            continue
+        if (ended and not is_punct) or (word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]) if tokens else False):
+            close(False)
+        tokens.append(word)
+        offsets.append((start, start + length))
+        if word in SENTENCE_END:
+            ended = True
+    close(True)
+    return sentences
+
+
+def _is_list_number(text: str, number: tuple[int, int], period: int) -> bool:
+    """Whether the period at ``period`` ends a list number (``1. Michelle Freeman``): a number
+    of at most two digits at the start of a line, the period right after it, then a space."""
+    start, end = number
+    return (end == period and end - start <= 2 and text[start:end].isdigit() and text[period + 1:period + 2] == " "
+            and (start == 0 or text[start - 1] in "\n\r"))
+
+
+_CLOSING_QUOTES = frozenset({'"', "'", "''", "\u201d", "\u2019", ")"})
+
+
+def _split_final_period(tokens: list[str], offsets: list[tuple[int, int]]) -> None:
+    """At the end of a line that ends a sentence, a word's final period is the full stop
+    (``Lear Corp.`` -> ``Corp`` ``.``, ``the U.S.`` -> ``U.S`` ``.``), before any closing quotes:
+    split it off, in place."""
+    last = len(tokens) - 1
+    while last > 0 and tokens[last] in _CLOSING_QUOTES:
+        last -= 1
+    word = tokens[last]
+    if len(word) > 1 and word[-1] == "." and word[-2] != "." and any(c.isalpha() for c in word):
+        start, end = offsets[last]
+        tokens[last:last + 1] = [word[:-1], "."]
+        offsets[last:last + 1] = [(start, end - 1), (end - 1, end)]

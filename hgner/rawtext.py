@@ -1,0 +1,109 @@
+"""A tagged corpus as the raw text a person would write, and entity scoring by character span.
+
+``hgner evaluate --input raw`` rebuilds each document's text from the corpus tokens:
+
+* tokens are joined by one space, except no space before ``, . : ; ? ! ) ] } % 's n't 're 'll
+  've 'm 'd`` (the clitics in any case: ``'S``, ``N'T``) and none after ``( [ { $``;
+* the sentences of a document are laid out by ``layout``: ``lines`` (one sentence per line),
+  ``paragraph`` (all sentences on one line, joined by a space) or ``wrap72`` (one sentence per
+  line, each line longer than 72 characters hard-wrapped at spaces, as a text editor fills it).
+
+The gold entities become ``(start, end, type)`` character spans of that text; predicted entities
+count as correct only with exactly the same span and type.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from . import schemes
+from .scoring import Counts, Score
+
+LAYOUTS = ("lines", "paragraph", "wrap72")
+WRAP_COLUMNS = 72
+NO_SPACE_BEFORE = frozenset({",", ".", ":", ";", "?", "!", ")", "]", "}", "%", "'s", "n't", "'re", "'ll", "'ve", "'m", "'d"})
+NO_SPACE_AFTER = frozenset({"(", "[", "{", "$"})
+
+CharSpan = tuple[int, int, str]  # [start, end) character offsets and entity type
+
+
+@dataclass(frozen=True)
+class RawDocument:
+    """A document's rebuilt text, its gold entities as character spans, and each sentence's
+    token offsets into the text (``sentences[i][j] == (start, end)`` of token j of sentence i)."""
+
+    text: str
+    entities: list[CharSpan]
+    sentences: list[list[tuple[int, int]]]
+
+
+def join_tokens(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """One sentence's text by the spacing rules, and each token's ``(start, end)`` in it."""
+    pieces: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    length = 0
+    previous = None
+    for token in tokens:
+        if previous is not None and previous not in NO_SPACE_AFTER and token.lower() not in NO_SPACE_BEFORE:
+            pieces.append(" ")
+            length += 1
+        pieces.append(token)
+        offsets.append((length, length + len(token)))
+        length += len(token)
+        previous = token
+    return "".join(pieces), offsets
+
+
+def wrap(line: str, columns: int = WRAP_COLUMNS) -> str:
+    """``line`` with spaces turned into line breaks so that no line is longer than ``columns``
+    characters (a word longer than that stays whole). Character offsets are unchanged."""
+    characters = list(line)
+    start = 0  # where the current output line starts
+    last_space = -1
+    for i, character in enumerate(characters):
+        if character == " ":
+            if i - start > columns and last_space > start:
+                characters[last_space] = "\n"
+                start = last_space + 1
+            last_space = i
+    if len(characters) - start > columns and last_space > start:
+        characters[last_space] = "\n"
+    return "".join(characters)
+
+
+def rebuild(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], layout: str = "lines") -> RawDocument:
+    """A document (tokens and tags per sentence) as text in ``layout``, ending with a newline."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    lines: list[str] = []
+    entities: list[CharSpan] = []
+    offsets: list[list[tuple[int, int]]] = []
+    position = 0
+    for tokens, sentence_tags in zip(sentences, tags, strict=True):
+        line, token_offsets = join_tokens(tokens)
+        shifted = [(start + position, end + position) for start, end in token_offsets]
+        entities += [(shifted[first][0], shifted[last - 1][1], label) for first, last, label in schemes.chunks(sentence_tags)]
+        offsets.append(shifted)
+        lines.append(wrap(line) if layout == "wrap72" else line)
+        position += len(line) + 1
+    separator = " " if layout == "paragraph" else "\n"
+    return RawDocument(separator.join(lines) + "\n", entities, offsets)
+
+
+def score_spans(gold: Iterable[Iterable[CharSpan]], predicted: Iterable[Iterable[CharSpan]], scheme: str) -> Score:
+    """Entity P/R/F1 by exact character span and type, document by document (``gold`` and
+    ``predicted`` yield one collection of spans per document)."""
+    correct: Counter[str] = Counter()
+    found_gold: Counter[str] = Counter()
+    found_predicted: Counter[str] = Counter()
+    for gold_spans, predicted_spans in zip(gold, predicted, strict=True):
+        gold_set, predicted_set = set(gold_spans), set(predicted_spans)
+        found_gold.update(label for _, _, label in gold_set)
+        found_predicted.update(label for _, _, label in predicted_set)
+        correct.update(label for _, _, label in gold_set & predicted_set)
+    types = sorted(set(found_gold) | set(found_predicted))
+    per_type = {t: Counts(correct[t], found_predicted[t], found_gold[t]) for t in types}
+    micro = Counts(sum(correct.values()), sum(found_predicted.values()), sum(found_gold.values()))
+    return Score(schemes.normalize_scheme(scheme), "conlleval", micro, per_type)

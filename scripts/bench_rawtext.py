@@ -1,0 +1,110 @@
+"""Raw text against corpus tokens: the figures behind the README's raw-text column and the
+targets of the raw-text issue, measured by the code as it is.
+
+* en-conll03 with Viterbi on eng.testb: corpus tokens, and raw text laid out one sentence per
+  line, all on one line per document, and hard-wrapped at 72 columns [raw >= 85.0; wrap72 within
+  0.5 of lines];
+* Wikigold (``--wikigold``, IOB1): corpus tokens against raw text [within 1.0];
+* tokenizer agreement on eng.testa and eng.testb (scripts/tokenizer_agreement.py) [>= 98% on testb];
+* with ``--baseline DIR`` (a checkout of an earlier hgner, e.g. ``git worktree add /tmp/base main``):
+  CPU seconds of ``hgner tag --format jsonl`` on eng.testb's raw text, one file per document,
+  this tree against the baseline, runs alternating [at most 10% more].
+
+Usage: python scripts/bench_rawtext.py [--model en-conll03] [--wikigold FILE] [--baseline DIR]
+       [--runs 3] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from hgner.corpus import load_corpus
+from hgner.evaluate import evaluate, evaluate_raw
+from hgner.model import CrfModel
+from hgner.rawtext import rebuild
+from hgner.tokenizer import TextTokenizer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tokenizer_agreement import agreement  # noqa: E402
+
+SOURCE = Path(__file__).resolve().parent.parent
+
+
+def f1(report: dict) -> float:
+    return round(report["results"][0]["f1"], 2)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def tag_cpu_seconds(source: Path, model: str, files: list[str]) -> float:
+    """CPU seconds of ``hgner tag`` imported from ``source`` (startup included)."""
+    environment = {**os.environ, "PYTHONPATH": str(source)}
+    before = children_cpu()
+    subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--model", model, "--format", "jsonl", "--files", *files],
+                   env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return children_cpu() - before
+
+
+def speed(model: str, baseline: Path, runs: int) -> dict[str, float]:
+    corpus = load_corpus("conll2003:testb")
+    with tempfile.TemporaryDirectory(prefix="bench_rawtext-") as folder:
+        files = []
+        for i, document in enumerate(corpus.documents):
+            path = Path(folder) / f"doc{i:04d}.txt"
+            path.write_text(rebuild([s.tokens for s in document.sentences], [s.tags for s in document.sentences]).text,
+                            encoding="utf-8")
+            files.append(str(path))
+        tag_cpu_seconds(SOURCE, model, files[:1])  # warm caches (numba, files)
+        tag_cpu_seconds(baseline, model, files[:1])
+        here, there = [], []
+        for _ in range(runs):
+            here.append(tag_cpu_seconds(SOURCE, model, files))
+            there.append(tag_cpu_seconds(baseline, model, files))
+    return {"cpu_seconds": round(statistics.median(here), 2), "baseline_cpu_seconds": round(statistics.median(there), 2),
+            "change_percent": round(100 * (statistics.median(here) / statistics.median(there) - 1), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="en-conll03", help="model name or directory (default en-conll03)")
+    parser.add_argument("--wikigold", default="../shared/corpora/wikigold/wikigold.conll.txt",
+                        help="Wikigold in CoNLL form (skipped when missing)")
+    parser.add_argument("--baseline", type=Path, help="an earlier hgner checkout to compare tagging speed with")
+    parser.add_argument("--runs", type=int, default=3, help="speed runs per version; medians reported (default 3)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args()
+
+    model = CrfModel.load(args.model)
+    figures: dict = {"model": model.name}
+    testb = load_corpus("conll2003:testb")
+    figures["testb_tokens"] = f1(evaluate(model, testb, ["viterbi"], progress=False))
+    for layout in ("lines", "paragraph", "wrap72"):
+        figures[f"testb_raw_{layout}"] = f1(evaluate_raw(model, testb, ["viterbi"], layout=layout, progress=False))
+    if Path(args.wikigold).is_file():
+        wikigold = load_corpus(args.wikigold, "IOB1")
+        figures["wikigold_tokens"] = f1(evaluate(model, wikigold, ["viterbi"], progress=False))
+        figures["wikigold_raw_lines"] = f1(evaluate_raw(model, wikigold, ["viterbi"], progress=False))
+    tokenizer = TextTokenizer(model.metadata.get("language", "en"))
+    for split in ("testa", "testb"):
+        figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)
+    if args.baseline:
+        figures["tag_speed"] = speed(args.model, args.baseline, args.runs)
+    for key, value in figures.items():
+        print(f"{key:24s} {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""hgner.tokenizer: CoNLL-like tokens, sentence boundaries from punctuation and line layout,
+offsets that always point back into the text, and the tokenizer offered to spaCy pipelines."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hgner.tokenizer import TextTokenizer, describe, make_tokenizer
+
+TOKENIZER = TextTokenizer("en")
+
+
+def tokens(text: str) -> list[str]:
+    return [t for s in TOKENIZER(text) for t in s.tokens]
+
+
+def sentences(text: str) -> list[str]:
+    return [" ".join(s.tokens) for s in TOKENIZER(text)]
+
+
+@pytest.mark.parametrize("word", ["AL-AIN", "Jean-Luc", "Collomb-Patton", "Emilia-Romagna", "al-Boushi", "1996-12-06",
+                                  "2-1", "15-10", "U.S.", "cannot", "Wed", "237km", "S$", "O'Sullivan"])
+def test_conll_keeps_whole(word):
+    assert tokens(f"He saw {word} there.") == ["He", "saw", word, "there", "."]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ST. LOUIS 1996-08-30", ["ST.", "LOUIS", "1996-08-30"]),
+    ("Warwickshire 195 ( The Oval ):", ["Warwickshire", "195", "(", "The", "Oval", ")", ":"]),
+    ("Japan 's win didn't help.", ["Japan", "'s", "win", "did", "n't", "help", "."]),
+    ("It cost $100 (about 5%).", ["It", "cost", "$", "100", "(", "about", "5", "%", ")", "."]),
+    ("1. Michelle Freeman ( Jamaica ) 12.71", ["1.", "Michelle", "Freeman", "(", "Jamaica", ")", "12.71"]),
+    ("He won in 1. He lost in 2.", ["He", "won", "in", "1", ".", "He", "lost", "in", "2", "."]),
+])
+def test_hard_cases(text, expected):
+    assert tokens(text) == expected
+
+
+def test_final_period_of_an_abbreviation_at_a_line_end_is_the_full_stop():
+    assert sentences("It bought Lear Corp.\nThe deal closed in the U.S.\n") == [
+        "It bought Lear Corp .", "The deal closed in the U.S ."]
+    assert tokens("Lear Corp. said it would buy it.") == ["Lear", "Corp.", "said", "it", "would", "buy", "it", "."]
+
+
+def test_blank_line_always_ends_a_sentence():
+    long_line = "the committee said on Tuesday that it would consider the matter further and"
+    assert len(long_line) > 72
+    assert sentences(f"{long_line}\n\nthen it left") == [long_line, "then it left"]
+    assert sentences("one\r\n\r\ntwo") == ["one", "two"]
+
+
+def test_headline_dateline_byline():
+    text = ("SOCCER - JAPAN GET LUCKY WIN , CHINA IN SURPRISE DEFEAT .\nNadim Ladki\n"
+            "AL-AIN , United Arab Emirates 1996-12-06\nJapan began the defence of their Asian Cup title with a "
+            "lucky 2-1 win against Syria in a Group C championship match on Friday .\n")
+    assert sentences(text) == [
+        "SOCCER - JAPAN GET LUCKY WIN , CHINA IN SURPRISE DEFEAT .",
+        "Nadim Ladki",
+        "AL-AIN , United Arab Emirates 1996-12-06",
+        "Japan began the defence of their Asian Cup title with a lucky 2-1 win against Syria in a Group C "
+        "championship match on Friday .",
+    ]
+    assert sentences("NORTHERN ITALY\n\nHeavy rain fell.") == ["NORTHERN ITALY", "Heavy rain fell ."]
+    assert sentences("RESULTS OF THE DAY IN THE ENGLISH PREMIER LEAGUE AND THE SCOTTISH CUP MATCHES\nLondon won") == [
+        "RESULTS OF THE DAY IN THE ENGLISH PREMIER LEAGUE AND THE SCOTTISH CUP MATCHES", "London won"]
+
+
+def test_hard_wrapped_paragraph_is_not_split_at_line_ends():
+    first = ("Japan began the defence of their Asian Cup title with a lucky win against Syria in a Group C "
+             "championship match on Friday, after the Syrians had dominated the second half of the game.")
+    second = "But China saw their luck desert them in the second match of the group, crashing to a surprise defeat."
+    wrapped = textwrap.fill(f"{first} {second}", 72)
+    assert wrapped.count("\n") >= 3
+    assert sentences(wrapped) == [" ".join(tokens(first)), " ".join(tokens(second))]
+
+
+def test_dateline_ends_its_sentence_in_running_text():
+    assert sentences("AL-AIN, United Arab Emirates 1996-12-06 Japan began the defence") == [
+        "AL-AIN , United Arab Emirates 1996-12-06", "Japan began the defence"]
+    assert sentences("It expires 1996-12-06 and then") == ["It expires 1996-12-06 and then"]
+
+
+def test_results_table_lines_end_their_sentences():
+    text = ("Alex Corretja (Spain) beat Byron Black (Zimbabwe) 7-6 (8-6) 3-6 6-2 6-2\n"
+            "Scott Draper (Australia) beat Jason Stoltenberg (Australia) 6-4 6-2\n")
+    assert len(sentences(text)) == 2
+
+
+def test_spacy_users_get_the_same_tokens():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.tokenizer = make_tokenizer(nlp)
+    assert [t.text for t in nlp("AL-AIN won 2-1 on 1996-12-06")] == ["AL-AIN", "won", "2-1", "on", "1996-12-06"]
+    from spacy.util import registry
+
+    assert registry.tokenizers.get("hgner.conll.v1")() is make_tokenizer
+
+
+@pytest.mark.parametrize("language", ["es", "nl", "de"])
+def test_any_spacy_language(language):
+    found = TextTokenizer(language)("Jean-Luc Collomb-Patton vive en AL-AIN.\n\nOtra frase")
+    assert found[0].tokens[:2] == ["Jean-Luc", "Collomb-Patton"] and found[1].tokens == ["Otra", "frase"]
+
+
+def test_readme_tokenizer_example_runs_verbatim():
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tag_support import subprocess_env
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("<!-- tokenizer:start -->"):readme.index("<!-- tokenizer:end -->")]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    (printed,) = re.findall(r"prints `(.*?)`", section)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=subprocess_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == printed
+
+
+def test_describe():
+    assert describe() == {"name": TextTokenizer.name, "version": TextTokenizer.version}
+
+
+PIECES = st.sampled_from([
+    "Jim Smith", "Paris", "AL-AIN", "1996-12-06", "U.S.", "Corp.", ".", ",", "!", "?", "(", ")", '"', "'s", "n't",
+    "\U0001F600", "\U0001F1EB\U0001F1F7", "e\u0301", "\u05e9\u05dc\u05d5\u05dd", "\u0645\u0631\u062d\u0628\u0627",
+    "\u200b", "\u200d", "\u200e", "\ufeff", "\r\n", "\n", "\n\n", "\r", " ", "  ", "\t", "\u00a0", "\u2028",
+])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=40))
+def test_offsets_point_back_into_any_text(pieces):
+    text = "".join(pieces)
+    previous_end = 0
+    for sentence in TOKENIZER(text):
+        assert sentence.tokens and len(sentence.tokens) == len(sentence.offsets)
+        for token, (start, end) in zip(sentence.tokens, sentence.offsets):
+            assert text[start:end] == token and token.strip() and start >= previous_end
+            previous_end = end
+
+
+@pytest.fixture(scope="module")
+def tagger(tag_model):
+    from hgner.tag import Tagger
+
+    return Tagger(tag_model, warn=lambda message: None)
+
+
+from tag_support import tag_model  # noqa: E402,F401  (fixture)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(PIECES, st.sampled_from(["Angela Merkel", "United Nations", "Tokyo", "works for"]),
+                          st.text(max_size=6)), max_size=30))
+def test_entity_text_is_its_span(tagger, pieces):
+    text = "".join(pieces)
+    if not text.strip():
+        return
+    for group in tagger.tag_text(text):
+        for entity in group.entities:
+            assert text[entity.start:entity.end] == entity.text
