@@ -202,9 +202,9 @@ class Tagger:
 
     def _tag_batch(self, texts: list[str]) -> Iterator[list[Entity]]:
         short = [t for t in texts if len(t) <= BLOCK_CHARS]  # longer texts are tokenized block by block
-        docs = iter(self.tokenizer.nlp.pipe(short))
+        tokenized = self.tokenizer.pipe(short, batch_size=max(1, len(short)))
         for text in texts:
-            sentences = self.tokenizer.from_doc(next(docs)) if len(text) <= BLOCK_CHARS else self.sentences(text)
+            sentences = next(tokenized) if len(text) <= BLOCK_CHARS else self.sentences(text)
             yield [entity for group in self.tag_sentences(text, sentences) for entity in group.entities]
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:

@@ -20,7 +20,7 @@ abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -152,6 +152,11 @@ class TextTokenizer:
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
         return split_sentences(self.nlp.make_doc(text))
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
+        """The sentences of each text, tokenized ``batch_size`` texts at a time."""
+        for doc in self.nlp.tokenizer.pipe(texts, batch_size=batch_size):
+            yield split_sentences(doc)
 
     @staticmethod
     def from_doc(doc: Doc) -> list[TokenizedSentence]:
