@@ -222,12 +222,16 @@ def train(
     name: str | None = None,
     verbose: bool = True,
     gazetteer: dict[str, list[str]] | None = None,
+    language: str = "en",
+    documents: str = "corpus",
 ) -> CrfModel:
     """Train a linear-chain CRF with sklearn-crfsuite (L-BFGS, L1 ``c1`` + L2 ``c2``) and write
     the model directory ``out``. Gold tags are converted to ``scheme`` first; ``label_map``
     renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model).
     Feature resources go into ``out`` as JSON: the truecasing table, learned from ``corpus`` when
-    ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``."""
+    ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``.
+    ``language`` (ISO code) and ``documents`` (how ``corpus`` was grouped into documents, see
+    :func:`hgner.corpus.regroup_documents`) are recorded in ``meta.json``."""
     import sklearn_crfsuite
 
     out = Path(out)
@@ -262,7 +266,9 @@ def train(
     seconds = time.perf_counter() - started
     metadata = {
         "name": name or out.name,
+        "language": language,
         "scheme": scheme,
+        "documents": documents,
         "labels": sorted({tag for tags in ys for tag in tags}),
         "features": config.to_json(),
         "tokenizer": TOKENIZER_NAME,
@@ -273,6 +279,7 @@ def train(
         "resources": resource_files,
         "training": {
             "corpus": corpus.name,
+            "corpus_scheme": corpus.scheme,
             "sha256": corpus_checksum(corpus),
             "sentences": len(xs),
             "tokens": sum(len(x) for x in xs),
