@@ -156,14 +156,15 @@ def _train(args: argparse.Namespace) -> int:
     from .reading import read_tagged
     from .training import build_model
 
-    train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, what="training corpus")
-    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, what="development corpus")
+    train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, sys.stderr, "training corpus")
+    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, sys.stderr, "development corpus")
                                  if args.dev else (None, None))
     label_map = {t: "O" for t in args.drop_type}
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
-                max_iterations=args.max_iterations, label_map=label_map, verbose=True, progress=sys.stderr.isatty())
+                max_iterations=args.max_iterations, label_map=label_map, verbose=True, progress=sys.stderr.isatty(),
+                log=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
@@ -179,7 +180,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         decoder_class(name)  # unknown names fail before any work
     if args.seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
-    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents)
+    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr)
     model = CrfModel.load(args.model)
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                       mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())

@@ -21,7 +21,6 @@ whole corpus join unrelated articles, and per-document report figures become cor
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TextIO
 
 from . import schemes
@@ -52,7 +51,7 @@ def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
     return with_i, total, first_line
 
 
-def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", log: TextIO | None = sys.stderr,
+def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", log: TextIO | None = None,
                 what: str = "corpus") -> tuple[Corpus, str]:
     """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
     documents as ``documents`` says; says what was detected and chosen on ``log``. Returns the

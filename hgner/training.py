@@ -4,7 +4,6 @@ corpus (the crfsuite CRF, its skip potential with the weight tuned on the develo
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -33,7 +32,7 @@ def build_model(
     gazetteer: dict[str, list[str]] | None = None,
     verbose: bool = False,
     progress: bool = False,
-    log: TextIO | None = sys.stderr,
+    log: TextIO | None = None,
 ) -> CrfModel:
     """Train a CRF on ``train_corpus`` (whose documents were grouped as ``documents`` says) into
     ``out``; with ``dev``, score it there with Viterbi, learn the skip potential from

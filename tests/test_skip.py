@@ -140,3 +140,41 @@ def test_evaluate_skip_report(skip_model, tiny_corpus):
         assert 0.0 <= row["optimum_fraction"] <= 1.0 and row["mean_optimum_gap"] >= -1e-9
         assert "mean_score_gap" in row and "consistency_disagreement" in row
     assert rows["exact"]["stats_max"]["gap"] == 0.0
+
+
+def function_word_corpus() -> Corpus:
+    """``El`` capitalised 4 times, always O; ``La`` 3 times, once inside ORG (``La Caixa``);
+    ``Anoche`` twice (too rare to learn; not a stop word); ``Pero`` once (a spaCy stop word)."""
+    tagged = [
+        ("El Banco dijo", ["O", "B-ORG", "O"]), ("El juez", ["O", "O"]), ("El Madrid", ["O", "B-ORG"]),
+        ("La Caixa", ["B-ORG", "I-ORG"]), ("La casa", ["O", "O"]), ("La mesa", ["O", "O"]),
+        ("El fin", ["O", "O"]), ("Anoche Pero", ["O", "O"]), ("Anoche Madrid", ["O", "B-LOC"]),
+    ]
+    return Corpus("fw", "IOB2", [Document("d", [Sentence(text.split(), tags) for text, tags in tagged])])
+
+
+def test_function_words_are_learned_with_stop_words_as_fallback():
+    corpus = function_word_corpus()
+    words = skip.function_words(corpus, "es", min_count=3, o_fraction=0.95)
+    assert "el" in words  # 4 of 4 capitalised occurrences are O
+    assert "la" not in words  # seen 3 times, once in an entity: learned as a name part, stop word or not
+    assert "pero" in words and "anoche" not in words  # too rare to learn: spaCy's Spanish stop words decide
+    assert "banco" not in words and "madrid" not in words
+    assert list(words) == sorted(words)
+    assert "la" in skip.function_words(corpus, "es", min_count=3, o_fraction=0.6)
+    assert "la" in skip.function_words(corpus, "es", min_count=4)  # rare again: the stop word list decides
+    with pytest.raises(ModelError, match="spaCy has no language"):
+        skip.function_words(corpus, "xx-nope")
+
+
+def test_tune_never_loses_to_the_chain(skip_model, tiny_corpus):
+    table = skip.load(skip_model)
+    tuned = skip.tune(table, skip_model, tiny_corpus, weights=(0.0, 0.5, 50.0))
+    rows = tuned.info["tuning"]
+    assert [r["weight"] for r in rows] == [0.0, 0.5, 50.0]
+    best = max(r["f1"] for r in rows)
+    assert next(r for r in rows if r["weight"] == tuned.weight)["f1"] == best >= rows[0]["f1"]
+    assert tuned.weight == min(r["weight"] for r in rows if r["f1"] == best)  # ties go to the smaller weight
+    # a table that only pushes repeated names apart loses to the chain: weight 0 is kept
+    repel = skip.SkipModel(table.config, table.labels, table.counts, -20.0 * np.eye(len(table.labels)))
+    assert skip.tune(repel, skip_model, tiny_corpus, weights=(0.0, 1.0)).weight == 0.0
