@@ -11,7 +11,9 @@ Attributes of a token (``[cfg]`` names the :class:`FeatureConfig` field that ena
 
 Word type (:func:`word_attributes`, cached per word type):
     ``bias``; ``w=`` the word; ``l=`` lowercase; ``s=`` short shape (runs collapsed,
-    ``"McDonald's" -> "XxXx'x"``); ``S=`` full shape (first 12 characters);
+    ``"McDonald's" -> "XxXx'x"``, ``"Álvarez" -> "Xx"``, ``"MÉXICO" -> "X"``); ``S=`` full shape
+    (first 12 characters); shapes and flags use ``str.isupper`` / ``islower`` / ``isdigit`` /
+    ``isalpha``, so letters of any script count (on ASCII text they are the ASCII classes);
     ``pN=`` / ``xN=`` lowercase prefixes and suffixes of length 1..``affixes`` [affixes];
     flags ``title`` ``upper`` ``lower`` ``digit`` ``alldigit`` ``hyphen`` ``punct``
     ``period`` (contains ``.``) ``apos`` (contains ``'``) ``initial`` (one capital + ``.``,

@@ -107,13 +107,13 @@ MIN_COUNT = 3
 O_FRACTION = 0.95
 
 
-def function_words(corpus: Corpus, language: str, *, min_count: int = MIN_COUNT, o_fraction: float = O_FRACTION,
+def function_words(corpus: Corpus, language: str | None, *, min_count: int = MIN_COUNT, o_fraction: float = O_FRACTION,
                    min_length: int = SkipConfig.min_length) -> tuple[str, ...]:
     """The lower-case forms never joined by skip edges, learned from a tagged ``corpus``:
     a capitalised word (first character upper case, at least ``min_length`` characters) seen
     capitalised at least ``min_count`` times is a function word when its gold tag is ``O`` in at
     least ``o_fraction`` of those occurrences; a rarer one is a function word when it is one of
-    spaCy's stop words for ``language`` (the fallback). Sorted."""
+    spaCy's stop words for ``language`` (the fallback; none when ``language`` is None). Sorted."""
     seen: dict[str, list[int]] = {}  # lower-case form -> [capitalised occurrences, of them tagged O]
     for sentence in corpus.sentences:
         for token, tag in zip(sentence.tokens, sentence.tags or ()):
@@ -122,7 +122,7 @@ def function_words(corpus: Corpus, language: str, *, min_count: int = MIN_COUNT,
                 counts[0] += 1
                 counts[1] += tag == "O"
     learned = {word for word, (n, n_o) in seen.items() if n >= min_count and n_o >= o_fraction * n}
-    fallback = {word for word in stop_words(language) if seen.get(word, (0, 0))[0] < min_count}
+    fallback = {word for word in (stop_words(language) if language else ()) if seen.get(word, (0, 0))[0] < min_count}
     return tuple(sorted(learned | fallback))
 
 
@@ -279,14 +279,19 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
 
 
 def build(model: CrfModel, train: Corpus, dev: Corpus, language: str, *, decoder: str = "exact",
-          progress: bool = False) -> SkipModel:
+          words: tuple[str, ...] | None = None, progress: bool = False) -> SkipModel:
     """Learn ``model``'s skip potential from ``train`` (function words of ``language`` learned
-    there too), tune its weight on ``dev`` and save it into the model directory."""
-    config = SkipConfig(function_words=function_words(train, language))
+    there too, unless ``words`` gives the list), tune its weight on ``dev`` and save it into the
+    model directory."""
+    if words is None:
+        words = function_words(train, language)
+        how = {"language": language, "min_count": MIN_COUNT, "o_fraction": O_FRACTION, "fallback": "spacy stop words"}
+    else:
+        how = {"language": language, "given": True}
+    config = SkipConfig(function_words=words)
     table = estimate(train, model, config)
     table = SkipModel(config, table.labels, table.counts, table.log_ratio, table.weight,
-                      {**table.info, "function_words": {"language": language, "min_count": MIN_COUNT,
-                                                        "o_fraction": O_FRACTION, "fallback": "spacy stop words"}})
+                      {**table.info, "function_words": how})
     tuned = tune(table, model, dev, decoder=decoder, progress=progress)
     save(tuned, model.directory)
     return tuned

@@ -30,6 +30,7 @@ def build_model(
     label_map: dict[str, str] | None = None,
     name: str | None = None,
     gazetteer: dict[str, list[str]] | None = None,
+    function_words: tuple[str, ...] | None = None,
     verbose: bool = False,
     progress: bool = False,
     log: TextIO | None = None,
@@ -38,7 +39,8 @@ def build_model(
     ``out``; with ``dev``, score it there with Viterbi, learn the skip potential from
     ``train_corpus`` and tune its weight on ``dev`` (:func:`hgner.skip.build`, decoded by
     ``exact``; weight 0 when skip edges do not beat the chain). Without ``dev`` no skip potential
-    is written (its weight needs a development corpus)."""
+    is written (its weight needs a development corpus). ``function_words`` replaces the learned
+    list of words never joined by skip edges (:func:`hgner.skip.function_words`)."""
     skip.stop_words(language)  # an unknown language code fails before training
     say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
     say(f"training on {train_corpus.name}: {len(train_corpus.documents)} documents, "
@@ -54,7 +56,7 @@ def build_model(
         return model
     result = evaluate(model, dev, ["viterbi"], progress=progress)["results"][0]
     say(f"dev F1 on {dev.name}: {result['f1']:.2f} (Viterbi)")
-    tuned = skip.build(model, train_corpus, dev, language, progress=progress)
+    tuned = skip.build(model, train_corpus, dev, language, words=function_words, progress=progress)
     best = max(row["f1"] for row in tuned.info["tuning"])
     say(f"skip potential: {tuned.info['edges']} skip edges in {train_corpus.name}, "
         f"{len(tuned.config.function_words)} function words; weight {tuned.weight} "
