@@ -175,13 +175,16 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .model import CrfModel
     from .reading import read_tagged
     from .report import format_table3, plot
+    from .skip import load as load_skip
 
     for name in args.decoders:
         decoder_class(name)  # unknown names fail before any work
     if args.seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {args.seeds}")
-    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr)
     model = CrfModel.load(args.model)
+    if args.graph == "skip":
+        load_skip(model)  # a missing skip potential fails before any work
+    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr)
     report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                       mode=args.mode, graph=args.graph, predictions=args.predictions, progress=sys.stderr.isatty())
     format_report(report, sys.stdout)
