@@ -109,11 +109,12 @@ O_FRACTION = 0.95
 
 def function_words(corpus: Corpus, language: str | None, *, min_count: int = MIN_COUNT, o_fraction: float = O_FRACTION,
                    min_length: int = SkipConfig.min_length) -> tuple[str, ...]:
-    """The lower-case forms never joined by skip edges, learned from a tagged ``corpus``:
-    a capitalised word (first character upper case, at least ``min_length`` characters) seen
-    capitalised at least ``min_count`` times is a function word when its gold tag is ``O`` in at
-    least ``o_fraction`` of those occurrences; a rarer one is a function word when it is one of
-    spaCy's stop words for ``language`` (the fallback; none when ``language`` is None). Sorted."""
+    """The lower-case forms never joined by skip edges: the words learned from a tagged ``corpus``
+    plus spaCy's stop words for ``language`` (none when ``language`` is None), sorted. A word is
+    learned when it was seen capitalised (first character upper case, at least ``min_length``
+    characters) at least ``min_count`` times with gold tag ``O`` in at least ``o_fraction`` of
+    them; the stop words cover the function words too rare in ``corpus`` to learn, and the ones
+    that also start names (Dutch "De" in "De Telegraaf"), which the learned rule lets through."""
     seen: dict[str, list[int]] = {}  # lower-case form -> [capitalised occurrences, of them tagged O]
     for sentence in corpus.sentences:
         for token, tag in zip(sentence.tokens, sentence.tags or ()):
@@ -122,8 +123,7 @@ def function_words(corpus: Corpus, language: str | None, *, min_count: int = MIN
                 counts[0] += 1
                 counts[1] += tag == "O"
     learned = {word for word, (n, n_o) in seen.items() if n >= min_count and n_o >= o_fraction * n}
-    fallback = {word for word in (stop_words(language) if language else ()) if seen.get(word, (0, 0))[0] < min_count}
-    return tuple(sorted(learned | fallback))
+    return tuple(sorted(learned | (stop_words(language) if language else frozenset())))
 
 
 def stop_words(language: str) -> frozenset[str]:
@@ -285,7 +285,7 @@ def build(model: CrfModel, train: Corpus, dev: Corpus, language: str, *, decoder
     model directory."""
     if words is None:
         words = function_words(train, language)
-        how = {"language": language, "min_count": MIN_COUNT, "o_fraction": O_FRACTION, "fallback": "spacy stop words"}
+        how = {"language": language, "min_count": MIN_COUNT, "o_fraction": O_FRACTION, "plus": "spacy stop words"}
     else:
         how = {"language": language, "given": True}
     config = SkipConfig(function_words=words)

@@ -6,7 +6,7 @@ A thin caller of :func:`hgner.skip.build`: the table is estimated from the train
 function words learned there for the model's language (``--english-words``: the 87 English words
 of the first models instead), and the weight tuned on the dev corpus with ``exact`` (0 when skip
 edges do not beat the chain). Both corpora are grouped into documents as the model's ``meta.json``
-says.
+says. The model's ``meta.json`` gets the new skip weight and dev F1.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hgner import skip  # noqa: E402
 from hgner.corpus import regroup_documents  # noqa: E402
-from hgner.model import CrfModel  # noqa: E402
+from hgner.model import CrfModel, write_metadata  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 
 
@@ -36,6 +36,10 @@ def main() -> None:
                   for name in (args.train, args.dev))
     tuned = skip.build(model, train, dev, model.metadata.get("language", "en"),
                        words=skip.FUNCTION_WORDS if args.english_words else None, progress=sys.stderr.isatty())
+    if "dev" in model.metadata:  # the dev figures hgner train recorded
+        model.metadata["dev"]["skip"] = {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight,
+                                         "f1": round(max(row["f1"] for row in tuned.info["tuning"]), 2)}
+        write_metadata(model.directory, model.metadata)
     for row in tuned.info["tuning"]:
         print(f"weight {row['weight']:5.2f}: F1 {row['f1']:.2f} on {args.dev} (certified {row['certified']:.2%})")
     print(f"weight {tuned.weight}; wrote {model.directory / skip.SKIP_ARRAYS} and {model.directory / skip.SKIP_META}")

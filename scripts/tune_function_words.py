@@ -7,7 +7,8 @@ weight tuned on DEV with ``exact`` (hgner.skip.tune); printed: the list size, th
 DEV, the share of them joining two gold-O tokens, and the tuned weight and dev F1. Rules:
 ``english`` (the 87 English words of the first models), ``stop`` (spaCy's stop words),
 ``learnedC-F`` (learned: seen capitalised >= C times, O in >= F of them, no fallback), and
-``fallbackC-F`` (learned, spaCy's stop words for the rarer words: hgner.skip.function_words).
+``fallbackC-F`` (learned, spaCy's stop words only for the words seen capitalised fewer than C
+times), ``unionC-F`` (learned, plus all of spaCy's stop words: the rule chosen, hgner.skip.function_words).
 Results are appended to ``scripts/tuning_function_words.jsonl``.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -37,8 +39,13 @@ def words_for(rule: str, train: Corpus, language: str) -> tuple[str, ...]:
         return tuple(sorted(skip.stop_words(language)))
     kind, _, fraction = rule.partition("-")
     count = int(kind.lstrip("abcdefghijklmnopqrstuvwxyz"))
-    fallback = language if kind.startswith("fallback") else None
-    return skip.function_words(train, fallback, min_count=count, o_fraction=float(fraction))
+    learned = skip.function_words(train, None, min_count=count, o_fraction=float(fraction))
+    if kind.startswith("fallback"):  # stop words only for the words seen capitalised fewer than `count` times
+        rare = Counter(t.lower() for s in train.sentences for t in s.tokens if len(t) >= 2 and t[0].isupper())
+        return tuple(sorted(set(learned) | {w for w in skip.stop_words(language) if rare[w] < count}))
+    if kind.startswith("union"):  # hgner.skip.function_words: learned plus every stop word
+        return skip.function_words(train, language, min_count=count, o_fraction=float(fraction))
+    return learned
 
 
 def o_share(dev: Corpus, config: skip.SkipConfig) -> tuple[int, float]:

@@ -143,26 +143,28 @@ def test_evaluate_skip_report(skip_model, tiny_corpus):
 
 
 def function_word_corpus() -> Corpus:
-    """``El`` capitalised 4 times, always O; ``La`` 3 times, once inside ORG (``La Caixa``);
-    ``Anoche`` twice (too rare to learn; not a stop word); ``Pero`` once (a spaCy stop word)."""
+    """``El`` capitalised 4 times, always O; ``Casa`` 3 times, once inside ORG (``Casa Blanca``);
+    ``Anoche`` twice (too rare to learn; not a stop word); ``Pero`` once and ``La`` twice, once in
+    ``La Caixa`` (both spaCy stop words)."""
     tagged = [
         ("El Banco dijo", ["O", "B-ORG", "O"]), ("El juez", ["O", "O"]), ("El Madrid", ["O", "B-ORG"]),
-        ("La Caixa", ["B-ORG", "I-ORG"]), ("La casa", ["O", "O"]), ("La mesa", ["O", "O"]),
+        ("Casa Blanca", ["B-ORG", "I-ORG"]), ("Casa nueva", ["O", "O"]), ("Casa vieja", ["O", "O"]),
         ("El fin", ["O", "O"]), ("Anoche Pero", ["O", "O"]), ("Anoche Madrid", ["O", "B-LOC"]),
+        ("La Caixa", ["B-ORG", "I-ORG"]), ("La mesa", ["O", "O"]),
     ]
     return Corpus("fw", "IOB2", [Document("d", [Sentence(text.split(), tags) for text, tags in tagged])])
 
 
-def test_function_words_are_learned_with_stop_words_as_fallback():
+def test_function_words_are_learned_plus_stop_words():
     corpus = function_word_corpus()
+    learned = skip.function_words(corpus, None, min_count=3, o_fraction=0.95)
+    assert learned == ("el",)  # 4 of 4 capitalised occurrences are O; Casa is O in only 2 of 3
+    assert skip.function_words(corpus, None, min_count=3, o_fraction=0.6) == ("casa", "el")
+    assert skip.function_words(corpus, None, min_count=5) == ()  # nothing seen capitalised 5 times
     words = skip.function_words(corpus, "es", min_count=3, o_fraction=0.95)
-    assert "el" in words  # 4 of 4 capitalised occurrences are O
-    assert "la" not in words  # seen 3 times, once in an entity: learned as a name part, stop word or not
-    assert "pero" in words and "anoche" not in words  # too rare to learn: spaCy's Spanish stop words decide
-    assert "banco" not in words and "madrid" not in words
-    assert list(words) == sorted(words)
-    assert "la" in skip.function_words(corpus, "es", min_count=3, o_fraction=0.6)
-    assert "la" in skip.function_words(corpus, "es", min_count=4)  # rare again: the stop word list decides
+    assert {"el", "pero", "la"} <= set(words)  # learned, and spaCy's Spanish stop words (La even in La Caixa)
+    assert not {"anoche", "casa", "banco", "madrid"} & set(words)
+    assert set(words) == {"el"} | skip.stop_words("es") and list(words) == sorted(words)
     with pytest.raises(ModelError, match="spaCy has no language"):
         skip.function_words(corpus, "xx-nope")
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hgner import skip
 from hgner.cli import main
@@ -57,3 +58,25 @@ def test_unknown_language_fails_before_training(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--lang", "zz", "--out", str(tmp_path / "m")]) == 2
     assert "spaCy has no language" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("name, language", [("es-conll02", "es"), ("nl-conll02", "nl")])
+def test_shipped_conll02_models_are_complete(name, language):
+    from hgner.decoders.chain import viterbi
+    from hgner.model import builtin_models
+
+    assert name in builtin_models()
+    model = CrfModel.load(name)
+    meta = model.metadata
+    assert meta["language"] == language and meta["scheme"] == "IO" and meta["documents"] in ("corpus", "sentence")
+    assert meta["dev"]["skip"]["f1"] >= meta["dev"]["f1"] > 70  # skip-chain never worse than the chain on dev
+    table = skip.load(model)
+    assert table.weight == meta["dev"]["skip"]["weight"] and table.info["function_words"]["language"] == language
+    size = sum(p.stat().st_size for p in model.directory.iterdir())
+    assert size < 25 * 2**20
+    sentence = {"es": "El presidente José Álvarez visitó Córdoba con Telefónica .",
+                "nl": "De minister Jan de Vries bezocht Amsterdam met Philips ."}[language].split()
+    features = model.features([sentence])
+    tags = [model.labels[k] for k in viterbi(model.chain_graph(features))]
+    assert tags == model.crfsuite_tag(features)[0]
+    assert tags[0] == tags[1] == "O" and tags[2].endswith("PER") and tags[-1] == "O"
