@@ -58,7 +58,7 @@ MODELS = {
     "en-conll03": {**CONLL03, "label_map": None, "tests": ["conll2003:testb"]},
     "en-3class": {**CONLL03, "label_map": {"MISC": "O"}, "tests": ["nltk:ieer", "conll2003:testb"]},
     "es-conll02": {**CONLL02, "language": "es", "train": "nltk:conll2002/esp.train", "dev": "nltk:conll2002/esp.testa",
-                   "documents": "sentence", "label_map": None},
+                   "documents": "10", "label_map": None},
     "nl-conll02": {**CONLL02, "language": "nl", "train": "nltk:conll2002/ned.train", "dev": "nltk:conll2002/ned.testa",
                    "documents": "corpus", "label_map": None},
 }
