@@ -114,7 +114,8 @@ def function_words(corpus: Corpus, language: str | None, *, min_count: int = MIN
     learned when it was seen capitalised (first character upper case, at least ``min_length``
     characters) at least ``min_count`` times with gold tag ``O`` in at least ``o_fraction`` of
     them; the stop words cover the function words too rare in ``corpus`` to learn, and the ones
-    that also start names (Dutch "De" in "De Telegraaf"), which the learned rule lets through."""
+    that also start names, which the learned rule lets through (capitalised Dutch "De" is O in
+    only 68% of its occurrences in ned.train)."""
     seen: dict[str, list[int]] = {}  # lower-case form -> [capitalised occurrences, of them tagged O]
     for sentence in corpus.sentences:
         for token, tag in zip(sentence.tokens, sentence.tags or ()):
