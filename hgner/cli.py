@@ -82,6 +82,12 @@ def _probability(text: str) -> float:
     return value
 
 
+def _documents(text: str) -> str:
+    from .reading import documents_option
+
+    return documents_option(text)
+
+
 def _names(text: str) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()]
 
@@ -99,9 +105,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="train a linear-chain CRF on a CoNLL corpus")
     train.add_argument("--train", required=True, metavar="CORPUS", help="training corpus (file, conll2003:train, nltk:...)")
-    train.add_argument("--dev", metavar="CORPUS", help="development corpus: its F1 goes into the model's metadata")
+    train.add_argument("--dev", metavar="CORPUS",
+                       help="development corpus: scored with Viterbi, and tunes the skip potential's weight "
+                            "(without it no skip potential is written)")
     train.add_argument("--out", required=True, metavar="DIR", help="model directory to write (e.g. models/my-model)")
-    train.add_argument("--scheme", type=_scheme, help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected when omitted)")
+    train.add_argument("--lang", default="en", metavar="CODE",
+                       help="ISO code of the corpus language (default en): recorded in the model for tagging, and "
+                            "its spaCy stop words complete the skip edges' learned function words")
+    train.add_argument("--scheme", type=_scheme, help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected and printed when "
+                                        "omitted; given, it overrides leniently: tags are read as conlleval reads them)")
+    train.add_argument("--documents", type=_documents, default="auto", metavar="corpus|sentence|N",
+                       help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
+                            "(default auto: the corpus's own, groups of 10 sentences when it has none)")
     train.add_argument("--model-scheme", type=_scheme, default="IO",
                        help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
                             "IOB2 or BIOES (often a little better with Viterbi)")
@@ -124,7 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
     evaluate.add_argument("--sweeps", type=_int_list, default=[100], help="sweep counts for samplers, e.g. 100,400,800")
     evaluate.add_argument("--seeds", type=_seed_count, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
-    evaluate.add_argument("--scheme", type=_scheme, help="tag scheme of the corpus (detected when omitted)")
+    evaluate.add_argument("--scheme", type=_scheme, help="tag scheme of the corpus (detected and printed when omitted; given, it "
+                                           "overrides leniently: tags are read as conlleval reads them)")
+    evaluate.add_argument("--documents", type=_documents, default="auto", metavar="corpus|sentence|N",
+                          help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
+                               "(default auto: the corpus's own, groups of 10 sentences when it has none)")
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
@@ -325,37 +344,35 @@ def _silence_stdout() -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from . import model as crf
-    from .corpus import load_corpus
-    from .evaluate import evaluate
     from .features import BASELINE, RECOMMENDED
+    from .model import check_model_target
+    from .reading import read_tagged
+    from .training import build_model
 
-    crf.check_model_target(Path(args.out))  # before the corpora load: fail fast
-    train_corpus = load_corpus(args.train, args.scheme, offline=args.offline)
-    dev_corpus = load_corpus(args.dev, args.scheme, offline=args.offline) if args.dev else None
+    check_model_target(Path(args.out))  # before the corpora load: fail fast
+    train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, sys.stderr, "training corpus",
+                                          offline=args.offline)
+    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, sys.stderr, "development corpus",
+                                             offline=args.offline) if args.dev else (None, None))
     label_map = {t: "O" for t in args.drop_type}
-    print(f"training on {train_corpus.name}: {len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens",
-          file=sys.stderr)
     config = RECOMMENDED if args.features == "recommended" else BASELINE
-    trained = crf.train(train_corpus, args.out, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
-                        max_iterations=args.max_iterations, label_map=label_map)
-    if dev_corpus is not None:
-        report = evaluate(trained, dev_corpus, ["viterbi"], progress=sys.stderr.isatty())
-        trained.metadata["dev"] = {"corpus": dev_corpus.name, "f1": round(report["results"][0]["f1"], 2)}
-        crf.write_metadata(trained.directory, trained.metadata)
-        print(f"dev F1 on {dev_corpus.name}: {report['results'][0]['f1']:.2f}", file=sys.stderr)
+    build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
+                dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
+                max_iterations=args.max_iterations, label_map=label_map, verbose=True, progress=sys.stderr.isatty(),
+                log=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .corpus import load_corpus
     from .decoders import decoder_class
     from .evaluate import evaluate, evaluate_raw, format_report, write_json
     from .fileio import check_writable, refuse_inputs
     from .model import CrfModel
+    from .reading import read_tagged
     from .report import check_plot_format, format_table3, plot
     from .settings import parse_assignments
+    from .skip import load as load_skip
 
     settings = parse_assignments(args.set)
     for name in args.decoders:
@@ -370,8 +387,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         check_writable(path)
     if args.plot:
         check_plot_format(args.plot)
-    corpus = load_corpus(args.corpus, args.scheme, offline=args.offline)
     model = CrfModel.load(args.model)
+    if args.graph == "skip":
+        load_skip(model)  # a missing skip potential fails before any work
+    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline)
     for option, path in outputs.items():
         refuse_inputs(path, [args.corpus, corpus.name, *model.files()], option)
     if args.input == "raw":

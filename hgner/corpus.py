@@ -234,3 +234,21 @@ def load_corpus(name: str, scheme: str | None = None, offline: bool = False) -> 
     from .catalog import load
 
     return load(name, scheme, offline)
+
+
+def regroup_documents(corpus: Corpus, documents: str | int) -> Corpus:
+    """``corpus`` with its sentences grouped into documents again: ``"corpus"`` keeps the
+    corpus's own documents (``-DOCSTART-``; a file without one is a single document),
+    ``"sentence"`` makes every sentence its own document, a whole number N (or its string) groups
+    N consecutive sentences, without crossing the corpus's own document boundaries."""
+    if documents == "corpus":
+        return corpus
+    size = 1 if documents == "sentence" else int(documents)
+    if size < 1:
+        raise HgnerError(f"documents: expected corpus, sentence or a whole number >= 1, got {documents!r}")
+    regrouped = [
+        Document(f"{document.name}.{start // size + 1}", document.sentences[start:start + size])
+        for document in corpus.documents
+        for start in range(0, len(document.sentences), size)
+    ]
+    return Corpus(corpus.name, corpus.scheme, regrouped, list(corpus.notes))

@@ -11,7 +11,9 @@ Attributes of a token (``[cfg]`` names the :class:`FeatureConfig` field that ena
 
 Word type (:func:`word_attributes`, cached per word type):
     ``bias``; ``w=`` the word; ``l=`` lowercase; ``s=`` short shape (runs collapsed,
-    ``"McDonald's" -> "XxXx'x"``); ``S=`` full shape (first 12 characters);
+    ``"McDonald's" -> "XxXx'x"``, ``"Álvarez" -> "Xx"``, ``"MÉXICO" -> "X"``); ``S=`` full shape
+    (first 12 characters); shapes and flags use ``str.isupper`` / ``islower`` / ``isdigit`` /
+    ``isalpha``, so letters of any script count (on ASCII text they are the ASCII classes);
     ``pN=`` / ``xN=`` lowercase prefixes and suffixes of length 1..``affixes`` [affixes];
     flags ``title`` ``upper`` ``lower`` ``digit`` ``alldigit`` ``hyphen`` ``punct``
     ``period`` (contains ``.``) ``apos`` (contains ``'``) ``initial`` (one capital + ``.``,
@@ -152,17 +154,30 @@ class FeatureResources:
         return cls(**tables)
 
 
-_SHAPE = [(re.compile(r"[A-Z]"), "X"), (re.compile(r"[a-z]"), "x"), (re.compile(r"[0-9]"), "d")]
 _NOT_WORD = re.compile(r"[^\w]")
-_ACRONYM = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]\.[A-Z]")
-_INITIAL = re.compile(r"[A-Z]\.")
+# matched against the word's shape, so that any upper-case letter counts (``É.``, ``Ö.S.``)
+_ACRONYM = re.compile(r"(?:X\.)+X?\.?|X\.X")
+_INITIAL = re.compile(r"X\.")
 
 
+def _shape_char(c: str) -> str:
+    if c.isupper():
+        return "X"
+    if c.islower():
+        return "x"
+    if c.isdigit():
+        return "d"
+    return "a" if c.isalpha() else c  # a letter without case (e.g. CJK); anything else is kept
+
+
+@lru_cache(maxsize=200_000)
 def word_shape(word: str) -> str:
-    """``"McDonald's" -> "XxXxxxxx'x"``: upper X, lower x, digit d, anything else kept."""
-    for pattern, symbol in _SHAPE:
-        word = pattern.sub(symbol, word)
-    return word
+    """``"McDonald's" -> "XxXxxxxx'x"``, ``"Zürich" -> "Xxxxxx"``: upper-case letter X, lower-case
+    letter x, digit d, a letter without case a (``str.isupper`` / ``islower`` / ``isdigit`` /
+    ``isalpha``, so any script), anything else kept."""
+    if word.isascii() and word.isalpha():  # the common case, without a call per character
+        return "".join("X" if c.isupper() else "x" for c in word)
+    return "".join(map(_shape_char, word))
 
 
 @lru_cache(maxsize=200_000)
@@ -201,9 +216,10 @@ def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
         attributes.append("period")
     if "'" in word:
         attributes.append("apos")
-    if _INITIAL.fullmatch(word):
+    shape = word_shape(word)
+    if _INITIAL.fullmatch(shape):
         attributes.append("initial")
-    if _ACRONYM.fullmatch(word):
+    if _ACRONYM.fullmatch(shape):
         attributes.append("acronym")
     if _NOT_WORD.fullmatch(word):
         attributes.append("punct")

@@ -31,10 +31,9 @@ import stat
 import struct
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
-from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -324,13 +323,19 @@ def train(
     name: str | None = None,
     verbose: bool = True,
     gazetteer: dict[str, list[str]] | None = None,
+    language: str = DEFAULT_LANGUAGE,
+    documents: str = "corpus",
+    finish: Callable[[CrfModel], None] | None = None,
 ) -> CrfModel:
     """Train a linear-chain CRF with sklearn-crfsuite (L-BFGS, L1 ``c1`` + L2 ``c2``) and write
     the model directory ``out``. Gold tags are converted to ``scheme`` first; ``label_map``
     renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model).
     Feature resources go into ``out`` as JSON: the truecasing table, learned from ``corpus`` when
     ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``.
-    The model is built beside ``out`` and swapped in when complete (see the module docstring)."""
+    ``language`` (ISO code) and ``documents`` (how ``corpus`` was grouped into documents, see
+    :func:`hgner.corpus.regroup_documents`) are recorded in ``meta.json``. The model is built beside
+    ``out`` and swapped in when complete (see the module docstring); ``finish``, when given, is
+    called with the built model before that, to add files to it (the skip potential)."""
     import sklearn_crfsuite
 
     out = Path(out)
@@ -375,10 +380,11 @@ def train(
             raise ModelError(f"{out / MODEL_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
         metadata = {
             "name": name or out.name,
+            "language": language,
             "scheme": scheme,
+            "documents": documents,
             "labels": labels,
             "features": config.to_json(),
-            "language": DEFAULT_LANGUAGE,
             "tokenizer": describe_tokenizer(),
             "hgner_version": __version__,
             "crfsuite_version": _package_version("python-crfsuite"),
@@ -387,6 +393,7 @@ def train(
             "resources": resource_files,
             "training": {
                 "corpus": corpus.name,
+                "corpus_scheme": corpus.scheme,
                 "sha256": corpus_checksum(corpus),
                 "sentences": len(xs),
                 "tokens": sum(len(x) for x in xs),
@@ -399,6 +406,8 @@ def train(
             "model_bytes": sum(p.stat().st_size for p in [work / MODEL_FILE, *(work / f for f in resource_files)]),
         }
         write_metadata(work, metadata)
+        if finish is not None:
+            finish(CrfModel.load(work))
     return CrfModel.load(out)
 
 

@@ -3,8 +3,9 @@
 **Which tokens are joined.** Inside one document (across sentence boundaries too, unless
 ``cross_sentence`` is off) a token is a *name candidate* when its first character is an
 upper-case letter, it has at least ``min_length`` characters, and its lower-case form is not a
-function word (``function_words``: English closed-class words, which are capitalised only
-sentence-initially or in all-caps headlines, e.g. "The", "IN"). Name candidates with identical
+function word (``function_words``: words capitalised only sentence-initially or in all-caps
+headlines, e.g. "The", "IN", "El", "Het"; see :func:`function_words`, which learns them from the
+training corpus of the model's language). Name candidates with identical
 word forms are joined: each occurrence gets a skip edge ``(earlier, later)`` to each of its
 ``previous`` most recent earlier occurrences. With the default ``previous = 1`` the occurrences
 of a word form are linked in a path, so a name repeated 20 times adds 19 edges, not 190; the
@@ -20,9 +21,11 @@ corpus: gold tags are put in the model's scheme (with its label map), the label 
 with ``p(a, b) = (counts[a, b] + s) / (N + s K^2)`` (add-``s`` smoothing, ``s = 0.5``, the
 Krichevsky-Trofimov estimate) and ``p_first``, ``p_second`` its margins. It is positive for label
 pairs seen together more often than chance (the same entity type twice), negative otherwise.
-The graph uses ``weight * log_ratio``, where ``weight`` is chosen on a development corpus
-(``scripts/build_skip.py`` tunes it on CoNLL-2003 eng.testa). Both are stored in the model
-directory: ``skip.npz`` (``counts``, ``log_ratio``, ``labels``; read with ``allow_pickle=False``)
+The graph uses ``weight * log_ratio``, where ``weight`` is the grid point whose skip-chain
+decoding (by ``exact``) scores the best entity F1 on a development corpus, 0 (the chain itself)
+included, ties to the smaller weight (:func:`tune`), so the skip-chain graph is never worse than
+the chain on that corpus. :func:`build` does all of it; ``hgner train --dev`` calls it. Both are
+stored in the model directory: ``skip.npz`` (``counts``, ``log_ratio``, ``labels``; read with ``allow_pickle=False``)
 and ``skip.json`` (the :class:`SkipConfig`, the weight and how both were obtained).
 """
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +51,8 @@ SKIP_ARRAYS = "skip.npz"
 SKIP_META = "skip.json"
 SMOOTHING = 0.5
 
+# The English closed-class words of the first models (kept in their skip.json); new models learn
+# their list with function_words().
 FUNCTION_WORDS = (
     "a", "about", "after", "all", "also", "an", "and", "any", "as", "at", "be", "because", "been",
     "before", "but", "by", "can", "could", "did", "do", "does", "during", "each", "for", "from",
@@ -80,7 +86,7 @@ class SkipConfig:
     def is_name(self, token: str) -> bool:
         """True when ``token`` is a name candidate."""
         return (len(token) >= self.min_length and token[0].isupper()
-                and token.lower() not in self.function_words)
+                and token.lower() not in _word_set(self.function_words))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,6 +97,48 @@ class SkipConfig:
         if unknown:
             raise ModelError(f"unknown skip settings {sorted(unknown)}; expected some of {sorted(cls.__dataclass_fields__)}")
         return cls(**{k: tuple(v) if k == "function_words" else v for k, v in data.items()})
+
+
+@lru_cache(maxsize=16)
+def _word_set(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(words)
+
+
+# The function-word rule, chosen on eng.testa, esp.testa and ned.testa (scripts/TUNING.md).
+MIN_COUNT = 3
+O_FRACTION = 0.95
+
+
+def function_words(corpus: Corpus, language: str | None, *, min_count: int = MIN_COUNT, o_fraction: float = O_FRACTION,
+                   min_length: int = SkipConfig.min_length) -> tuple[str, ...]:
+    """The lower-case forms never joined by skip edges: the words learned from a tagged ``corpus``
+    plus spaCy's stop words for ``language`` (none when ``language`` is None), sorted. A word is
+    learned when it was seen capitalised (first character upper case, at least ``min_length``
+    characters) at least ``min_count`` times with gold tag ``O`` in at least ``o_fraction`` of
+    them; the stop words cover the function words too rare in ``corpus`` to learn, and the ones
+    that also start names, which the learned rule lets through (capitalised Dutch "De" is O in
+    only 68% of its occurrences in ned.train)."""
+    seen: dict[str, list[int]] = {}  # lower-case form -> [capitalised occurrences, of them tagged O]
+    for sentence in corpus.sentences:
+        for token, tag in zip(sentence.tokens, sentence.tags or ()):
+            if len(token) >= min_length and token[0].isupper():
+                counts = seen.setdefault(token.lower(), [0, 0])
+                counts[0] += 1
+                counts[1] += tag == "O"
+    learned = {word for word, (n, n_o) in seen.items() if n >= min_count and n_o >= o_fraction * n}
+    return tuple(sorted(learned | (stop_words(language) if language else frozenset())))
+
+
+def stop_words(language: str) -> frozenset[str]:
+    """spaCy's stop words for ``language`` (an ISO code spaCy knows), lower case."""
+    from spacy.util import get_lang_class
+
+    try:
+        defaults = get_lang_class(language).Defaults
+    except ImportError:
+        raise ModelError(f"language {language!r}: spaCy has no language of that code (expected an ISO code "
+                         f"such as en, es, nl, de)") from None
+    return frozenset(word.lower() for word in defaults.stop_words)
 
 
 def skip_edges(sentences: Sequence[Sequence[str]], config: SkipConfig = SkipConfig()) -> np.ndarray:
@@ -209,7 +257,8 @@ def load(model: CrfModel) -> SkipModel:
     recorded = model.metadata.get("files", {})
     if SKIP_ARRAYS not in recorded or SKIP_META not in recorded:
         raise ModelError(f"model {model.name} has no skip potential ({SKIP_ARRAYS} and {SKIP_META} recorded in its "
-                         f"meta.json); build it with: python scripts/build_skip.py {model.directory}")
+                         "meta.json); train a model with one by: hgner train --train CORPUS --dev CORPUS --lang LANG "
+                         "--out DIR (the dev corpus tunes its weight)")
     k = len(model.labels)
     stored = _read_arrays(arrays, k)
     counts, table, labels = stored["counts"], stored["log_ratio"], tuple(str(v) for v in stored["labels"])
@@ -220,3 +269,69 @@ def load(model: CrfModel) -> SkipModel:
         raise ModelError(f"skip potential of model {model.name} is over labels {labels}; "
                          f"expected the model's labels {model.labels}")
     return SkipModel(config, labels, counts, table, weight, info)
+
+
+# The weight grid of tune(); 0 is the chain itself.
+WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0)
+
+
+def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float] = WEIGHTS,
+         decoder: str = "exact", progress: bool = False) -> SkipModel:
+    """``table`` with the weight on the grid whose skip-chain decoding of ``dev`` (by ``decoder``)
+    scores the best entity F1, ties to the smaller weight. Weight 0 is decoded as the chain
+    (Viterbi), so a weight above 0 is chosen only when it beats the chain on ``dev``. The grid's
+    figures go into ``info["tuning"]``."""
+    from tqdm import tqdm
+
+    from . import schemes
+    from .decoders import make_decoder
+    from .decoders.chain import viterbi
+    from .evaluate import gold_tags
+    from .pipeline import Pipeline
+    from .scoring import score
+
+    gold = gold_tags(dev, model)
+    builder = Pipeline(model, make_decoder("viterbi"))
+    documents = [[s.tokens for s in d.sentences] for d in dev.documents]
+    prepared = [builder.prepare(sentences) for sentences in tqdm(
+        documents, desc=f"skip weight: featurising {dev.name}", unit="doc", disable=not progress, leave=False)]
+    edges = [skip_edges(sentences, table.config) for sentences in documents]
+    skip_decoder = make_decoder(decoder)
+    tuning = []
+    for weight in tqdm(weights, desc=f"skip weight on {dev.name} ({decoder})", unit="weight", disable=not progress,
+                       leave=False):
+        predicted, certified = [], 0.0
+        for p, e in zip(prepared, edges):
+            if weight == 0.0 or len(e) == 0:
+                labels = viterbi(p.chain)
+                certified += 1.0
+            else:
+                decoding = skip_decoder.decode(p.chain.with_edges(e, weight * table.log_ratio))
+                labels = decoding.labels
+                certified += decoding.stats.get("certified", 0.0)
+            predicted += [schemes.convert([model.labels[k] for k in piece], dev.scheme) for piece in p.split(labels)]
+        f1 = score(gold, predicted, dev.scheme).micro.f1
+        tuning.append({"weight": float(weight), "f1": round(f1, 3),
+                       "certified": round(certified / len(prepared), 4) if prepared else 1.0})
+    best = max(tuning, key=lambda row: (row["f1"], -row["weight"]))
+    info = {**table.info, "tuned_on": dev.name, "tuning_decoder": decoder, "tuning": tuning}
+    return SkipModel(table.config, table.labels, table.counts, table.log_ratio, best["weight"], info)
+
+
+def build(model: CrfModel, train: Corpus, dev: Corpus, language: str, *, decoder: str = "exact",
+          words: tuple[str, ...] | None = None, progress: bool = False) -> SkipModel:
+    """Learn ``model``'s skip potential from ``train`` (function words of ``language`` learned
+    there too, unless ``words`` gives the list), tune its weight on ``dev`` and save it into the
+    model directory."""
+    if words is None:
+        words = function_words(train, language)
+        how = {"language": language, "min_count": MIN_COUNT, "o_fraction": O_FRACTION, "plus": "spacy stop words"}
+    else:
+        how = {"language": language, "given": True}
+    config = SkipConfig(function_words=words)
+    table = estimate(train, model, config)
+    table = SkipModel(config, table.labels, table.counts, table.log_ratio, table.weight,
+                      {**table.info, "function_words": how})
+    tuned = tune(table, model, dev, decoder=decoder, progress=progress)
+    save(tuned, model.directory)
+    return tuned

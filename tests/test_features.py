@@ -26,6 +26,33 @@ def test_shapes():
     assert short_shape("U.S.") == "X.X."
 
 
+@pytest.mark.parametrize("word, shape, short", [
+    ("Álvarez", "Xxxxxxx", "Xx"), ("MÉXICO", "XXXXXX", "X"), ("Zürich", "Xxxxxx", "Xx"),
+    ("Ñuñoa-2", "Xxxxx-d", "Xx-d"), ("'s-Hertogenbosch", "'x-Xxxxxxxxxxxxx", "'x-Xx"), ("東京", "aa", "a"),
+])
+def test_shapes_are_unicode_aware(word, shape, short):
+    assert word_shape(word) == shape and short_shape(word) == short
+
+
+def test_flags_are_unicode_aware():
+    assert {"title", "initial", "acronym"} <= set(word_attributes("Á.", 0))
+    assert "acronym" in word_attributes("É.U.", 0) and "upper" in word_attributes("MÉXICO", 0)
+    assert "title" in word_attributes("Örebro", 0) and "initial" not in word_attributes("Ö", 0)
+
+
+def test_ascii_shapes_are_those_of_the_shipped_english_models():
+    """The English models were trained with ASCII-only classes; on ASCII words nothing changed."""
+    import re
+
+    def ascii_shape(word):
+        for pattern, symbol in ((r"[A-Z]", "X"), (r"[a-z]", "x"), (r"[0-9]", "d")):
+            word = re.sub(pattern, symbol, word)
+        return word
+
+    for word in ["McDonald's", "U.S.", "1996-08-30", "IBM", "x-ray", "#1", "a_b", "J.", "3:0", "'s"]:
+        assert word_shape(word) == ascii_shape(word)
+
+
 def test_word_attributes_affixes_and_flags():
     attributes = set(word_attributes("Reuters", 3))
     assert {"bias", "w=Reuters", "l=reuters", "s=Xx", "S=Xxxxxxx", "title"} <= attributes

@@ -139,3 +139,43 @@ def test_evaluate_skip_report(skip_model, tiny_corpus):
         assert 0.0 <= row["optimum_fraction"] <= 1.0 and row["mean_optimum_gap"] >= -1e-9
         assert "mean_score_gap" in row and "consistency_disagreement" in row
     assert rows["exact"]["stats_max"]["gap"] == 0.0
+
+
+def function_word_corpus() -> Corpus:
+    """``El`` capitalised 4 times, always O; ``Casa`` 3 times, once inside ORG (``Casa Blanca``);
+    ``Anoche`` twice (too rare to learn; not a stop word); ``Pero`` once and ``La`` twice, once in
+    ``La Caixa`` (both spaCy stop words)."""
+    tagged = [
+        ("El Banco dijo", ["O", "B-ORG", "O"]), ("El juez", ["O", "O"]), ("El Madrid", ["O", "B-ORG"]),
+        ("Casa Blanca", ["B-ORG", "I-ORG"]), ("Casa nueva", ["O", "O"]), ("Casa vieja", ["O", "O"]),
+        ("El fin", ["O", "O"]), ("Anoche Pero", ["O", "O"]), ("Anoche Madrid", ["O", "B-LOC"]),
+        ("La Caixa", ["B-ORG", "I-ORG"]), ("La mesa", ["O", "O"]),
+    ]
+    return Corpus("fw", "IOB2", [Document("d", [Sentence(text.split(), tags) for text, tags in tagged])])
+
+
+def test_function_words_are_learned_plus_stop_words():
+    corpus = function_word_corpus()
+    learned = skip.function_words(corpus, None, min_count=3, o_fraction=0.95)
+    assert learned == ("el",)  # 4 of 4 capitalised occurrences are O; Casa is O in only 2 of 3
+    assert skip.function_words(corpus, None, min_count=3, o_fraction=0.6) == ("casa", "el")
+    assert skip.function_words(corpus, None, min_count=5) == ()  # nothing seen capitalised 5 times
+    words = skip.function_words(corpus, "es", min_count=3, o_fraction=0.95)
+    assert {"el", "pero", "la"} <= set(words)  # learned, and spaCy's Spanish stop words (La even in La Caixa)
+    assert not {"anoche", "casa", "banco", "madrid"} & set(words)
+    assert set(words) == {"el"} | skip.stop_words("es") and list(words) == sorted(words)
+    with pytest.raises(ModelError, match="spaCy has no language"):
+        skip.function_words(corpus, "xx-nope")
+
+
+def test_tune_never_loses_to_the_chain(skip_model, tiny_corpus):
+    table = skip.load(skip_model)
+    tuned = skip.tune(table, skip_model, tiny_corpus, weights=(0.0, 0.5, 50.0))
+    rows = tuned.info["tuning"]
+    assert [r["weight"] for r in rows] == [0.0, 0.5, 50.0]
+    best = max(r["f1"] for r in rows)
+    assert next(r for r in rows if r["weight"] == tuned.weight)["f1"] == best >= rows[0]["f1"]
+    assert tuned.weight == min(r["weight"] for r in rows if r["f1"] == best)  # ties go to the smaller weight
+    # a table that only pushes repeated names apart loses to the chain: weight 0 is kept
+    repel = skip.SkipModel(table.config, table.labels, table.counts, -20.0 * np.eye(len(table.labels)))
+    assert skip.tune(repel, skip_model, tiny_corpus, weights=(0.0, 1.0)).weight == 0.0

@@ -1,0 +1,95 @@
+"""How ``hgner train`` and ``hgner evaluate`` read a tagged corpus: its tag scheme and its documents,
+both reported on stderr.
+
+**Scheme.** Tags are always read as conlleval reads them: an ``I-`` after ``O`` or after another
+type starts a chunk, whatever the scheme. Without ``--scheme`` the scheme is detected
+(:func:`hgner.schemes.detect`: BIOES when an E-/S- tag occurs, IOB1 when some chunk starts with
+``I-``, otherwise IOB2) and printed with the evidence (how many chunks start with ``I-`` and where
+the first is). ``--scheme S`` overrides it leniently: the chunks read as above are rendered in S
+(so IOB2 with a few stray ``I-`` starts is read as IOB2, each stray start being a chunk start), and
+no file that reads under its detected scheme is rejected. The scheme only decides how gold and
+predicted tags are written (``--predictions``); entity scores do not depend on it.
+
+**Documents** (``--documents``): ``corpus`` keeps the corpus's own documents (``-DOCSTART-``
+lines; a file without them is one document), ``sentence`` makes every sentence a document, N
+groups N consecutive sentences. The default, ``auto``, keeps the corpus's documents when it has
+more than one, and otherwise warns and uses :data:`NO_DOCUMENTS` (groups of 10 sentences: best on
+esp.testa, ahead of one per sentence and of the whole file, see ``scripts/TUNING.md``):
+document-level features and skip edges spanning a whole corpus join unrelated articles, and
+per-document report figures become corpus totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from . import schemes
+from .corpus import Corpus, convert_corpus, load_corpus, regroup_documents
+from .errors import HgnerError
+
+NO_DOCUMENTS = "10"
+DOCUMENT_MODES = ("auto", "corpus", "sentence")
+
+
+def documents_option(text: str) -> str:
+    """argparse type of ``--documents``: auto, corpus, sentence or a whole number >= 1."""
+    if text in DOCUMENT_MODES or (text.isdigit() and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"expected auto, corpus, sentence or a whole number >= 1, got {text!r}")
+
+
+def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
+    """Chunks that start with ``I-``, all chunks, and the line of the first sentence with an ``I-`` start."""
+    with_i, total, first_line = 0, 0, None
+    for sentence in corpus.sentences:
+        for start, _, _ in schemes.chunks(sentence.tags or []):
+            total += 1
+            if schemes.split_tag(sentence.tags[start])[0] == "I":
+                with_i += 1
+                if first_line is None and sentence.line is not None:
+                    first_line = sentence.line + start
+    return with_i, total, first_line
+
+
+def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", log: TextIO | None = None,
+                what: str = "corpus", offline: bool = False) -> tuple[Corpus, str]:
+    """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
+    documents as ``documents`` says; says what was detected and chosen on ``log``. Returns the
+    corpus and the documents mode used (``auto`` resolved)."""
+    corpus = load_corpus(name, offline=offline)
+    detected = corpus.scheme
+    with_i, total, first_line = chunk_starts(corpus)
+    evidence = f"{with_i} of {total} chunks start with I-" + (f", the first on line {first_line}" if first_line else "")
+    if scheme is None:
+        message = f"scheme {detected} (detected; {evidence})"
+        if detected == "IOB1" and 0 < with_i <= 0.01 * total:
+            message += "; if the file is IOB2 with stray I- starts, --scheme IOB2 reads each as a chunk start"
+    else:
+        try:
+            wanted = schemes.normalize_scheme(scheme)
+        except ValueError as error:
+            raise HgnerError(f"--scheme: {error}") from None
+        if wanted != detected:
+            corpus = convert_corpus(corpus, wanted)
+        message = f"scheme {wanted} (--scheme; detected {detected}; {evidence}, read as chunk starts)"
+    if log is not None:
+        print(f"{what} {corpus.name}: {message}", file=log)
+    return _group(corpus, documents, log, what)
+
+
+def _group(corpus: Corpus, documents: str, log: TextIO | None, what: str) -> tuple[Corpus, str]:
+    mode = documents
+    if documents == "auto":
+        mode = "corpus"
+        if len(corpus.documents) == 1 and len(corpus.sentences) > 1:
+            mode = NO_DOCUMENTS
+            if log is not None:
+                print(f"warning: {what} {corpus.name} has no -DOCSTART- document boundaries "
+                      f"({len(corpus.sentences)} sentences in one document); reading one document per "
+                      f"{'sentence' if mode == 'sentence' else f'{mode} sentences'} "
+                      f"(--documents corpus|sentence|N chooses)", file=log)
+    grouped = regroup_documents(corpus, mode)
+    if mode != "corpus":
+        grouped.notes.append(f"documents: {mode} ({len(grouped.documents)} documents)")
+    return grouped, mode

@@ -1,0 +1,74 @@
+"""``hgner train``'s work in one call: a complete model directory from a training and a development
+corpus (the crfsuite CRF, its skip potential with the weight tuned on the development corpus, and
+``meta.json`` with the language, documents mode and development figures)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from . import skip
+from .corpus import Corpus
+from .evaluate import evaluate
+from .features import RECOMMENDED, FeatureConfig
+from .model import CrfModel, train, write_metadata
+
+
+def build_model(
+    train_corpus: Corpus,
+    out: str | Path,
+    *,
+    dev: Corpus | None = None,
+    language: str = "en",
+    documents: str = "corpus",
+    dev_documents: str | None = None,
+    config: FeatureConfig = RECOMMENDED,
+    scheme: str = "IO",
+    c1: float = 0.05,
+    c2: float = 0.01,
+    max_iterations: int = 150,
+    label_map: dict[str, str] | None = None,
+    name: str | None = None,
+    gazetteer: dict[str, list[str]] | None = None,
+    function_words: tuple[str, ...] | None = None,
+    verbose: bool = False,
+    progress: bool = False,
+    log: TextIO | None = None,
+) -> CrfModel:
+    """Train a CRF on ``train_corpus`` (whose documents were grouped as ``documents`` says) into
+    ``out``; with ``dev``, score it there with Viterbi, learn the skip potential from
+    ``train_corpus`` and tune its weight on ``dev`` (:func:`hgner.skip.build`, decoded by
+    ``exact``; weight 0 when skip edges do not beat the chain). Without ``dev`` no skip potential
+    is written (its weight needs a development corpus). ``function_words`` replaces the learned
+    list of words never joined by skip edges (:func:`hgner.skip.function_words`)."""
+    skip.stop_words(language)  # an unknown language code fails before training
+    say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
+    say(f"training on {train_corpus.name}: {len(train_corpus.documents)} documents, "
+        f"{len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens (language {language})")
+    def finish(model: CrfModel) -> None:
+        """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
+        say(f"trained in {model.metadata['training']['seconds']:.0f} s: {len(model.attribute_index)} attributes")
+        if dev is None:
+            say("no development corpus: no skip potential written (--dev tunes its weight)")
+            return
+        result = evaluate(model, dev, ["viterbi"], progress=progress)["results"][0]
+        say(f"dev F1 on {dev.name}: {result['f1']:.2f} (Viterbi)")
+        tuned = skip.build(model, train_corpus, dev, language, words=function_words, progress=progress)
+        best = max(row["f1"] for row in tuned.info["tuning"])
+        say(f"skip potential: {tuned.info['edges']} skip edges in {train_corpus.name}, "
+            f"{len(tuned.config.function_words)} function words; weight {tuned.weight} "
+            f"(skip-chain F1 {best:.2f} with exact on {dev.name})")
+        model.metadata["dev"] = {
+            "corpus": dev.name,
+            "documents": dev_documents or documents,
+            "decoder": "viterbi",
+            "f1": round(result["f1"], 2),
+            "precision": round(result["precision"], 2),
+            "recall": round(result["recall"], 2),
+            "skip": {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight, "f1": round(best, 2)},
+        }
+        write_metadata(model.directory, model.metadata)
+
+    return train(train_corpus, out, config=config, scheme=scheme, c1=c1, c2=c2, max_iterations=max_iterations,
+                 label_map=label_map, name=name, verbose=verbose, gazetteer=gazetteer, language=language,
+                 documents=documents, finish=finish)

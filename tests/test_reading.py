@@ -1,0 +1,77 @@
+"""How train and evaluate read a corpus: --documents regrouping, the warning for a corpus without
+-DOCSTART-, and the reported / overridden tag scheme."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import pytest
+
+from hgner.corpus import Corpus, Document, Sentence, read_conll, regroup_documents
+from hgner.errors import HgnerError
+from hgner.reading import NO_DOCUMENTS, documents_option, read_tagged
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SPANISH = str(FIXTURES / "spanish_like.conll")  # 48 sentences, no -DOCSTART-, one stray I- start (line 49)
+
+
+def two_documents() -> Corpus:
+    sentence = lambda i: Sentence([f"w{i}"], ["O"], i)  # noqa: E731
+    return Corpus("c", "IOB2", [Document("a", [sentence(i) for i in range(5)]), Document("b", [sentence(5)])])
+
+
+def test_regroup_documents():
+    corpus = two_documents()
+    assert regroup_documents(corpus, "corpus") is corpus
+    by_sentence = regroup_documents(corpus, "sentence")
+    assert [len(d.sentences) for d in by_sentence.documents] == [1] * 6
+    groups = regroup_documents(corpus, "2")
+    assert [[s.tokens[0] for s in d.sentences] for d in groups.documents] == [["w0", "w1"], ["w2", "w3"], ["w4"], ["w5"]]
+    assert [s.tokens for s in groups.sentences] == [s.tokens for s in corpus.sentences]  # order and content kept
+    assert len(regroup_documents(corpus, 10).documents) == 2  # never across the corpus's own boundaries
+    with pytest.raises(HgnerError, match="whole number >= 1"):
+        regroup_documents(corpus, 0)
+
+
+def test_documents_option():
+    assert [documents_option(v) for v in ("auto", "corpus", "sentence", "20")] == ["auto", "corpus", "sentence", "20"]
+    for bad in ("0", "-3", "doc", "2.5"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            documents_option(bad)
+
+
+def test_corpus_without_docstart_is_warned_about_and_split():
+    log = io.StringIO()
+    corpus, mode = read_tagged(SPANISH, log=log)
+    assert mode == NO_DOCUMENTS == "10" and len(corpus.documents) == 5 and len(corpus.sentences) == 48
+    assert "no -DOCSTART- document boundaries (48 sentences in one document)" in log.getvalue()
+    assert "reading one document per 10 sentences" in log.getvalue()
+    assert "documents: 10 (5 documents)" in corpus.notes
+    for option, documents in (("corpus", 1), ("sentence", 48), ("7", 7)):
+        log = io.StringIO()
+        corpus, mode = read_tagged(SPANISH, documents=option, log=log)
+        assert mode == option and len(corpus.documents) == documents and "warning" not in log.getvalue()
+
+
+def test_corpus_with_documents_keeps_them_without_warning():
+    log = io.StringIO()
+    corpus, mode = read_tagged(str(FIXTURES / "iob1_docs.conll"), log=log)
+    assert mode == "corpus" and len(corpus.documents) == 3 and "warning" not in log.getvalue()
+
+
+def test_scheme_is_reported_and_overridden_leniently():
+    log = io.StringIO()
+    detected, _ = read_tagged(SPANISH, log=log)
+    assert detected.scheme == "IOB1"
+    assert "scheme IOB1 (detected; 1 of 107 chunks start with I-, the first on line 49)" in log.getvalue()
+    assert "--scheme IOB2 reads each as a chunk start" in log.getvalue()
+    log = io.StringIO()
+    overridden, _ = read_tagged(SPANISH, scheme="bio", log=log)
+    assert overridden.scheme == "IOB2" and "scheme IOB2 (--scheme; detected IOB1" in log.getvalue()
+    stray = next(s for s in overridden.sentences if s.line is not None and s.line <= 49 < s.line + len(s.tokens))
+    assert stray.tags[49 - stray.line].startswith("B-")  # the stray I- start, now a chunk start
+    assert read_conll(SPANISH, "IOB1").sentences[4].tokens == overridden.sentences[4].tokens
+    with pytest.raises(HgnerError, match="--scheme: unknown tag scheme 'XYZ'"):
+        read_tagged(SPANISH, scheme="XYZ", log=None)

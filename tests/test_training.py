@@ -1,0 +1,82 @@
+"""``hgner train`` builds a complete model (CRF, skip potential tuned on the dev set, meta.json with
+the language) that ``hgner evaluate --graph skip`` uses, on a small Spanish-like corpus, no script involved."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hgner import skip
+from hgner.cli import main
+from hgner.model import CrfModel
+
+SPANISH = str(Path(__file__).parent / "fixtures" / "spanish_like.conll")
+
+
+def test_train_then_evaluate_skip_end_to_end(tmp_path, capsys):
+    out = tmp_path / "es-tiny"
+    assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--lang", "es", "--documents", "6", "--scheme", "IOB2",
+                 "--out", str(out), "--max-iterations", "30"]) == 0
+    err = capsys.readouterr().err
+    assert "scheme IOB2 (--scheme; detected IOB1" in err and "skip potential:" in err and "weight" in err
+    meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    assert meta["language"] == "es" and meta["documents"] == "6" and meta["training"]["corpus_scheme"] == "IOB2"
+    assert meta["dev"]["documents"] == "6" and meta["dev"]["skip"]["decoder"] == "exact"
+    assert meta["dev"]["skip"]["f1"] >= meta["dev"]["f1"]  # skip-chain never worse than the chain on dev
+    model = CrfModel.load(out)
+    table = skip.load(model)
+    assert table.weight == meta["dev"]["skip"]["weight"] and table.info["edges"] > 0
+    assert "el" in table.config.function_words and "córdoba" not in table.config.function_words
+    assert table.info["tuned_on"] == SPANISH and table.info["function_words"]["language"] == "es"
+
+    report_file = tmp_path / "report.json"
+    assert main(["evaluate", "--model", str(out), "--corpus", SPANISH, "--documents", "6", "--graph", "skip",
+                 "--decoders", "viterbi,exact", "--json", str(report_file)]) == 0
+    report = json.loads(report_file.read_text())
+    rows = {r["decoder"]: r for r in report["results"]}
+    assert report["documents"] == 8 and rows["exact"]["graph"] == "skip" and rows["exact"]["certified_fraction"] == 1.0
+    assert np.isclose(rows["exact"]["f1"], meta["dev"]["skip"]["f1"], atol=0.01)
+    assert np.isclose(rows["viterbi"]["f1"], meta["dev"]["f1"], atol=0.01)
+    assert "documents: 6 (8 documents)" in report["notes"]
+
+
+def test_evaluate_skip_without_potential_names_the_command(tmp_path, capsys):
+    out = tmp_path / "no-dev"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "5"]) == 0
+    assert "no skip potential written" in capsys.readouterr().err
+    assert not (out / skip.SKIP_ARRAYS).exists()
+    assert main(["evaluate", "--model", str(out), "--corpus", SPANISH, "--graph", "skip", "--decoders", "exact"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err  # one line: the error comes before any other output
+    assert "has no skip potential" in err and "hgner train --train CORPUS --dev CORPUS" in err
+
+
+def test_unknown_language_fails_before_training(tmp_path, capsys):
+    assert main(["train", "--train", SPANISH, "--lang", "zz", "--out", str(tmp_path / "m")]) == 2
+    assert "spaCy has no language" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("name, language", [("es-conll02", "es"), ("nl-conll02", "nl")])
+def test_shipped_conll02_models_are_complete(name, language):
+    from hgner.decoders.chain import viterbi
+    from hgner.model import builtin_models
+
+    assert name in builtin_models()
+    model = CrfModel.load(name)
+    meta = model.metadata
+    assert meta["language"] == language and meta["scheme"] == "IO" and meta["documents"] == {"es": "10", "nl": "corpus"}[language]
+    assert meta["dev"]["skip"]["f1"] >= meta["dev"]["f1"] > 70  # skip-chain never worse than the chain on dev
+    table = skip.load(model)
+    assert table.weight == meta["dev"]["skip"]["weight"] and table.info["function_words"]["language"] == language
+    size = sum(p.stat().st_size for p in model.directory.iterdir())
+    assert size < 25 * 2**20
+    sentence = {"es": "El presidente José Álvarez visitó Córdoba con Telefónica .",
+                "nl": "De minister Jan de Vries bezocht Amsterdam met Philips ."}[language].split()
+    features = model.features([sentence])
+    tags = [model.labels[k] for k in viterbi(model.chain_graph(features))]
+    assert tags == model.crfsuite_tag(features)[0]
+    assert tags[0] == tags[1] == "O" and tags[2].endswith("PER") and tags[-1] == "O"
