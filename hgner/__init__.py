@@ -10,8 +10,7 @@ The Python API (``__all__``)::
     hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report dict
     hgner.available_decoders(), hgner.available_models(), hgner.model_info("en-conll03")
 
-Importing ``hgner`` is cheap: everything loads on first use. ``hgner.evaluate`` is also the
-module of that name; calling it runs :func:`hgner.api.evaluate`.
+Importing ``hgner`` is cheap: everything loads on first use.
 """
 
 from __future__ import annotations
@@ -38,12 +37,10 @@ if TYPE_CHECKING:
     from .tag import Entity, Tagger
 
 _HOMES = {"Entity": "tag", "Tagger": "tag", "ModelInfo": "api", "available_decoders": "api",
-          "available_models": "api", "load": "api", "model_info": "api"}
+          "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api"}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "evaluate":  # the module, callable as the API function (see hgner/evaluate.py)
-        return importlib.import_module(".evaluate", __name__)
     if name in _HOMES:
         return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
     raise AttributeError(f"module 'hgner' has no attribute {name!r}")

@@ -33,9 +33,9 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
              progress: bool = False) -> dict[str, Any]:
     """Score ``decoders`` on a tagged ``corpus`` (a CoNLL file or a corpus name such as
     ``conll2003:testa``), as ``hgner evaluate`` does: the report is the dict that command prints
-    (:func:`hgner.evaluate.format_report`) and writes with ``--json``. Each decoder runs with
+    (:func:`hgner.evaluation.format_report`) and writes with ``--json``. Each decoder runs with
     every sweep count and seed ``0..seeds-1`` it accepts and with the ``settings`` it accepts."""
-    from . import evaluate as evaluation
+    from . import evaluation
     from .corpus import load_corpus
     from .decoders import decoder_class
     from .errors import HgnerError

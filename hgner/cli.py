@@ -366,7 +366,7 @@ def _train(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from .decoders import decoder_class
-    from .evaluate import evaluate, evaluate_raw, format_report, write_json
+    from .evaluation import evaluate, evaluate_raw, format_report, write_json
     from .fileio import check_writable, refuse_inputs
     from .model import CrfModel
     from .reading import read_tagged

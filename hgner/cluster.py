@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from .corpus import Document
-    from .evaluate import DocumentOutcome, DocumentScorer, EvaluationPlan
+    from .evaluation import DocumentOutcome, DocumentScorer, EvaluationPlan
     from .model import CrfModel
 
 PART_BYTES = 1_000_000  # input text per part (one task, one output file): about 180,000 tokens of news
@@ -570,7 +570,7 @@ def model_reference(model: CrfModel) -> str:
 @functools.lru_cache(maxsize=4)
 def _worker_scorer(reference: str, plan: EvaluationPlan) -> DocumentScorer:
     """A worker's scorer for ``plan``, built (model loaded, kernels compiled) once per worker."""
-    from .evaluate import DocumentScorer
+    from .evaluation import DocumentScorer
 
     return DocumentScorer(_worker_model(reference), plan)
 
@@ -582,7 +582,7 @@ def _score_batch(reference: str, plan: EvaluationPlan, documents: list[Document]
 
 def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, documents: list[Document],
                     keep: bool) -> Iterator[DocumentOutcome]:
-    """What :class:`~hgner.evaluate.DocumentScorer` gives for each document, computed in batches on
+    """What :class:`~hgner.evaluation.DocumentScorer` gives for each document, computed in batches on
     the cluster's workers and yielded in document order."""
     if not documents:
         return

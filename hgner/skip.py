@@ -286,7 +286,7 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
     from . import schemes
     from .decoders import make_decoder
     from .decoders.chain import viterbi
-    from .evaluate import gold_tags
+    from .evaluation import gold_tags
     from .pipeline import Pipeline
     from .scoring import score
 

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from . import skip
 from .corpus import Corpus
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .features import RECOMMENDED, FeatureConfig
 from .model import CrfModel, train, write_metadata
 

@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from hgner.corpus import load_corpus
-from hgner.evaluate import evaluate, evaluate_raw
+from hgner.evaluation import evaluate, evaluate_raw
 from hgner.model import CrfModel
 from hgner.rawtext import rebuild
 from hgner.tokenizer import TextTokenizer

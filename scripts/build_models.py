@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from hgner import schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
-from hgner.evaluate import gold_tags  # noqa: E402
+from hgner.evaluation import gold_tags  # noqa: E402
 from hgner.features import RECOMMENDED, learn_truecase  # noqa: E402
 from hgner.model import META_FILE, CrfModel, write_metadata  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402

@@ -184,12 +184,12 @@ def test_stdout_on_a_full_device_is_a_one_line_error(tiny_model, corpus_file):
 
 
 def test_internal_errors_exit_1_and_ask_for_a_report(monkeypatch, tiny_model, corpus_file, capsys):
-    import hgner.evaluate
+    import hgner.evaluation
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(hgner.evaluate, "evaluate", broken)
+    monkeypatch.setattr(hgner.evaluation, "evaluate", broken)
     argv = ["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file)]
     assert main(argv) == 1
     error = one_line_error(capsys)

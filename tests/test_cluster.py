@@ -149,7 +149,7 @@ def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):
 
 
 def test_evaluate_on_the_cluster_gives_the_local_numbers(client, tiny_model, tiny_corpus):
-    from hgner.evaluate import evaluate
+    from hgner.evaluation import evaluate
 
     settings = dict(sweeps=[20], seeds=[0, 1], progress=False)
     local = evaluate(tiny_model, tiny_corpus, ["viterbi", "gibbs", "herded"], **settings)

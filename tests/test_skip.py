@@ -9,7 +9,7 @@ from hgner import schemes, skip
 from hgner.corpus import Corpus, Document, Sentence
 from hgner.decoders import make_decoder
 from hgner.errors import GraphError, ModelError
-from hgner.evaluate import evaluate
+from hgner.evaluation import evaluate
 from hgner.model import CrfModel
 from hgner.pipeline import Pipeline
 

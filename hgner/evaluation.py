@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import time
 from collections import Counter
-import types
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -496,16 +494,3 @@ def evaluate_raw(
         ],
         "results": results,
     }
-
-
-class _CallableModule(types.ModuleType):
-    """``hgner.evaluate`` names this module (the import system sets it whenever the module is
-    imported) and is also the public function :func:`hgner.api.evaluate`: calling it calls that."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        from .api import evaluate as evaluate_api
-
-        return evaluate_api(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

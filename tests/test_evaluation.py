@@ -1,6 +1,6 @@
 import pytest
 
-from hgner.evaluate import in_scheme, plan_runs
+from hgner.evaluation import in_scheme, plan_runs
 
 
 @pytest.mark.parametrize(
@@ -30,7 +30,7 @@ def test_plan_runs_expands_sweeps_and_seeds_only_where_accepted():
 def test_report_table_fits_the_longest_name():
     import io
 
-    from hgner.evaluate import format_report
+    from hgner.evaluation import format_report
 
     def row(decoder, graph="skip"):
         return {"decoder": decoder, "sweeps": 100, "seed": 0, "f1": 80.0, "precision": 80.0, "recall": 80.0,
