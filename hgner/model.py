@@ -339,6 +339,8 @@ def train(
     import sklearn_crfsuite
 
     out = Path(out)
+    if out.is_symlink():  # a link to a model directory: replace the directory, keep the link
+        out = out.resolve()
     check_model_target(out)
     scheme = schemes.normalize_scheme(scheme)
     if not (math.isfinite(c1) and math.isfinite(c2) and c1 >= 0 and c2 >= 0):

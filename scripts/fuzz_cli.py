@@ -256,6 +256,8 @@ def run_forked(argv: list[str], stdin: bytes, work: Path, timeout: float) -> tup
         code = 1
         try:
             os.setpgid(0, 0)
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # the CLI's own Ctrl-C handling
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             for fd, path, flags in ((0, work / "stdin", os.O_RDONLY), (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
                                     (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
                 os.dup2(os.open(path, flags, 0o644), fd)
@@ -354,12 +356,17 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
          progress: bool = True) -> tuple[Counter, list[str]]:
     """Run ``n`` cases; returns the case kinds counted and one line per failure."""
     root = Path(tempfile.mkdtemp(prefix="hgner-fuzz-"))
+    stopped: list[int] = []  # SIGTERM or SIGINT: finish the current case, then report what ran
+    previous = {signum: signal.signal(signum, lambda number, frame: stopped.append(number))
+                for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
         model = build_model(root)
         kinds: Counter = Counter()
         failures: list[str] = []
         started = time.monotonic()
         for number in range(n):
+            if stopped:
+                break
             rng = random.Random(f"{seed}-{number}")
             work = root / f"case{number}"
             work.mkdir()
@@ -381,6 +388,8 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
                       file=sys.stderr, flush=True)
         return kinds, failures
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -395,7 +404,7 @@ def main() -> int:
     args = parser.parse_args()
     started = time.monotonic()
     kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep)
-    print(f"{args.n} cases ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) in "
+    print(f"{sum(kinds.values())} of {args.n} cases ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) in "
           f"{time.monotonic() - started:.0f}s: {len(failures)} failures")
     return 1 if failures else 0
 

@@ -226,3 +226,11 @@ def test_fast_table_check_agrees_with_jsonschema(table, schema, tmp_path_factory
         return True
 
     assert verdict(check_string_table) == verdict(check)
+
+
+def test_retraining_through_a_symlink_replaces_the_directory_and_keeps_the_link(copy, tiny_corpus, tmp_path):
+    link = tmp_path / "link"
+    link.symlink_to(copy)
+    train(tiny_corpus, link, max_iterations=5, verbose=False)
+    assert link.is_symlink() and not (copy / "skip.npz").exists()
+    assert CrfModel.load(link).metadata["files"].keys() == {MODEL_FILE}
