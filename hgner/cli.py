@@ -390,7 +390,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     model = CrfModel.load(args.model)
     if args.graph == "skip":
         load_skip(model)  # a missing skip potential fails before any work
-    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline)
+    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline,
+                            announce=False)  # the report prints the scheme with its notes
     for option, path in outputs.items():
         refuse_inputs(path, [args.corpus, corpus.name, *model.files()], option)
     if args.input == "raw":

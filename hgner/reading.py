@@ -53,10 +53,12 @@ def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
 
 
 def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", log: TextIO | None = None,
-                what: str = "corpus", offline: bool = False) -> tuple[Corpus, str]:
+                what: str = "corpus", offline: bool = False, announce: bool = True) -> tuple[Corpus, str]:
     """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
-    documents as ``documents`` says; says what was detected and chosen on ``log``. Returns the
-    corpus and the documents mode used (``auto`` resolved)."""
+    documents as ``documents`` says. What was detected and chosen goes into the corpus's notes
+    (printed with every report) and, with ``announce``, on ``log``, which also gets the warning
+    for a corpus without documents. Returns the corpus and the documents mode used (``auto``
+    resolved)."""
     corpus = load_corpus(name, offline=offline)
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
@@ -73,7 +75,8 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
         if wanted != detected:
             corpus = convert_corpus(corpus, wanted)
         message = f"scheme {wanted} (--scheme; detected {detected}; {evidence}, read as chunk starts)"
-    if log is not None:
+    corpus.notes.append(message)
+    if log is not None and announce:
         print(f"{what} {corpus.name}: {message}", file=log)
     return _group(corpus, documents, log, what)
 

@@ -35,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_tag import first_output_seconds  # noqa: E402  (scripts/ is on the path when a script runs)
 from hgner.corpus import load_corpus
 from hgner.tag import DEFAULT_MODEL
 
@@ -57,17 +58,6 @@ def measure(args: list[str]) -> dict[str, float]:
     if code != 0:
         raise SystemExit(f"hgner {' '.join(args[:3])} ... failed with status {code}")
     return {"wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "peak_rss_mib": round(rss / 1024)}
-
-
-def first_output_seconds(model: str) -> float:
-    """Seconds from starting ``hgner tag`` on one sentence to its first byte of output."""
-    started = time.perf_counter()
-    process = subprocess.Popen([*COMMAND, "tag", "--model", model, "Jim Smith flew to Paris on Monday."],
-                               stdout=subprocess.PIPE)
-    process.stdout.read(1)
-    seconds = time.perf_counter() - started
-    process.communicate()
-    return seconds
 
 
 def raw_documents(corpus_name: str) -> list[tuple[str, int]]:

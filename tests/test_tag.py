@@ -174,7 +174,7 @@ def test_sampler_confidences(tag_model):
 def test_skip_graph_without_a_skip_potential_says_how_to_build_it(tag_model):
     result = run_hgner(["tag", "--model", str(tag_model), "--graph", "skip", "--decoder", "gibbs", SENTENCE])
     assert result.returncode == 2
-    assert "has no skip potential" in one_line_error(result.stderr) and "scripts/build_skip.py" in result.stderr
+    assert "has no skip potential" in one_line_error(result.stderr) and "hgner train --train CORPUS --dev CORPUS" in result.stderr
 
 
 def test_skip_graph_tags_with_a_skip_potential(tag_model, tmp_path):
