@@ -30,22 +30,24 @@ def load(model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, *, g
 def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa", decoders: Sequence[str] = ("viterbi",),
              *, sweeps: Sequence[int] = (100,), seeds: int = 1, scheme: str | None = None, mode: str = "conlleval",
              graph: str = "chain", settings: Mapping[str, Any] | None = None, predictions: str | None = None,
-             progress: bool = False) -> dict[str, Any]:
+             documents: str = "auto", progress: bool = False) -> dict[str, Any]:
     """Score ``decoders`` on a tagged ``corpus`` (a CoNLL file or a corpus name such as
     ``conll2003:testa``), as ``hgner evaluate`` does: the report is the dict that command prints
     (:func:`hgner.evaluation.format_report`) and writes with ``--json``. Each decoder runs with
-    every sweep count and seed ``0..seeds-1`` it accepts and with the ``settings`` it accepts."""
+    every sweep count and seed ``0..seeds-1`` it accepts and with the ``settings`` it accepts. The
+    corpus is read as the command reads it (:func:`hgner.reading.read_tagged`: ``scheme`` detected
+    when None, ``documents`` as ``--documents``), and what was detected goes into the report's notes."""
     from . import evaluation
-    from .corpus import load_corpus
     from .decoders import decoder_class
     from .errors import HgnerError
     from .model import CrfModel
+    from .reading import read_tagged
 
     for name in decoders:
         decoder_class(name)  # unknown names fail before any work
     if seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {seeds}")
-    loaded = load_corpus(corpus, scheme)
+    loaded, _ = read_tagged(str(corpus), scheme, documents)
     return evaluation.evaluate(CrfModel.load(model), loaded, decoders, sweeps=sweeps, seeds=list(range(seeds)),
                                mode=mode, graph=graph, settings=settings or {}, predictions=predictions,
                                progress=progress)
