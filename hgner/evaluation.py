@@ -155,6 +155,7 @@ class DocumentScorer:
     def __init__(self, model: CrfModel, plan: EvaluationPlan) -> None:
         self.model = model
         self.plan = plan
+        self.certifying_run = plan.certifying_run  # asked once: a registry lookup reads the entry points
         settings = dict(plan.settings)
         self.builder = Pipeline(model, make_decoder("viterbi"), plan.graph)
         self.keep_features = any(decoder_class(run.decoder) is CrfsuiteReference for run in plan.runs)
@@ -171,7 +172,7 @@ class DocumentScorer:
 
     def __call__(self, document: Document, keep_predictions: bool = False) -> DocumentOutcome:
         """Decode ``document`` with every run and score it against its gold tags."""
-        plan, exact = self.plan, self.plan.certifying_run
+        plan, exact = self.plan, self.certifying_run
         started = time.perf_counter()
         prepared = self.builder.prepare([s.tokens for s in document.sentences])
         build_seconds = time.perf_counter() - started
