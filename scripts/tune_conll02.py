@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import ROOT, f1, build_gazetteer, tokens_per_second  # noqa: E402
+from build_models import ROOT, build_gazetteer, f1, record, tokens_per_second  # noqa: E402
 
 from hgner.corpus import load_corpus, regroup_documents  # noqa: E402
 from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
@@ -73,10 +73,7 @@ def run(name: str) -> dict:
             "tokens_per_second": round(tokens_per_second(model, dev, repeats=1)),
             "when": time.strftime("%Y-%m-%d %H:%M"),
         }
-    with open(RESULTS, "a", encoding="utf-8") as stream:
-        stream.write(json.dumps(result) + "\n")
-    print(json.dumps(result), flush=True)
-    return result
+    return record(RESULTS, result)
 
 
 def table() -> None:

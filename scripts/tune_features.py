@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import ROOT, build_gazetteer, f1, is_all_caps, tokens_per_second  # noqa: E402
+from build_models import ROOT, build_gazetteer, f1, is_all_caps, record, tokens_per_second  # noqa: E402
 
 from hgner.corpus import load_corpus  # noqa: E402
 from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
@@ -77,10 +77,7 @@ def run(name: str, train_corpus, dev) -> dict:
             "tokens_per_second": round(tokens_per_second(model, dev)),
             "when": time.strftime("%Y-%m-%d %H:%M"),
         }
-    with open(RESULTS, "a", encoding="utf-8") as stream:
-        stream.write(json.dumps(result) + "\n")
-    print(json.dumps(result), flush=True)
-    return result
+    return record(RESULTS, result)
 
 
 def table() -> str:
