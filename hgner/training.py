@@ -5,13 +5,13 @@ corpus (the crfsuite CRF, its skip potential with the weight tuned on the develo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import skip
 from .corpus import Corpus
 from .evaluation import evaluate
-from .features import RECOMMENDED, FeatureConfig
 from .model import CrfModel, train, write_metadata
+from .tokenizer import DEFAULT_LANGUAGE
 
 
 def build_model(
@@ -19,28 +19,21 @@ def build_model(
     out: str | Path,
     *,
     dev: Corpus | None = None,
-    language: str = "en",
+    language: str = DEFAULT_LANGUAGE,
     documents: str = "corpus",
     dev_documents: str | None = None,
-    config: FeatureConfig = RECOMMENDED,
-    scheme: str = "IO",
-    c1: float = 0.05,
-    c2: float = 0.01,
-    max_iterations: int = 150,
-    label_map: dict[str, str] | None = None,
-    name: str | None = None,
-    gazetteer: dict[str, list[str]] | None = None,
     function_words: tuple[str, ...] | None = None,
-    verbose: bool = False,
     progress: bool = False,
     log: TextIO | None = None,
+    **options: Any,
 ) -> CrfModel:
     """Train a CRF on ``train_corpus`` (whose documents were grouped as ``documents`` says) into
     ``out``; with ``dev``, score it there with Viterbi, learn the skip potential from
     ``train_corpus`` and tune its weight on ``dev`` (:func:`hgner.skip.build`, decoded by
     ``exact``; weight 0 when skip edges do not beat the chain). Without ``dev`` no skip potential
     is written (its weight needs a development corpus). ``function_words`` replaces the learned
-    list of words never joined by skip edges (:func:`hgner.skip.function_words`)."""
+    list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
+    :func:`hgner.model.train` (features, scheme, regularisation, ...)."""
     skip.stop_words(language)  # an unknown language code fails before training
     say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
     say(f"training on {train_corpus.name}: {len(train_corpus.documents)} documents, "
@@ -69,6 +62,4 @@ def build_model(
         }
         write_metadata(model.directory, model.metadata)
 
-    return train(train_corpus, out, config=config, scheme=scheme, c1=c1, c2=c2, max_iterations=max_iterations,
-                 label_map=label_map, name=name, verbose=verbose, gazetteer=gazetteer, language=language,
-                 documents=documents, finish=finish)
+    return train(train_corpus, out, language=language, documents=documents, finish=finish, **options)

@@ -209,7 +209,8 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
                         config=settings["features"], scheme=SCHEME, c1=C1, c2=C2, max_iterations=ITERATIONS,
                         label_map=settings["label_map"], name=name, gazetteer=gazetteer,
-                        function_words=settings["function_words"], progress=sys.stderr.isatty(), log=sys.stderr)
+                        function_words=settings["function_words"], verbose=False, progress=sys.stderr.isatty(),
+                        log=sys.stderr)
     scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))
     if gazetteer:
