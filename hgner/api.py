@@ -7,7 +7,6 @@ crfsuite load with the first model.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from .errors import ModelError
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
+from .tokenizer import DEFAULT_LANGUAGE
 
 
 def load(model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, *, graph: str = "chain",
@@ -101,12 +101,8 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
     if "dev" in metadata:  # written by `hgner train --dev`
         dev.setdefault(metadata["dev"]["corpus"], metadata["dev"]["f1"])
     test = {corpus: figures["f1"] for corpus, figures in scores.get("test", {}).items()}
-    language = metadata.get("language") or _tokenizer_language(metadata.get("tokenizer", "")) or "-"
+    language = metadata.get("language", DEFAULT_LANGUAGE)  # as the tagger reads it
     size = sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
     return ModelInfo(metadata.get("name", directory.name), directory, language, labels, scheme, dev, test, size, metadata)
 
 
-def _tokenizer_language(tokenizer: str) -> str | None:
-    """The language of a tokenizer named like ``spacy.blank('en')+sentencizer``."""
-    found = re.search(r"blank\('([a-z]{2,3})'\)", tokenizer)
-    return found.group(1) if found else None

@@ -234,7 +234,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
     formats = {name: tag.output_format(name) for name in registry.names(registry.output_formats)}
     parser.add_argument("--format", choices=list(formats), default="inline",
                         help="; ".join(f"{name}: {writer.summary}" for name, writer in formats.items()) + " (default inline)")
-    parser.add_argument("--scheme", type=str.upper, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
+    parser.add_argument("--scheme", type=_scheme, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
     parser.add_argument("--min-confidence", type=_probability, metavar="X",
                         help="leave out entities whose confidence is below X (entities without one are kept)")
     parser.add_argument("--glob", default=tag.DEFAULT_GLOB, metavar="PATTERN",

@@ -99,7 +99,8 @@ def _umask() -> int:
     return mask
 
 
-def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
+def file_identity(path: str | os.PathLike) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, or None when it cannot be read: the same file through any link."""
     try:
         info = os.stat(path)
     except OSError:
@@ -122,11 +123,11 @@ def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.Pa
     any link) or the file standard input reads; checked before anything is opened for writing."""
     if output is None:
         return
-    target = _identity(output)
+    target = file_identity(output)
     if target is None:
         return
     for source in inputs:
-        if _identity(source) == target:
+        if file_identity(source) == target:
             raise HgnerError(f"{option} {output}: is also an input ({source}); refusing to overwrite it")
     if read_stdin and stdin_identity() == target:
         raise HgnerError(f"{option} {output}: is the file standard input reads; refusing to overwrite it")

@@ -2,8 +2,8 @@
 
 A whole ``Doc`` is one document (skip edges may join any two of its sentences). The component
 tags the Doc's own tokens (whitespace tokens left out) sentence by sentence: the Doc's sentence
-boundaries when it has them, otherwise the sentencizer's (computed on a copy: the Doc's own
-sentence annotation is left alone). Decoding is :class:`hgner.tag.Tagger`'s, so entities equal
+boundaries when it has them, otherwise those of ``hgner tag``'s line-aware rules
+(:func:`hgner.tokenizer.split_sentences`; the Doc's own sentence annotation is left alone). Decoding is :class:`hgner.tag.Tagger`'s, so entities equal
 ``hgner tag``'s for the same tokens. The component never re-tokenizes: for the tokens the model
 was trained on (as ``hgner tag`` makes them), give the pipeline hgner's tokenizer,
 ``nlp.tokenizer = hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v1"``
@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterable
-from functools import cached_property
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from spacy.util import ensure_path
 
 from .errors import HgnerError
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
-from .tokenizer import TextTokenizer
+from .tokenizer import TextTokenizer, split_sentences
 
 CONFIDENCE = "hgner_confidence"
 CFG_FILE = "cfg"
@@ -105,8 +104,8 @@ class HgnerComponent:
     def __call__(self, doc: Doc) -> Doc:
         if doc.has_annotation("SENT_START"):
             sentences = TextTokenizer.from_doc(doc)
-        else:
-            sentences = TextTokenizer.from_doc(self._sentencizer(doc.copy()))
+        else:  # hgner tag's own sentence rules, read off the tokens (the Doc is left alone)
+            sentences = split_sentences(doc)
         spans = []
         for group in self.tagger.tag_sentences(doc.text, sentences):
             for entity in group.entities:
@@ -120,13 +119,6 @@ class HgnerComponent:
         else:
             doc.spans[self.cfg["target"]].extend(spans)
         return doc
-
-    @cached_property
-    def _sentencizer(self) -> Callable[[Doc], Doc]:
-        """spaCy's rule-based sentencizer, as ``hgner tag`` uses it."""
-        from spacy.pipeline import Sentencizer
-
-        return Sentencizer()
 
     def _set_ents(self, doc: Doc, spans: list[Span]) -> None:
         if self.cfg["overwrite"] or not doc.ents:

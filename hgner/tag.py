@@ -35,7 +35,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
 from .errors import HgnerError
-from .fileio import atomic_write, refuse_inputs, write_text
+from .fileio import atomic_write, file_identity, refuse_inputs, write_text
 from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer, TokenizedSentence, describe
 
 if TYPE_CHECKING:
@@ -485,7 +485,7 @@ class BratWriter(Writer):
                                  "give -o DIR")
         elif os.path.exists(options.output) and not os.path.isdir(options.output):
             raise HgnerError(f"-o {options.output}: the brat format writes into a directory, and this is a file")
-        read = {_identity(i.path): i.source for i in inputs if i.path not in (None, "-")}
+        read = {file_identity(i.path): i.source for i in inputs if i.path not in (None, "-")}
         targets: dict[Path, str] = {}
         for number, document in enumerate(inputs, 1):
             target = cls.annotation_path(document, options, number)
@@ -493,8 +493,8 @@ class BratWriter(Writer):
                 raise HgnerError(f"{document.source} and {targets[target]} would both be written to {target}")
             targets[target] = document.source
             for written in [target] + ([target.with_suffix(".txt")] if options.output is not None else []):
-                if written.exists() and _identity(written) in read:
-                    raise HgnerError(f"{written} is also an input ({read[_identity(written)]}); refusing to overwrite it")
+                if written.exists() and file_identity(written) in read:
+                    raise HgnerError(f"{written} is also an input ({read[file_identity(written)]}); refusing to overwrite it")
 
     @staticmethod
     def annotation_path(document: Input, options: OutputOptions, number: int) -> Path:
@@ -529,11 +529,6 @@ class BratWriter(Writer):
             target.parent.mkdir(parents=True, exist_ok=True)
             write_text(target.with_suffix(".txt"), self.text)
         write_text(target, "".join(lines))
-
-
-def _identity(path: str | Path) -> tuple[int, int]:
-    info = os.stat(path)
-    return info.st_dev, info.st_ino
 
 
 @register_format("docbin")

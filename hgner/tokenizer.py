@@ -195,6 +195,10 @@ class SpacyDefaultTokenizer(TextTokenizer):
     def __call__(self, text: str) -> list[TokenizedSentence]:
         return self.from_doc(self.nlp(text))
 
+    def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
+        for doc in self.nlp.pipe(texts, batch_size=batch_size):
+            yield self.from_doc(doc)
+
 
 def _line_breaks(space: str) -> int:
     """Line breaks in a whitespace token (``\\r\\n`` counts once)."""
