@@ -444,7 +444,7 @@ def _scores(scores: dict[str, float]) -> str:
 
 def format_model_info(info: ModelInfo) -> str:
     """``hgner models info``: the summary, then the training record and the features."""
-    from .skip import SKIP_ARRAYS, SKIP_META
+    from .model import SKIP_FILES
 
     meta = info.metadata
     training = meta.get("training", {})
@@ -457,7 +457,7 @@ def format_model_info(info: ModelInfo) -> str:
         ("training", ", ".join(f"{k} {training[k]}" for k in ("sentences", "tokens", "algorithm", "c1", "c2",
                                                               "max_iterations", "seconds") if k in training) or "-"),
         ("features", ", ".join(f"{k}={v}" for k, v in meta.get("features", {}).items()) or "-"),
-        ("skip potential", "yes" if all((info.path / f).is_file() for f in (SKIP_ARRAYS, SKIP_META))
+        ("skip potential", "yes" if all(f in meta.get("files", {}) for f in SKIP_FILES)  # as skip.load decides
                            else "no (--graph skip needs one)"),
         ("hgner version", meta.get("hgner_version", "-")),
     ]

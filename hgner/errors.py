@@ -30,13 +30,6 @@ class UnknownNameError(HgnerError):
         super().__init__(f"unknown {kind} {name!r}; expected one of: {', '.join(self.available) or 'none'}")
 
 
-class UnknownDecoderError(UnknownNameError):
-    """A decoder name that is not registered; the message lists the registered names."""
-
-    def __init__(self, name: str, available: Iterable[str]) -> None:
-        super().__init__("decoder", name, available)
-
-
 class ModelError(HgnerError):
     """A model name or directory that cannot be loaded, or a model that does not fit the request."""
 

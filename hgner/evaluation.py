@@ -39,6 +39,7 @@ from .errors import HgnerError
 from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel, relabel
 from .pipeline import CrfsuiteReference, Pipeline
+from .report import name_width
 from .scoring import Counts, consistency_disagreement, consistency_pairs, entity_spans, score
 from .settings import settings_per_decoder
 
@@ -386,11 +387,6 @@ def _shown_name(result: dict[str, Any], report: dict[str, Any]) -> str:
     return result["decoder"] if graph == report["graph"] else f"{result['decoder']}@{graph}"
 
 
-def name_width(names: Iterable[str], heading: str = "decoder") -> int:
-    """Width of a table's first column: its longest name or its heading."""
-    return max([len(heading), *map(len, names)])
-
-
 def _blank(value: Any) -> str:
     return "" if value is None else str(value)
 
@@ -432,7 +428,7 @@ def evaluate_raw(
     reference = Tagger(model, "viterbi", "chain", warn=lambda message: None)
     tokenized = [list(reference.sentences(d.text)) for d in documents]
     tokenize_seconds = time.perf_counter() - started
-    reference_tags: list[list[str]] = []  # Viterbi's tags on the same sentences, computed when first needed
+    reference_tags: list[list[str]] | None = None  # Viterbi's tags on the same sentences, when first needed
     results = []
     for run in plan_runs(decoders, sweeps, seeds):
         run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
@@ -449,12 +445,10 @@ def evaluate_raw(
         predicted = [[(e.start, e.end, e.label) for g in doc_groups for e in g.entities] for doc_groups in groups]
         result_score = score_spans((d.entities for d in documents), predicted, corpus.scheme)
         tags = [t for doc_groups in groups for g in doc_groups for t in g.tags]
-        if run.decoder == "viterbi":
-            agreement = 1.0
-        else:
-            reference_tags = reference_tags or [
-                t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s) for t in g.tags]
-            agreement = float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0
+        if reference_tags is None:
+            reference_tags = [t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s)
+                              for t in g.tags]
+        agreement = float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0
         flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
                 for doc_sentences, doc_groups in zip(tokenized, groups))
         results.append({

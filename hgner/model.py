@@ -55,7 +55,7 @@ from .validation import check, read_json
 
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
-SKIP_FILES = ("skip.npz", "skip.json")  # hgner.skip's SKIP_ARRAYS, SKIP_META
+SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
 MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, *SKIP_FILES)  # the files meta.json's map covers
 MAX_META_BYTES = 2**20
 

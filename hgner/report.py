@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import HgnerError
 from .fileio import atomic_write
+
+
+def name_width(names: Iterable[str], heading: str = "decoder") -> int:
+    """Width of a table's first column: its longest name or its heading."""
+    return max([len(heading), *map(len, names)])
 
 
 def _cell(rows: list[dict[str, Any]]) -> str:
@@ -40,7 +46,7 @@ def format_table3(report: dict[str, Any], out: TextIO) -> None:
         for decoder, by_sweeps in groups.items()
     }
     width = max([len(c) for row in cells.values() for c in row] + [len(c) for c in columns])
-    first = max([len("method"), *map(len, cells)])
+    first = name_width(cells, "method")
     out.write(f"{'method':<{first}}" + "".join(f" | {c:<{width}}" for c in columns) + "\n")
     out.write("-" * first + "".join("-+-" + "-" * width for _ in columns) + "\n")
     for decoder, row in cells.items():

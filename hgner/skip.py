@@ -44,11 +44,10 @@ from .corpus import Corpus
 from .errors import ModelError
 from .fileio import write_text
 from .graph import FactorGraph
-from .model import CrfModel, relabel
+from .model import SKIP_FILES, CrfModel, relabel
 from .validation import check, read_json
 
-SKIP_ARRAYS = "skip.npz"
-SKIP_META = "skip.json"
+SKIP_ARRAYS, SKIP_META = SKIP_FILES  # skip.npz, skip.json
 SMOOTHING = 0.5
 
 # The English closed-class words of the first models (kept in their skip.json); new models learn

@@ -40,14 +40,15 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=0, help="also evaluate on eng.train repeated this many times")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "memory.json")
     args = parser.parse_args()
-    from hgner.corpus import conll2003_dir
+    from hgner.catalog import resolve
+    from hgner.datahome import ensure
     from hgner.fileio import write_text
 
     runs = [peak(["evaluate", "--model", "en-conll03", "--corpus", "conll2003:testb", "--decoders", "viterbi,herded",
                   "--sweeps", "800"])]
     print(runs[-1], flush=True)
     if args.big:
-        train = (conll2003_dir() / "eng.train").read_bytes()
+        train = Path(ensure(*resolve("conll2003:train"))).read_bytes()
         with tempfile.TemporaryDirectory() as folder:
             corpus = Path(folder) / f"eng.train.x{args.big}"
             corpus.write_bytes(train * args.big)

@@ -42,8 +42,7 @@ import numpy as np
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, mix, pick, relabel, \
-    run_in_slices, sweep_stats
-from .sampling import CHUNK_UNIFORMS
+    run_in_slices, sweep_stats, uniform_blocks
 from .settings import Bounds, Seed, Sweeps, TimeLimit
 
 _EMPTY = -1  # free slot in the herded hash index
@@ -446,14 +445,11 @@ class _BinnedHerding(Decoder):
         counts = np.zeros((n, k))
         rng = self._rng()
         rule = (self._randomised, self._threshold())
-        block = max(1, CHUNK_UNIFORMS // max(n, 1))
         herded = 0
 
         def run(first: int, count: int) -> None:
             nonlocal herded
-            for start in range(first, first + count, block):
-                size = min(block, first + count - start)
-                uniforms = np.empty((0, 0)) if rng is None else rng.random((size, n))
+            for start, size, uniforms in uniform_blocks(rng, first, count, n):
                 herded += _binned_sweeps(arrays, best.arrays, labels, counts, weights, rule, uniforms, start, size)
 
         done = run_in_slices(run, self.sweeps, n, self.time_limit)

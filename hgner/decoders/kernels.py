@@ -9,7 +9,7 @@ plain arrays (a numba call taking arrays costs reference counting per array).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import numba
@@ -19,6 +19,7 @@ from ..graph import FactorGraph
 
 SLICE_UPDATES = 1 << 16  # variable updates in a kernel's first slice (then sized by time)
 SLICE_SECONDS = 0.1  # target length of one slice: Ctrl-C and time limits are checked between slices
+CHUNK_UNIFORMS = 1 << 18  # samplers draw their uniforms in blocks of about this many (2 MiB)
 
 
 class GraphArrays(NamedTuple):
@@ -152,6 +153,17 @@ class BestLabelling:
 
 
 # ----------------------------------------------------------------------------- slices of sweeps
+
+
+def uniform_blocks(rng: np.random.Generator | None, first: int, count: int,
+                   n: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Sweeps ``first .. first + count - 1`` in blocks of about :data:`CHUNK_UNIFORMS` uniforms:
+    ``(first sweep, sweeps in the block, uniforms (sweeps, n))``; with no ``rng`` (a deterministic
+    sampler) the uniforms are an empty (0, 0) array."""
+    block = max(1, CHUNK_UNIFORMS // max(n, 1))
+    for start in range(first, first + count, block):
+        size = min(block, first + count - start)
+        yield start, size, np.empty((0, 0)) if rng is None else rng.random((size, n))
 
 
 def run_in_slices(run: Callable[[int, int], object], sweeps: int, n: int, time_limit: float | None) -> int:

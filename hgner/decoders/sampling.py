@@ -19,11 +19,9 @@ import numpy as np
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, pick, relabel, \
-    run_in_slices, sweep_stats
+    run_in_slices, sweep_stats, uniform_blocks
 from .settings import Positive, Seed, Sweeps, TimeLimit
 
-SCHEDULES = ("linear", "exponential", "constant")
-CHUNK_UNIFORMS = 1 << 18  # samplers draw their uniforms in blocks of about this many (2 MiB)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -108,13 +106,10 @@ class AnnealedGibbs(Decoder):
         labels = initial_labels(graph)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
-        block = max(1, CHUNK_UNIFORMS // max(n, 1))
 
         def run(first: int, count: int) -> None:
-            for start in range(first, first + count, block):
-                stop = min(start + block, first + count)
-                uniforms = rng.random((stop - start, n))
-                chunk = temperatures(self.schedule, self.initial_temperature, self.sweeps, start, stop)
+            for start, size, uniforms in uniform_blocks(rng, first, count, n):
+                chunk = temperatures(self.schedule, self.initial_temperature, self.sweeps, start, start + size)
                 _gibbs_sweeps(arrays, best.arrays, labels, counts, uniforms, chunk, start)
 
         done = run_in_slices(run, self.sweeps, n, self.time_limit)

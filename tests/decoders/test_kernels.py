@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hgner.decoders import kernels, make_decoder, sampling
+from hgner.decoders import kernels, make_decoder
 
 from decoder_support import small_graph
 
@@ -16,7 +16,7 @@ def test_results_do_not_depend_on_blocks_or_slices(monkeypatch: pytest.MonkeyPat
     settings = {"schedule": "constant"} if name == "gibbs" else {}
     shared = {"sweeps": 50, "seed": 1}
     whole = make_decoder(name, settings, shared=shared).decode(graph)
-    monkeypatch.setattr(sampling, "CHUNK_UNIFORMS", 1)  # one sweep per block of uniforms
+    monkeypatch.setattr(kernels, "CHUNK_UNIFORMS", 1)  # one sweep per block of uniforms
     monkeypatch.setattr(kernels, "SLICE_UPDATES", 1)  # kernels run one sweep at a time, then more
     monkeypatch.setattr(kernels, "SLICE_SECONDS", 0.0)  # ... and never more than one
     sliced = make_decoder(name, settings, shared=shared).decode(graph)
