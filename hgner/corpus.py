@@ -192,6 +192,16 @@ def convert_corpus(corpus: Corpus, scheme: str) -> Corpus:
 # --- corpus readers and names ------------------------------------------------------------------
 
 
+def relabel_tags(tags: Sequence[str], label_map: Mapping[str, str] | None, scheme: str) -> list[str]:
+    """Gold ``tags`` rendered in ``scheme`` with entity types renamed by ``label_map``; types
+    mapped to ``"O"`` disappear (e.g. MISC for a 3-class model)."""
+    spans = schemes.chunks(tags)
+    if label_map:
+        spans = [(s, e, label_map.get(t, t)) for s, e, t in spans]
+        spans = [span for span in spans if span[2] != "O"]
+    return schemes.render(spans, len(tags), scheme)
+
+
 def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
     """``corpus`` with entity types renamed by ``label_map`` (a type mapped to ``O`` is dropped;
     types not in it stay), chunks rewritten in the corpus's scheme. ``corpus`` itself when empty."""
@@ -201,9 +211,8 @@ def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
     for document in corpus.documents:
         sentences = []
         for sentence in document.sentences:
-            found = [(a, b, label_map.get(t, t)) for a, b, t in schemes.chunks(sentence.tags or [])]
-            tags = schemes.render([c for c in found if c[2] != "O"], len(sentence.tokens), corpus.scheme)
-            sentences.append(Sentence(sentence.tokens, tags if sentence.tags is not None else None, sentence.line))
+            tags = None if sentence.tags is None else relabel_tags(sentence.tags, label_map, corpus.scheme)
+            sentences.append(Sentence(sentence.tokens, tags, sentence.line))
         documents.append(Document(document.name, sentences))
     return Corpus(corpus.name, corpus.scheme, documents, list(corpus.notes))
 

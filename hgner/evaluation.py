@@ -32,12 +32,12 @@ import numpy as np
 from tqdm import tqdm
 
 from . import schemes
-from .corpus import Corpus, Document, write_conll
+from .corpus import Corpus, Document, relabel_tags, write_conll
 from .decoders import decoder_class, decoder_settings, make_decoder
 from .decoders.chain import viterbi
 from .errors import HgnerError
 from .fileio import atomic_write, check_writable, refuse_inputs, write_text
-from .model import CrfModel, relabel
+from .model import CrfModel
 from .pipeline import CrfsuiteReference, Pipeline
 from .report import name_width
 from .scoring import Counts, consistency_disagreement, consistency_pairs, entity_spans, score
@@ -83,7 +83,7 @@ def gold_tags(corpus: Corpus, model: CrfModel) -> list[list[str]]:
     """Gold tags in the corpus scheme, with entity types the model does not know mapped as the
     model's training mapped them (e.g. MISC -> O for a 3-class model)."""
     label_map = model.metadata.get("label_map") or {}
-    return [relabel(s.tags, label_map, corpus.scheme) for s in corpus.sentences]
+    return [relabel_tags(s.tags, label_map, corpus.scheme) for s in corpus.sentences]
 
 
 @dataclass
@@ -182,7 +182,7 @@ class DocumentScorer:
         reference = viterbi(prepared.chain)
         reference_score = prepared.chain.score(reference)
         reference_sentences = prepared.split(reference)
-        gold = [relabel(s.tags, self.label_map, plan.corpus_scheme) for s in document.sentences]
+        gold = [relabel_tags(s.tags, self.label_map, plan.corpus_scheme) for s in document.sentences]
         totals, labellings, kept = [], [], []
         certified = False
         for number, (run_graph, pipeline) in enumerate(self.pipelines):

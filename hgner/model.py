@@ -43,7 +43,7 @@ import pycrfsuite
 import scipy.sparse
 
 from . import __version__, schemes
-from .corpus import Corpus
+from .corpus import Corpus, relabel_tags
 from .errors import ModelError
 from .fileio import write_text
 from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeIds, FeatureConfig, FeatureResources, document_features,
@@ -353,7 +353,7 @@ def train(
         truecase=learn_truecase(s.tokens for s in corpus.sentences) if config.truecase else {},
         gazetteer=(gazetteer or {}) if config.gazetteer else {},
     )
-    ys = [relabel(s.tags, label_map, scheme) for s in corpus.sentences]
+    ys = [relabel_tags(s.tags, label_map, scheme) for s in corpus.sentences]
     labels = check_training(corpus, ys, label_map)
     xs = []
     for document in corpus.documents:
@@ -420,16 +420,6 @@ def _package_version(name: str) -> str:
         return version(name)
     except PackageNotFoundError:
         return "unknown"
-
-
-def relabel(tags: Sequence[str], label_map: dict[str, str] | None, scheme: str) -> list[str]:
-    """Gold ``tags`` rendered in ``scheme`` with entity types renamed by ``label_map``; types
-    mapped to ``"O"`` disappear (e.g. MISC for a 3-class model)."""
-    spans = schemes.chunks(tags)
-    if label_map:
-        spans = [(s, e, label_map.get(t, t)) for s, e, t in spans]
-        spans = [span for span in spans if span[2] != "O"]
-    return schemes.render(spans, len(tags), scheme)
 
 
 def file_map(directory: Path) -> dict[str, dict[str, Any]]:

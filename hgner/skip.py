@@ -40,11 +40,11 @@ from typing import Any
 
 import numpy as np
 
-from .corpus import Corpus
+from .corpus import Corpus, relabel_tags
 from .errors import ModelError
 from .fileio import write_text
 from .graph import FactorGraph
-from .model import SKIP_FILES, CrfModel, relabel
+from .model import SKIP_FILES, CrfModel
 from .validation import check, read_json
 
 SKIP_ARRAYS, SKIP_META = SKIP_FILES  # skip.npz, skip.json
@@ -185,7 +185,7 @@ def estimate(corpus: Corpus, model: CrfModel, config: SkipConfig = SkipConfig())
     label_map = model.metadata.get("label_map") or {}
     counts = np.zeros((len(index), len(index)))
     for document in corpus.documents:
-        tags = [tag for s in document.sentences for tag in relabel(s.tags, label_map, model.scheme)]
+        tags = [tag for s in document.sentences for tag in relabel_tags(s.tags, label_map, model.scheme)]
         unknown = set(tags) - set(index)
         if unknown:
             raise ModelError(f"corpus {corpus.name} has tags {sorted(unknown)} that model {model.name} lacks "
