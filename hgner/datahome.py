@@ -25,7 +25,7 @@ from typing import IO
 
 from .catalog import Manifest, Split
 from .errors import HgnerError
-from .fileio import atomic_write
+from .fileio import atomic_write, file_sha256
 
 CHUNK = 1 << 16
 TIMEOUT_SECONDS = 60
@@ -64,20 +64,12 @@ def nltk_dir() -> Path:
     return data_home() / "nltk_data"
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def check_file(path: Path, split: Split) -> str | None:
     """Why ``path`` is not the manifest's file (size, then sha256), or None when it is."""
     size = path.stat().st_size
     if size != split.size:
         return f"{size:,} bytes, expected {split.size:,}"
-    digest = sha256_of(path)
+    digest = file_sha256(path)
     if digest != split.sha256:
         return f"sha256 {digest}, expected {split.sha256}"
     return None

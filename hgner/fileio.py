@@ -9,6 +9,7 @@ is opened for writing, so an output path that names an input is an error, not da
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import sys
@@ -84,6 +85,15 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_write(path, binary=True) as out:
         out.write(data)
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """Hex sha256 of the file at ``path``, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _remove(path: str) -> None:

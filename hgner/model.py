@@ -45,7 +45,7 @@ import scipy.sparse
 from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import ModelError
-from .fileio import write_text
+from .fileio import file_sha256, write_text
 from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeIds, FeatureConfig, FeatureResources, document_features,
                        learn_truecase)
 from .graph import FactorGraph
@@ -261,18 +261,10 @@ def _cqdb_strings(data: bytes, start: int, count: int) -> list[str]:
     return strings
 
 
-def file_checksum(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def corpus_checksum(corpus: Corpus) -> str:
     """sha256 of the corpus file when it is one, else of its tokens and tags."""
     if Path(corpus.name).is_file():
-        return file_checksum(corpus.name)
+        return file_sha256(corpus.name)
     digest = hashlib.sha256()
     for sentence in corpus.sentences:
         digest.update("\n".join(f"{t} {g}" for t, g in zip(sentence.tokens, sentence.tags)).encode())
@@ -424,7 +416,7 @@ def _package_version(name: str) -> str:
 
 def file_map(directory: Path) -> dict[str, dict[str, Any]]:
     """``{name: {"size", "sha256"}}`` of the model files (:data:`MODEL_FILES`) present in ``directory``."""
-    return {name: {"size": (directory / name).stat().st_size, "sha256": file_checksum(directory / name)}
+    return {name: {"size": (directory / name).stat().st_size, "sha256": file_sha256(directory / name)}
             for name in MODEL_FILES if (directory / name).is_file()}
 
 
@@ -475,7 +467,7 @@ def verify_files(directory: Path, metadata: dict[str, Any]) -> None:
         if size != expected["size"]:
             raise ModelError(f"{path}: damaged: {size} bytes, {META_FILE} records {expected['size']}")
         try:
-            digest = file_checksum(path)
+            digest = file_sha256(path)
         except OSError as error:
             raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
         if digest != expected["sha256"]:

@@ -74,13 +74,17 @@ def _where(path: Any) -> str:
     return parts or "top level"
 
 
+@lru_cache(maxsize=None)
+def _validator(schema_name: str) -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(load_schema(schema_name))
+
+
 def check(data: Any, schema_name: str, path: Path) -> None:
     """Raise a :class:`ModelError` naming ``path``, the field and the expectation when ``data``
     does not fit the schema ``schema_name``."""
-    import jsonschema
-
-    schema = load_schema(schema_name)
-    error = next(iter(jsonschema.Draft202012Validator(schema).iter_errors(data)), None)
+    error = next(iter(_validator(schema_name).iter_errors(data)), None)
     if error is None:
         return
     if error.validator == "required":
