@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner import schemes  # noqa: E402
-from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
+from hgner.corpus import Corpus, Document, Sentence, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
 from hgner.evaluation import gold_tags  # noqa: E402
 from hgner.features import RECOMMENDED, learn_truecase  # noqa: E402
@@ -196,7 +196,7 @@ def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus]
 
 
 def read(name: str, documents: str) -> Corpus:
-    return regroup_documents(read_tagged(name, documents="corpus")[0], documents)
+    return read_tagged(name, documents=documents)[0]
 
 
 def build(name: str, tests: dict[str, Corpus]) -> dict:

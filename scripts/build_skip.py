@@ -18,7 +18,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hgner import skip  # noqa: E402
-from hgner.corpus import regroup_documents  # noqa: E402
 from hgner.model import CrfModel, write_metadata  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 
@@ -32,8 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     model = CrfModel.load(args.model)
     documents = model.metadata.get("documents", "corpus")
-    train, dev = (regroup_documents(read_tagged(name, documents="corpus", log=sys.stderr)[0], documents)
-                  for name in (args.train, args.dev))
+    train, dev = (read_tagged(name, documents=documents, log=sys.stderr)[0] for name in (args.train, args.dev))
     tuned = skip.build(model, train, dev, model.metadata.get("language", "en"),
                        words=skip.FUNCTION_WORDS if args.english_words else None, progress=sys.stderr.isatty())
     if "dev" in model.metadata:  # the dev figures hgner train recorded

@@ -20,7 +20,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hgner.corpus import regroup_documents  # noqa: E402
 from hgner.decoders import make_decoder  # noqa: E402
 from hgner.decoders.chain import forward_backward, viterbi  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
@@ -40,8 +39,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--sweeps", type=int, default=800)
     args = parser.parse_args(argv)
     model = CrfModel.load(args.model)
-    corpus = regroup_documents(read_tagged(args.dev, documents="corpus")[0],
-                               args.documents or model.metadata.get("documents", "corpus"))
+    corpus = read_tagged(args.dev, documents=args.documents or model.metadata.get("documents", "corpus"))[0]
     builder = Pipeline(model, make_decoder("viterbi"))
     herded = make_decoder("herded", sweeps=args.sweeps, seed=0)
     rows = []  # (length, p_map, agree, herded score - viterbi score)
