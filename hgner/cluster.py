@@ -424,6 +424,7 @@ def tag_to_folder(
         "graph": settings.graph,
         "sweeps": settings.sweeps,
         "seed": settings.seed,
+        "settings": dict(settings.settings),
         "include_text": include_text,
         "part_format": part_format,
         "part_bytes": part_bytes,

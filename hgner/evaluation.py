@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -112,13 +112,17 @@ class _Totals:
             self.stats_max[key] = max(self.stats_max.get(key, value), value)
 
     def add(self, other: _Totals) -> None:
-        """Add another document's (or batch's) totals to these."""
-        for name in ("correct", "predicted", "gold", "stats_sum", "stats_count"):
-            getattr(self, name).update(getattr(other, name))
-        for name in ("decode_seconds", "sentences", "agreeing", "gap", "pairs", "disagreeing", "optimal", "optimum_gap"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for key, value in other.stats_max.items():
-            self.stats_max[key] = max(self.stats_max.get(key, value), value)
+        """Add another document's (or batch's) totals to these: counters and numbers add up,
+        ``stats_max`` keeps the larger value."""
+        for name in (f.name for f in fields(self)):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if isinstance(mine, Counter):
+                mine.update(theirs)
+            elif isinstance(mine, dict):
+                for key, value in theirs.items():
+                    mine[key] = max(mine.get(key, value), value)
+            else:
+                setattr(self, name, mine + theirs)
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,7 @@ class Tagger:
     def __init__(
         self,
         model: str | Path | CrfModel = DEFAULT_MODEL,
-        decoder: str = DEFAULT_DECODER,
+        decoder: str | None = DEFAULT_DECODER,
         graph: str = "chain",
         sweeps: int | None = None,
         seed: int | None = None,
@@ -137,7 +137,7 @@ class Tagger:
         from .model import CrfModel
         from .pipeline import Pipeline
 
-        decoder_for_graph(decoder, graph, warn)  # a chain-only decoder on a skip graph fails before the model loads
+        decoder = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph; fails before the model loads
         crf = model if isinstance(model, CrfModel) else CrfModel.load(model)
         # settings are strict; the shared options go only to the decoders that take them (viterbi takes marginals)
         shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
@@ -774,12 +774,11 @@ def run(args: argparse.Namespace) -> int:
         return run_tag(args)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
     writer = output_format(args.format)
-    decoder = decoder_for_graph(args.decoder, args.graph, warn)  # an unknown name fails before the model loads
     settings = parse_assignments(args.set)
     inputs = resolve_inputs(args.inputs, args.reading, args.glob)
     options = OutputOptions(args.output, args.scheme, len(inputs))
     writer.check(inputs, options)
-    tagger = Tagger(args.model, decoder, args.graph, args.sweeps, args.seed, warn=warn, settings=settings,
+    tagger = Tagger(args.model, args.decoder, args.graph, args.sweeps, args.seed, warn=warn, settings=settings,
                     min_confidence=args.min_confidence)
     if writer.stream != "files":
         read = [i.path for i in inputs if i.path not in (None, "-")]
