@@ -40,7 +40,7 @@ from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel
 from .pipeline import CrfsuiteReference, Pipeline
 from .report import name_width
-from .scoring import Counts, consistency_disagreement, consistency_pairs, entity_spans, score
+from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
 from .settings import settings_per_decoder
 
 
@@ -110,6 +110,12 @@ class _Totals:
             self.stats_sum[key] += value
             self.stats_count[key] += 1
             self.stats_max[key] = max(self.stats_max.get(key, value), value)
+
+    def score(self, scheme: str, mode: str) -> Score:
+        """The entity scores these totals add up to."""
+        types = sorted(set(self.gold) | set(self.predicted))
+        micro = Counts(sum(self.correct.values()), sum(self.predicted.values()), sum(self.gold.values()))
+        return Score(scheme, mode, micro, {t: Counts(self.correct[t], self.predicted[t], self.gold[t]) for t in types})
 
     def add(self, other: _Totals) -> None:
         """Add another document's (or batch's) totals to these: counters and numbers add up,
@@ -270,8 +276,8 @@ def evaluate(
                     write_conll(outputs[number], Corpus(corpus.name, corpus.scheme, [document]), outcome.predicted[number])
     n_documents = len(corpus.documents)
     exact = plan.certifying_run
-    results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, total, n_documents,
-                       build_seconds, exact is not None, certified_documents)
+    results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, total.score(corpus.scheme, mode),
+                       total, n_documents, build_seconds, exact is not None, certified_documents)
                for run, total in zip(plan.runs, totals)]
     return {
         "corpus": corpus.name,
@@ -301,28 +307,31 @@ def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) 
     return paths
 
 
-def _result(run: Run, run_graph: str, total: _Totals, n_documents: int, build_seconds: float, with_exact: bool,
-            certified_documents: int) -> dict[str, Any]:
-    """A run's entry in the report, from its totals."""
-    types = sorted(set(total.gold) | set(total.predicted))
-    per_type = {t: Counts(total.correct[t], total.predicted[t], total.gold[t]) for t in types}
-    micro = Counts(sum(total.correct.values()), sum(total.predicted.values()), sum(total.gold.values()))
-    macro_f1 = sum(c.f1 for c in per_type.values()) / len(per_type) if per_type else 0.0
-    result = {
+def _scores(run: Run, run_graph: str, result_score: Score) -> dict[str, Any]:
+    """The entries of every report row, on corpus tokens or raw text: the run, its graph, its scores."""
+    return {
         "decoder": run.decoder,
         "sweeps": run.sweeps,
         "seed": run.seed,
-        "f1": micro.f1,
-        "precision": micro.precision,
-        "recall": micro.recall,
-        "macro_f1": macro_f1,
-        "per_type": {t: c.as_dict() for t, c in per_type.items()},
+        "graph": run_graph,
+        "f1": result_score.micro.f1,
+        "precision": result_score.micro.precision,
+        "recall": result_score.micro.recall,
+        "macro_f1": result_score.macro_f1,
+        "per_type": {t: c.as_dict() for t, c in result_score.per_type.items()},
+    }
+
+
+def _result(run: Run, run_graph: str, result_score: Score, total: _Totals, n_documents: int, build_seconds: float,
+            with_exact: bool, certified_documents: int) -> dict[str, Any]:
+    """A run's entry in the report, from its totals."""
+    result = {
+        **_scores(run, run_graph, result_score),
         "decode_seconds": total.decode_seconds,
         "total_seconds": build_seconds + total.decode_seconds,
         "viterbi_agreement": total.agreeing / total.sentences if total.sentences else 1.0,
         "mean_score_gap": total.gap / n_documents if n_documents else 0.0,
         "consistency_disagreement": 100.0 * total.disagreeing / total.pairs if total.pairs else 0.0,
-        "graph": run_graph,
         "stats_mean": {k: total.stats_sum[k] / total.stats_count[k] for k in sorted(total.stats_count)},
         "stats_max": {k: float(total.stats_max[k]) for k in sorted(total.stats_max)},
     }
@@ -456,19 +465,11 @@ def evaluate_raw(
         flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
                 for doc_sentences, doc_groups in zip(tokenized, groups))
         results.append({
-            "decoder": run.decoder,
-            "sweeps": run.sweeps,
-            "seed": run.seed,
-            "f1": result_score.micro.f1,
-            "precision": result_score.micro.precision,
-            "recall": result_score.micro.recall,
-            "macro_f1": result_score.macro_f1,
-            "per_type": {t: c.as_dict() for t, c in result_score.per_type.items()},
+            **_scores(run, run_graph, result_score),
             "decode_seconds": decode_seconds,
             "total_seconds": tokenize_seconds + decode_seconds,
             "viterbi_agreement": agreement,
             "consistency_disagreement": consistency_disagreement(flat),
-            "graph": run_graph,
             "stats_mean": {},
             "stats_max": {},
         })
