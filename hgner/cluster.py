@@ -144,7 +144,6 @@ class TagSettings:
 
 
 _TAGGERS: dict[TagSettings, Tagger] = {}  # per worker process: one Tagger per settings
-_MODELS: dict[str, CrfModel] = {}  # per worker process: one model per directory, for evaluate
 
 
 def worker_tagger(settings: TagSettings) -> Tagger:
@@ -154,15 +153,6 @@ def worker_tagger(settings: TagSettings) -> Tagger:
         tagger = _TAGGERS[settings] = Tagger(settings.model, settings.decoder, settings.graph, settings.sweeps,
                                              settings.seed, warn=lambda message: None, settings=dict(settings.settings))
     return tagger
-
-
-def _worker_model(reference: str) -> CrfModel:
-    from .model import CrfModel
-
-    model = _MODELS.get(reference)
-    if model is None:
-        model = _MODELS[reference] = CrfModel.load(reference)
-    return model
 
 
 def tag_text(tagger: Tagger, text: str) -> tuple[list[dict[str, Any]], int]:
@@ -572,8 +562,9 @@ def model_reference(model: CrfModel) -> str:
 def _worker_scorer(reference: str, plan: EvaluationPlan) -> DocumentScorer:
     """A worker's scorer for ``plan``, built (model loaded, kernels compiled) once per worker."""
     from .evaluation import DocumentScorer
+    from .model import CrfModel
 
-    return DocumentScorer(_worker_model(reference), plan)
+    return DocumentScorer(CrfModel.load(reference), plan)
 
 
 def _score_batch(reference: str, plan: EvaluationPlan, documents: list[Document], keep: bool) -> list[DocumentOutcome]:
