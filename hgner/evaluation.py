@@ -38,7 +38,7 @@ from .decoders.chain import viterbi
 from .errors import HgnerError
 from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel
-from .pipeline import CrfsuiteReference, Pipeline
+from .pipeline import Pipeline
 from .report import name_width
 from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
 from .settings import settings_per_decoder
@@ -169,7 +169,6 @@ class DocumentScorer:
         self.certifying_run = plan.certifying_run  # asked once: a registry lookup reads the entry points
         settings = dict(plan.settings)
         self.builder = Pipeline(model, make_decoder("viterbi"), plan.graph)
-        self.keep_features = any(decoder_class(run.decoder) is CrfsuiteReference for run in plan.runs)
         self.label_map = model.metadata.get("label_map") or {}
         self.pipelines = []
         for run in plan.runs:
@@ -187,8 +186,6 @@ class DocumentScorer:
         started = time.perf_counter()
         prepared = self.builder.prepare([s.tokens for s in document.sentences])
         build_seconds = time.perf_counter() - started
-        if not self.keep_features:
-            prepared.features = []
         reference = viterbi(prepared.chain)
         reference_score = prepared.chain.score(reference)
         reference_sentences = prepared.split(reference)

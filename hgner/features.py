@@ -60,10 +60,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -351,7 +353,115 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
     return word
 
 
-ID_CACHE_TYPES = 200_000  # word types an AttributeIds cache holds before it starts again (as word_attributes)
+ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
+
+
+class _Document:
+    """What featurising a document needs beyond its tokens, computed once: per sentence whether
+    it is caseless and the words it is featurised as (truecased in caseless sentences), and the
+    document tables."""
+
+    def __init__(self, sentences: Sequence[Sequence[str]], config: FeatureConfig,
+                 resources: FeatureResources | None) -> None:
+        self.sentences = sentences
+        self.config = config
+        self.resources = resources
+        self.table = resources.truecase if resources is not None else {}
+        truecase = config.truecase
+        caseless = [is_caseless(tokens) for tokens in sentences] if truecase else [False] * len(sentences)
+        if truecase and not all(caseless) and not any(c.isupper() for tokens in sentences for t in tokens for c in t):
+            # a document without a capital letter is lowercased text: every sentence with a letter is caseless
+            caseless = [any(t.lower() != t.upper() for t in tokens) for tokens in sentences]
+        self.caseless = caseless
+        self.tables = _DocumentTables(sentences, caseless) if (truecase or config.document) else None
+        self.words = [[_truecase_word(w, self.tables, self.table, resources) for w in tokens] if caseless[si]
+                      else tokens for si, tokens in enumerate(sentences)]
+        self._truecase_shape: dict[str, str | None] = {}
+
+    def slots(self, si: int) -> list[list[str | None]]:
+        """The attributes of sentence ``si`` that every token has at most one of, one list over
+        the tokens per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
+        config, words = self.config, self.words[si]
+        slots: list[list[str | None]] = []
+        if config.conjunctions:
+            lowers = [w.lower() for w in words]
+            padded = ["<s>", *lowers, "</s>"]
+            shapes = ["<s>", *map(short_shape, words), "</s>"]
+            slots.append([f"-1|0:l={padded[i]}|{lower}" for i, lower in enumerate(lowers)])
+            slots.append([f"0|+1:l={lower}|{padded[i + 2]}" for i, lower in enumerate(lowers)])
+            slots.append([f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}" for i in range(len(words))])
+        if config.truecase:
+            slots.append(["caseless" if self.caseless[si] else None] * len(words))
+            slots.append([self._truecase_shape_of(w) for w in words])
+        return slots
+
+    def _truecase_shape_of(self, word: str) -> str | None:
+        """``tc=`` the short shape of the word's truecased form, ``tc=?`` when neither the document
+        nor the table knows it, None for a word without a cased letter."""
+        lower = word.lower()
+        try:
+            return self._truecase_shape[lower]
+        except KeyError:
+            if lower == word.upper():
+                shape = None
+            else:
+                known = self.tables.best_form(lower) or self.table.get(lower)
+                shape = "tc=?" if known is None else f"tc={short_shape(known)}"
+            self._truecase_shape[lower] = shape
+            return shape
+
+    def ragged(self, si: int) -> list[list[str]]:
+        """Per token of sentence ``si``, the attributes a token may have several of: gazetteer
+        matches, document attributes and context aggregation."""
+        config, resources, tokens, words = self.config, self.resources, self.sentences[si], self.words[si]
+        extra: list[list[str]] = [[] for _ in words]
+        if config.gazetteer and resources is not None and resources.gazetteer:
+            for attributes, matches in zip(extra, _gazetteer_matches(words, [w.lower() for w in words], resources)):
+                attributes.extend(matches)
+        if config.document and not self.caseless[si]:
+            for i, word in enumerate(words):
+                if word[:1].isupper():
+                    extra[i].extend(_document_attributes(tokens, si, i, self.tables))
+                    if config.context:
+                        extra[i].extend(self.tables.context(word.lower(), config.context))
+        return extra
+
+
+def _offsets(config: FeatureConfig) -> list[int]:
+    return [k for k in range(-config.window, config.window + 1) if k]
+
+
+def document_features(
+    sentences: Sequence[Sequence[str]],
+    config: FeatureConfig,
+    resources: FeatureResources | None = None,
+) -> list[list[list[str]]]:
+    """Features of every sentence of a document (the unit tagging and training work on): one list
+    of attribute strings per token, one list of those per sentence. Per token, in this order: the
+    word type's attributes, ``BOS``/``EOS``, the neighbours' attributes by offset, the one-per-token
+    kinds (:meth:`_Document.slots`), then the rest (:meth:`_Document.ragged`); :func:`document_unary`
+    sums the weights in the same order."""
+    document = _Document(sentences, config, resources)
+    offsets, affixes = _offsets(config), config.affixes
+    out = []
+    for si, words in enumerate(document.words):
+        n = len(words)
+        slots, ragged = document.slots(si), document.ragged(si)
+        features = []
+        for i, word in enumerate(words):
+            attributes = list(word_attributes(word, affixes))
+            if i == 0:
+                attributes.append("BOS")
+            if i == n - 1:
+                attributes.append("EOS")
+            for offset in offsets:
+                if 0 <= i + offset < n:
+                    attributes.extend(neighbour_attributes(words[i + offset], offset))
+            attributes.extend(slot[i] for slot in slots if slot[i] is not None)
+            attributes.extend(ragged[i])
+            features.append(attributes)
+        out.append(features)
+    return out
 
 
 class _Ids(dict):
@@ -361,123 +471,111 @@ class _Ids(dict):
         return -1
 
 
-class AttributeIds:
-    """A model's attribute index applied during featurising: each attribute becomes its id, ``-1``
-    for one the model has no weight for. What depends on one word type only (:func:`word_attributes`,
-    :func:`neighbour_attributes`) is encoded once per type and cached with its unknown attributes
-    left out, so most of a token's ids cost one dictionary look-up per token, not one per attribute.
-    Known ids keep their order, so a unary row summed from them equals the one summed from strings.
-    The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types (bounded memory)."""
+class _Rows(dict):
+    """Word -> its row of ``table`` (an array that doubles when full), made by ``make`` on a miss."""
 
-    def __init__(self, index: dict[str, int]) -> None:
+    def __init__(self, make: Callable[[str], np.ndarray], width: int, dtype: type) -> None:
+        super().__init__()
+        self.make = make
+        self.table = np.zeros((64, width), dtype)
+
+    def __missing__(self, word: str) -> int:
+        row = len(self)
+        if row == len(self.table):
+            self.table = np.concatenate([self.table, np.zeros_like(self.table)])
+        self.table[row] = self.make(word)
+        self[word] = row
+        return row
+
+    def of(self, words: list[str]) -> np.ndarray:
+        """(len(words),) the rows of ``words``, made where missing."""
+        return np.fromiter(map(self.__getitem__, words), np.int64, len(words))
+
+
+class AttributeScores:
+    """A model's weights applied during featurising: the tagging path's :func:`document_unary`.
+
+    What depends on one word type only is computed once per type and cached: the summed weights
+    (K,) of its own attributes (:func:`word_attributes`), and the ids of the attributes it gives
+    its neighbours (:func:`neighbour_attributes`). Unary rows are then built by whole-document
+    array operations, adding weights in the order of the attribute strings, so they equal the
+    string path's rows (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`) bit for
+    bit. The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types (bounded memory).
+
+    Args:
+        index: attribute -> row of ``weights``.
+        weights: (A, K) weight of each attribute for each label.
+        config: the model's feature configuration.
+    """
+
+    def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig) -> None:
         self.one = _Ids(index).__getitem__  # attribute -> id or -1
-        self._words: dict[tuple[str, int], tuple[int, ...]] = {}
-        self._neighbours: dict[int, dict[str, tuple[int, ...]]] = {}  # offset -> word -> ids
+        self.config = config
+        # (A + 1, K): a row of zeros last, where an unknown attribute's id -1 points
+        self.weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
+        self.offsets = _offsets(config)
+        self._clear()
 
-    def many(self, attributes: Iterable[str]) -> list[int]:
-        return list(map(self.one, attributes))
+    def _clear(self) -> None:
+        self.word_rows = _Rows(self._word_sum, self.weights.shape[1], np.float64)
+        self.neighbour_rows = _Rows(self._neighbour_ids, 2 * len(self.offsets), np.int64)
 
-    def _known(self, attributes: Iterable[str]) -> tuple[int, ...]:
-        return tuple(i for i in map(self.one, attributes) if i >= 0)
+    def _word_sum(self, word: str) -> np.ndarray:
+        total = np.zeros(self.weights.shape[1])
+        for attribute in word_attributes(word, self.config.affixes):
+            a = self.one(attribute)
+            if a >= 0:
+                total = total + self.weights[a]  # one at a time, as the sparse product adds them
+        return total
 
-    def word(self, word: str, affixes: int) -> tuple[int, ...]:
-        key = (word, affixes)
-        try:
-            return self._words[key]
-        except KeyError:
-            if len(self._words) >= ID_CACHE_TYPES:
-                self._words.clear()
-            ids = self._words[key] = self._known(word_attributes(word, affixes))
-            return ids
+    def _neighbour_ids(self, word: str) -> list[int]:
+        return [self.one(a) for offset in self.offsets for a in neighbour_attributes(word, offset)]
 
-    def neighbour(self, word: str, offset: int) -> tuple[int, ...]:
-        cache = self._neighbours.setdefault(offset, {})
-        try:
-            return cache[word]
-        except KeyError:
-            if len(cache) >= ID_CACHE_TYPES:
-                cache.clear()
-            ids = cache[word] = self._known(neighbour_attributes(word, offset))
-            return ids
-
-
-def _same(value: object) -> object:
-    return value
-
-
-def document_features(
-    sentences: Sequence[Sequence[str]],
-    config: FeatureConfig,
-    resources: FeatureResources | None = None,
-    ids: AttributeIds | None = None,
-) -> list[list[list[str]]]:
-    """Features of every sentence of a document (the unit tagging and training work on): one list
-    of attribute strings per token, one list of those per sentence. With ``ids``, the same
-    attributes as a model's attribute ids (see :class:`AttributeIds`)."""
-    if ids is None:
-        one, many = _same, _same
-        word_piece, neighbour_piece = word_attributes, neighbour_attributes
-    else:
-        one, many, word_piece, neighbour_piece = ids.one, ids.many, ids.word, ids.neighbour
-    table = resources.truecase if resources is not None else {}
-    truecase, document, conjunctions = config.truecase, config.document, config.conjunctions
-    gazetteer = config.gazetteer and resources is not None and bool(resources.gazetteer)
-    caseless = [is_caseless(tokens) for tokens in sentences] if truecase else [False] * len(sentences)
-    if truecase and not all(caseless) and not any(c.isupper() for tokens in sentences for t in tokens for c in t):
-        # a document without a capital letter is lowercased text: every sentence with a letter is caseless
-        caseless = [any(t.lower() != t.upper() for t in tokens) for tokens in sentences]
-    tables = _DocumentTables(sentences, caseless) if (truecase or document) else None
-    truecase_shape: dict[str, str | None] = {}
-    offsets = [k for k in range(-config.window, config.window + 1) if k]
-    affixes = config.affixes
-    out = []
-    for si, tokens in enumerate(sentences):
-        words = [_truecase_word(w, tables, table, resources) for w in tokens] if caseless[si] else tokens
+    def unary(self, document: _Document) -> np.ndarray:
+        """(n, K) state scores of the document's tokens."""
+        if len(self.word_rows) >= ID_CACHE_TYPES or len(self.neighbour_rows) >= ID_CACHE_TYPES:
+            self._clear()
+        words = [w for sentence in document.words for w in sentence]
         n = len(words)
-        lowers = [w.lower() for w in words]
-        if conjunctions:
-            shapes = ["<s>", *map(short_shape, words), "</s>"]
-            padded = ["<s>", *lowers, "</s>"]
-        matches = _gazetteer_matches(words, lowers, resources) if gazetteer else None
-        features = []
-        for i, word in enumerate(words):
-            attributes = list(word_piece(word, affixes))
-            if matches is not None and matches[i]:
-                attributes.extend(many(matches[i]))
-            if i == 0:
-                attributes.append(one("BOS"))
-            if i == n - 1:
-                attributes.append(one("EOS"))
-            for offset in offsets:
-                j = i + offset
-                if 0 <= j < n:
-                    attributes.extend(neighbour_piece(words[j], offset))
-            lower = lowers[i]
-            if conjunctions:
-                attributes.append(one(f"-1|0:l={padded[i]}|{lower}"))
-                attributes.append(one(f"0|+1:l={lower}|{padded[i + 2]}"))
-                attributes.append(one(f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}"))
-            if truecase:
-                if caseless[si]:
-                    attributes.append(one("caseless"))
-                try:
-                    shape = truecase_shape[lower]
-                except KeyError:
-                    if lower == word.upper():
-                        shape = None
-                    else:
-                        known = tables.best_form(lower) or table.get(lower)
-                        shape = "tc=?" if known is None else f"tc={short_shape(known)}"
-                    truecase_shape[lower] = shape
-                if shape is not None:
-                    attributes.append(one(shape))
-            if document and not caseless[si] and word[:1].isupper():
-                attributes.extend(many(_document_attributes(tokens, si, i, tables)))
-                if config.context:
-                    attributes.extend(many(tables.context(lower, config.context)))
-            features.append(attributes)
-        out.append(features)
-    return out
+        lengths = np.array([len(s) for s in document.words], dtype=np.int64)
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        sentence = np.repeat(np.arange(len(lengths)), lengths)
+        rows = self.word_rows.of(words)  # first: it may grow the table
+        unary = self.word_rows.table[rows]
+        weights = self.weights
+        for name, positions in (("BOS", starts[lengths > 0]), ("EOS", ends[lengths > 0] - 1)):
+            a = self.one(name)
+            if a >= 0:
+                unary[positions] += weights[a]
+        if self.offsets:
+            rows = self.neighbour_rows.of(words)
+            ids = self.neighbour_rows.table[rows]  # (n, 2 * offsets)
+            token = np.arange(n)
+            for k, offset in enumerate(self.offsets):
+                source = token + offset
+                inside = (source >= 0) & (source < n)
+                inside[inside] = sentence[source[inside]] == sentence[inside]
+                for column in (2 * k, 2 * k + 1):
+                    unary[inside] += weights[ids[source[inside], column]]
+        sentences = range(len(document.words))
+        by_sentence = [document.slots(si) for si in sentences]
+        for kind in range(len(by_sentence[0]) if by_sentence else 0):  # looked up in bulk: None and unknown give -1
+            slot = [a for slots in by_sentence for a in slots[kind]]
+            unary += weights[np.fromiter(map(self.one, slot), np.int64, n)]
+        ragged = [attributes for si in sentences for attributes in document.ragged(si)]
+        tokens = np.repeat(np.arange(n), [len(attributes) for attributes in ragged])
+        ids = np.fromiter(map(self.one, (a for attributes in ragged for a in attributes)), np.int64, len(tokens))
+        np.add.at(unary, tokens, weights[ids])  # each token's in order, as the sparse product adds them
+        return unary
+
+
+def document_unary(sentences: Sequence[Sequence[str]], config: FeatureConfig, resources: FeatureResources | None,
+                   scores: AttributeScores) -> np.ndarray:
+    """(n, K) the state scores of a document's tokens (all sentences, in order): the weights of
+    :func:`document_features`' attributes summed per token, without building the strings of the
+    per-word-type attributes (the tagging path)."""
+    return scores.unary(_Document(sentences, config, resources))
 
 
 def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: FeatureResources) -> list[list[str]]:

@@ -46,7 +46,8 @@ from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import ModelError
 from .fileio import file_sha256, write_text
-from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeIds, FeatureConfig, FeatureResources, document_features,
+from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeScores, FeatureConfig, FeatureResources, document_features,
+                       document_unary,
                        learn_truecase)
 from .graph import FactorGraph
 from .tokenizer import DEFAULT_LANGUAGE
@@ -59,7 +60,7 @@ SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): array
 MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, *SKIP_FILES)  # the files meta.json's map covers
 MAX_META_BYTES = 2**20
 
-Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings (or a model's attribute ids)
+Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
 
 
 def shipped_models_dir() -> Path:
@@ -116,9 +117,8 @@ class CrfModel:
             raise ModelError(f"{directory / MODEL_FILE}: labels {sorted(labels)} differ from {directory / META_FILE}'s "
                              f"{sorted(metadata['labels'])}")
         self.labels: tuple[str, ...] = tuple(labels)
-        self.attributes: list[str] = attributes
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
-        self.attribute_ids = AttributeIds(self.attribute_index)
+        self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config)
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(directory / MODEL_FILE))
 
@@ -149,12 +149,13 @@ class CrfModel:
         """Attributes of a document given as token lists, one list per sentence."""
         return document_features(sentences, self.feature_config, self.resources)
 
-    def feature_ids(self, sentences: Sequence[Sequence[str]]) -> Features:
-        """:meth:`features` as attribute ids (-1: no weight), per-word-type work cached: the tagging path."""
-        return document_features(sentences, self.feature_config, self.resources, self.attribute_ids)
+    def document_unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
+        """(n, K) state scores of a document's tokens, per-word-type work cached (the tagging path):
+        equal to ``unary(features(sentences))`` bit for bit."""
+        return document_unary(sentences, self.feature_config, self.resources, self.attribute_scores)
 
     def unary(self, features: Features) -> np.ndarray:
-        """(n, K) state scores of a document's tokens, from attribute strings or ids: attribute
+        """(n, K) state scores of a document's tokens from their attribute strings: attribute
         indicator matrix times weights (each row summed in the attributes' order)."""
         flat: list = []
         lengths: list[int] = []
@@ -163,10 +164,7 @@ class CrfModel:
                 flat.extend(attributes)
                 lengths.append(len(attributes))
         n_attributes = len(self.attribute_index)
-        if flat and isinstance(flat[0], str):
-            columns = np.fromiter(map(self.attribute_index.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-        else:
-            columns = np.array(flat, dtype=np.int64)
+        columns = np.fromiter(map(self.attribute_index.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         known = columns >= 0  # attributes the model has no weight for are left out
         rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[known]
         row_ends = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -176,18 +174,14 @@ class CrfModel:
         )
         return np.asarray(indicator @ self.state_weights)
 
-    def chain_graph(self, features: Features) -> FactorGraph:
-        """The document's factor graph: one chain per sentence, no edge across sentences."""
+    def chain_graph(self, sentences: Sequence[Sequence[str]]) -> FactorGraph:
+        """A document's factor graph: one chain per sentence, no edge across sentences."""
         return FactorGraph.chain(
-            self.unary(features), self.transitions, [len(s) for s in features], labels=self.labels
+            self.document_unary(sentences), self.transitions, [len(s) for s in sentences], labels=self.labels
         )
 
     def crfsuite_tag(self, features: Features) -> list[list[str]]:
-        """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match.
-        Attribute ids are given to crfsuite as their strings (it ignores unknown attributes too)."""
-        if any(isinstance(a, (int, np.integer)) for sentence in features for token in sentence[:1] for a in token[:1]):
-            names = self.attributes
-            features = [[[names[a] for a in token if a >= 0] for token in sentence] for sentence in features]
+        """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match."""
         return [self._tagger.tag(sentence) if sentence else [] for sentence in features]
 
     def crfsuite_marginals(self, sentence: list[list[str]]) -> np.ndarray:

@@ -13,15 +13,14 @@ from .decoders import Decoder
 from .decoders.crfsuite import CrfsuiteReference
 from .errors import GraphError
 from .graph import GRAPH_KINDS, FactorGraph
-from .model import CrfModel, Features
+from .model import CrfModel
 
 
 @dataclass
 class DocumentGraph:
-    """A document prepared for decoding: its features (as the model's attribute ids), sentence
-    lengths and chain graph."""
+    """A document prepared for decoding: its sentences (token lists), their lengths and its chain graph."""
 
-    features: Features
+    sentences: Sequence[Sequence[str]]
     lengths: list[int]
     chain: FactorGraph
     graph: FactorGraph  # the graph decoders see: the chain, or the chain plus skip edges
@@ -53,15 +52,14 @@ class Pipeline:
         self.skip = skip.load(model) if graph == "skip" else None
 
     def prepare(self, sentences: Sequence[Sequence[str]]) -> DocumentGraph:
-        features = self.model.feature_ids(sentences)
-        chain = self.model.chain_graph(features)
+        chain = self.model.chain_graph(sentences)
         graph = chain if self.skip is None else self.skip.graph(chain, sentences)
-        return DocumentGraph(features, [len(s) for s in sentences], chain, graph)
+        return DocumentGraph(sentences, [len(s) for s in sentences], chain, graph)
 
     def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
         if isinstance(self.decoder, CrfsuiteReference):
             labels_index = {label: k for k, label in enumerate(self.model.labels)}
-            tags = self.model.crfsuite_tag(prepared.features)
+            tags = self.model.crfsuite_tag(self.model.features(prepared.sentences))
             labels = np.array([labels_index[t] for sentence in tags for t in sentence], dtype=np.int64)
             return DocumentResult(tags, labels)
         decoding = self.decoder.decode(prepared.graph)

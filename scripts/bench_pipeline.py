@@ -38,15 +38,16 @@ def main() -> None:
     documents = [[s.tokens for s in d.sentences] for d in corpus.documents]
     tokens = corpus.n_tokens
     features = [model.features(d) for d in documents]
-    graphs: list[FactorGraph] = [model.chain_graph(f) for f in features]
+    graphs: list[FactorGraph] = [model.chain_graph(d) for d in documents]
     for graph in graphs[:2]:  # compile (or load from cache) the kernels
         viterbi(graph)
         forward_backward(graph)
 
     stages = {
-        "features": lambda: [model.features(d) for d in documents],
-        "unary (sparse x weights)": lambda: [model.unary(f) for f in features],
-        "graph (features + unary + edges)": lambda: [model.chain_graph(model.features(d)) for d in documents],
+        "features (attribute strings)": lambda: [model.features(d) for d in documents],
+        "unary from strings (sparse x weights)": lambda: [model.unary(f) for f in features],
+        "unary, tagging path (document_unary)": lambda: [model.document_unary(d) for d in documents],
+        "graph (document_unary + edges)": lambda: [model.chain_graph(d) for d in documents],
         "viterbi": lambda: [viterbi(g) for g in graphs],
         "forward-backward": lambda: [forward_backward(g) for g in graphs],
         "crfsuite tagger (reference)": lambda: [model.crfsuite_tag(f) for f in features],

@@ -18,7 +18,7 @@ was chosen on the dev sets only (eng.testa, esp.testa, ned.testa; see ``scripts/
 after training, and the CoNLL-2002 test sets are not used. Printed and written into each
 ``meta.json``: training seconds, model size, dev F1, and for the English models test F1 (testb;
 IEER too for en-3class), the F1 on the all-caps sentences of testb, on testb lowercased and on
-testb uppercased, and the speed of ``model.features`` + ``model.unary`` in tokens per second.
+testb uppercased, and the speed of ``model.document_unary`` (features and unary of the tagging path) in tokens per second.
 """
 
 from __future__ import annotations
@@ -137,11 +137,10 @@ def predict(model: CrfModel, corpus: Corpus) -> list[list[str]]:
     """Viterbi tags (corpus scheme), one list per sentence in corpus order."""
     tags = []
     for document in corpus.documents:
-        features = model.features([s.tokens for s in document.sentences])
-        graph = model.chain_graph(features)
-        labels = viterbi(graph)
+        sentences = [s.tokens for s in document.sentences]
+        labels = viterbi(model.chain_graph(sentences))
         start = 0
-        for sentence in features:
+        for sentence in sentences:
             piece = [model.labels[k] for k in labels[start:start + len(sentence)]]
             start += len(sentence)
             tags.append(schemes.convert(piece, corpus.scheme))
@@ -168,7 +167,7 @@ def f1(model: CrfModel, corpus: Corpus, keep=None) -> dict:
 
 
 def tokens_per_second(model: CrfModel, corpus: Corpus, repeats: int = 3) -> float:
-    """Throughput of ``model.features`` + ``model.unary`` over the corpus in tokens per CPU second
+    """Throughput of ``model.document_unary`` (the tagging path's features and unary) over the corpus in tokens per CPU second
     of this process (best of ``repeats``; CPU time, not wall time, so that other processes on a
     shared machine do not count; the first pass also fills the per-word-type caches)."""
     documents = [[s.tokens for s in d.sentences] for d in corpus.documents]
@@ -176,7 +175,7 @@ def tokens_per_second(model: CrfModel, corpus: Corpus, repeats: int = 3) -> floa
     for _ in range(repeats):
         started = time.process_time()
         for sentences in documents:
-            model.unary(model.feature_ids(sentences))  # the tagging path
+            model.document_unary(sentences)
         best = min(best, time.process_time() - started)
     return corpus.n_tokens / best
 

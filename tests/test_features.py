@@ -194,10 +194,9 @@ def test_shipped_models_load_by_name_and_tag(name):
     types = set(model.entity_types)
     assert types == ({"PER", "LOC", "ORG", "MISC"} if name == "en-conll03" else {"PER", "LOC", "ORG"})
     sentences = [["Angela", "Merkel", "visited", "Microsoft", "in", "Seattle", "on", "Monday", "."]]
-    features = model.features(sentences)
-    labels = viterbi(model.chain_graph(features))
+    labels = viterbi(model.chain_graph(sentences))
     tags = [model.labels[k] for k in labels]
-    assert tags == model.crfsuite_tag(features)[0]
+    assert tags == model.crfsuite_tag(model.features(sentences))[0]
     assert tags[0].endswith("PER") and tags[1].endswith("PER")
     assert tags[3].endswith("ORG") and tags[5].endswith("LOC")
     assert tags[2] == tags[6] == tags[8] == "O"

@@ -76,7 +76,6 @@ def test_shipped_conll02_models_are_complete(name, language):
     assert size < 25 * 2**20
     sentence = {"es": "El presidente José Álvarez visitó Córdoba con Telefónica .",
                 "nl": "De minister Jan de Vries bezocht Amsterdam met Philips ."}[language].split()
-    features = model.features([sentence])
-    tags = [model.labels[k] for k in viterbi(model.chain_graph(features))]
-    assert tags == model.crfsuite_tag(features)[0]
+    tags = [model.labels[k] for k in viterbi(model.chain_graph([sentence]))]
+    assert tags == model.crfsuite_tag(model.features([sentence]))[0]
     assert tags[0] == tags[1] == "O" and tags[2].endswith("PER") and tags[-1] == "O"

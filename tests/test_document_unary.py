@@ -1,5 +1,6 @@
-"""The tagging path's attribute ids (features.AttributeIds, CrfModel.feature_ids) give the same
-unary rows, bit for bit, as attribute strings, so tags, F1 and confidences cannot change."""
+"""The tagging path's unary rows (features.AttributeScores, CrfModel.document_unary) equal, bit for
+bit, those summed from the attribute strings that train the model, so tags, F1 and confidences
+cannot change."""
 
 from __future__ import annotations
 
@@ -19,28 +20,30 @@ WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acm
 
 def assert_same_unary(model: CrfModel, documents: list[list[list[str]]]) -> None:
     for sentences in documents:
-        strings = model.unary(model.features(sentences))
-        ids = model.feature_ids(sentences)
-        assert np.array_equal(strings, model.unary(ids))
-        assert model.crfsuite_tag(ids) == model.crfsuite_tag(model.features(sentences))
+        assert np.array_equal(model.document_unary(sentences), model.unary(model.features(sentences)))
 
 
-def test_ids_equal_strings_on_the_tiny_corpus(tiny_model, tiny_corpus):
+def test_unary_equals_strings_on_the_tiny_corpus(tiny_model, tiny_corpus):
     assert_same_unary(tiny_model, [[s.tokens for s in d.sentences] for d in tiny_corpus.documents])
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=4))
-def test_ids_equal_strings_on_random_documents(shipped, document):
+def test_unary_equals_strings_on_random_documents(shipped, document):
     assert_same_unary(shipped, [document])
+
+
+def test_empty_documents_and_sentences(shipped):
+    assert shipped.document_unary([]).shape == (0, len(shipped.labels))
+    assert_same_unary(shipped, [[[], ["John"], []], [["Paris"]]])
 
 
 def test_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
     monkeypatch.setattr(features, "ID_CACHE_TYPES", 3)
-    ids = features.AttributeIds(shipped.attribute_index)
-    monkeypatch.setattr(shipped, "attribute_ids", ids)
-    assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS]])
-    assert len(ids._words) <= 3 and all(len(cache) <= 3 for cache in ids._neighbours.values())
+    scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config)
+    monkeypatch.setattr(shipped, "attribute_scores", scores)
+    assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
+    assert len(scores.word_rows) == len(scores.neighbour_rows) == len(set(WORDS[5:]))  # emptied before the last
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +53,14 @@ def shipped() -> CrfModel:
 
 @pytest.mark.corpus
 @needs_corpus("conll2003:testb")
-def test_ids_equal_strings_on_eng_testb(shipped):
+def test_unary_equals_strings_on_eng_testb(shipped):
     corpus = load_corpus("conll2003:testb")
     assert_same_unary(shipped, [[s.tokens for s in d.sentences] for d in corpus.documents])
 
 
 @pytest.mark.corpus
 @needs_corpus("nltk:ieer")
-def test_ids_equal_strings_on_ieer():
+def test_unary_equals_strings_on_ieer():
     model = CrfModel.load("en-3class")
     corpus = load_corpus("nltk:ieer")
     assert_same_unary(model, [[s.tokens for s in d.sentences] for d in corpus.documents])
