@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import tee
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ def make_tokenizer(nlp: Language) -> Tokenizer:
     suffixes.append(r"(?<=[0-9])%")  # the units rule went with 237km; a percent sign still splits
     rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
              if not _is_emoticon(k) and not (len(v) > 1 and k.isalpha())}  # cannot, dont, Wed stay whole
+    for key in [k for k in rules if not k.isspace() and any(c.isspace() for c in k)]:
+        del rules[key]  # a token never holds whitespace: es "EE. UU." becomes the abbreviations EE. and UU.
+        for part in key.split():
+            rules.setdefault(part, [{"ORTH": part}])
     for abbreviation, analysis in list(rules.items()):  # headlines: ST. LOUIS, MICH.
         if len(analysis) == 1 and abbreviation[-1:] == "." and abbreviation.upper() not in rules:
             rules[abbreviation.upper()] = [{"ORTH": abbreviation.upper()}]
@@ -151,12 +156,13 @@ class TextTokenizer:
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
-        return split_sentences(self.nlp.make_doc(text))
+        return split_sentences(self.nlp.make_doc(text), text)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
         """The sentences of each text, tokenized ``batch_size`` texts at a time."""
-        for doc in self.nlp.tokenizer.pipe(texts, batch_size=batch_size):
-            yield split_sentences(doc)
+        texts, again = tee(texts)  # spaCy reads at most a batch ahead
+        for text, doc in zip(again, self.nlp.tokenizer.pipe(texts, batch_size=batch_size)):
+            yield split_sentences(doc, text)
 
     @staticmethod
     def from_doc(doc: Doc) -> list[TokenizedSentence]:
@@ -205,9 +211,11 @@ def _line_breaks(space: str) -> int:
     return len(_LINE_BREAK.findall(space))
 
 
-def split_sentences(doc: Doc) -> list[TokenizedSentence]:
-    """A tokenized ``Doc``'s sentences by the module's rules, whitespace tokens left out."""
-    text = doc.text
+def split_sentences(doc: Doc, text: str | None = None) -> list[TokenizedSentence]:
+    """A tokenized ``Doc``'s sentences by the module's rules, whitespace tokens left out. ``text``
+    is the text the Doc was made from, when the caller has it (``doc.text`` joins every token again)."""
+    if text is None:
+        text = doc.text
     sentences: list[TokenizedSentence] = []
     tokens: list[str] = []
     offsets: list[tuple[int, int]] = []

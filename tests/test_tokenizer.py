@@ -101,6 +101,11 @@ def test_spacy_users_get_the_same_tokens():
     assert registry.tokenizers.get("hgner.conll.v1")() is make_tokenizer
 
 
+def test_no_token_holds_whitespace():
+    """spaCy's Spanish exceptions include EE. UU., one token with a space; CoNLL tokens have none."""
+    assert [s.tokens for s in TextTokenizer("es")("Llegó a EE. UU. ayer .")] == [["Llegó", "a", "EE.", "UU.", "ayer", "."]]
+
+
 @pytest.mark.parametrize("language", ["es", "nl", "de"])
 def test_any_spacy_language(language):
     found = TextTokenizer(language)("Jean-Luc Collomb-Patton vive en AL-AIN.\n\nOtra frase")
