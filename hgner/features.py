@@ -64,6 +64,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -376,15 +377,15 @@ class _Document:
         self.tables = _DocumentTables(sentences, caseless) if (truecase or config.document) else None
         self.words = [[_truecase_word(w, self.tables, self.table, resources) for w in tokens] if caseless[si]
                       else tokens for si, tokens in enumerate(sentences)]
-        self._truecase_shape: dict[str, str | None] = {}
+        self.lowers = [[w.lower() for w in words] for words in self.words]
+        self._truecase_shapes = _Computed(self._truecase_shape_of)
 
     def slots(self, si: int) -> list[list[str | None]]:
         """The attributes of sentence ``si`` that every token has at most one of, one list over
         the tokens per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
-        config, words = self.config, self.words[si]
+        config, words, lowers = self.config, self.words[si], self.lowers[si]
         slots: list[list[str | None]] = []
         if config.conjunctions:
-            lowers = [w.lower() for w in words]
             padded = ["<s>", *lowers, "</s>"]
             shapes = ["<s>", *map(short_shape, words), "</s>"]
             slots.append([f"-1|0:l={padded[i]}|{lower}" for i, lower in enumerate(lowers)])
@@ -392,39 +393,47 @@ class _Document:
             slots.append([f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}" for i in range(len(words))])
         if config.truecase:
             slots.append(["caseless" if self.caseless[si] else None] * len(words))
-            slots.append([self._truecase_shape_of(w) for w in words])
+            slots.append(list(map(self._truecase_shapes.__getitem__, words)))
         return slots
 
     def _truecase_shape_of(self, word: str) -> str | None:
         """``tc=`` the short shape of the word's truecased form, ``tc=?`` when neither the document
         nor the table knows it, None for a word without a cased letter."""
         lower = word.lower()
-        try:
-            return self._truecase_shape[lower]
-        except KeyError:
-            if lower == word.upper():
-                shape = None
-            else:
-                known = self.tables.best_form(lower) or self.table.get(lower)
-                shape = "tc=?" if known is None else f"tc={short_shape(known)}"
-            self._truecase_shape[lower] = shape
-            return shape
+        if lower == word.upper():
+            return None
+        known = self.tables.best_form(lower) or self.table.get(lower)
+        return "tc=?" if known is None else f"tc={short_shape(known)}"
 
-    def ragged(self, si: int) -> list[list[str]]:
-        """Per token of sentence ``si``, the attributes a token may have several of: gazetteer
-        matches, document attributes and context aggregation."""
+    def ragged(self, si: int) -> dict[int, list[str]]:
+        """The attributes a token may have several of, for the tokens of sentence ``si`` that have
+        any (token -> attributes): gazetteer matches, document attributes and context aggregation."""
         config, resources, tokens, words = self.config, self.resources, self.sentences[si], self.words[si]
-        extra: list[list[str]] = [[] for _ in words]
+        extra: dict[int, list[str]] = {}
         if config.gazetteer and resources is not None and resources.gazetteer:
-            for attributes, matches in zip(extra, _gazetteer_matches(words, [w.lower() for w in words], resources)):
-                attributes.extend(matches)
+            for i, matches in enumerate(_gazetteer_matches(words, self.lowers[si], resources)):
+                if matches:
+                    extra[i] = matches
         if config.document and not self.caseless[si]:
             for i, word in enumerate(words):
                 if word[:1].isupper():
-                    extra[i].extend(_document_attributes(tokens, si, i, self.tables))
+                    attributes = extra.setdefault(i, [])
+                    attributes.extend(_document_attributes(tokens, si, i, self.tables))
                     if config.context:
-                        extra[i].extend(self.tables.context(word.lower(), config.context))
+                        attributes.extend(self.tables.context(self.lowers[si][i], config.context))
         return extra
+
+
+class _Computed(dict):
+    """A cache: key -> ``compute(key)``, computed on a miss."""
+
+    def __init__(self, compute: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self.compute(key)
+        return value
 
 
 def _offsets(config: FeatureConfig) -> list[int]:
@@ -458,7 +467,7 @@ def document_features(
                 if 0 <= i + offset < n:
                     attributes.extend(neighbour_attributes(words[i + offset], offset))
             attributes.extend(slot[i] for slot in slots if slot[i] is not None)
-            attributes.extend(ragged[i])
+            attributes.extend(ragged.get(i, ()))
             features.append(attributes)
         out.append(features)
     return out
@@ -521,12 +530,9 @@ class AttributeScores:
         self.neighbour_rows = _Rows(self._neighbour_ids, 2 * len(self.offsets), np.int64)
 
     def _word_sum(self, word: str) -> np.ndarray:
-        total = np.zeros(self.weights.shape[1])
-        for attribute in word_attributes(word, self.config.affixes):
-            a = self.one(attribute)
-            if a >= 0:
-                total = total + self.weights[a]  # one at a time, as the sparse product adds them
-        return total
+        ids = [a for a in map(self.one, word_attributes(word, self.config.affixes)) if a >= 0]
+        # a running sum adds the rows one at a time, in order, as the sparse product does
+        return np.cumsum(self.weights[ids], axis=0)[-1] if ids else np.zeros(self.weights.shape[1])
 
     def _neighbour_ids(self, word: str) -> list[int]:
         return [self.one(a) for offset in self.offsets for a in neighbour_attributes(word, offset)]
@@ -563,9 +569,12 @@ class AttributeScores:
         for kind in range(len(by_sentence[0]) if by_sentence else 0):  # looked up in bulk: None and unknown give -1
             slot = [a for slots in by_sentence for a in slots[kind]]
             unary += weights[np.fromiter(map(self.one, slot), np.int64, n)]
-        ragged = [attributes for si in sentences for attributes in document.ragged(si)]
-        tokens = np.repeat(np.arange(n), [len(attributes) for attributes in ragged])
-        ids = np.fromiter(map(self.one, (a for attributes in ragged for a in attributes)), np.int64, len(tokens))
+        tokens, attributes = [], []
+        for si, start in zip(sentences, starts.tolist()):
+            for i, extra in document.ragged(si).items():
+                tokens.extend([start + i] * len(extra))
+                attributes.extend(extra)
+        ids = np.fromiter(map(self.one, attributes), np.int64, len(attributes))
         np.add.at(unary, tokens, weights[ids])  # each token's in order, as the sparse product adds them
         return unary
 
