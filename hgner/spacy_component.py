@@ -102,12 +102,13 @@ class HgnerComponent:
         return self._tagger
 
     def __call__(self, doc: Doc) -> Doc:
+        text = doc.text
         if doc.has_annotation("SENT_START"):
-            sentences = TextTokenizer.from_doc(doc)
+            sentences = TextTokenizer.from_doc(doc, text)
         else:  # hgner tag's own sentence rules, read off the tokens (the Doc is left alone)
-            sentences = split_sentences(doc)
+            sentences = split_sentences(doc, text)
         spans = []
-        for group in self.tagger.tag_sentences(doc.text, sentences):
+        for group in self.tagger.tag_sentences(text, sentences):
             for entity in group.entities:
                 span = doc.char_span(entity.start, entity.end, label=entity.label)
                 span._.set(CONFIDENCE, entity.confidence)

@@ -165,15 +165,26 @@ class TextTokenizer:
             yield split_sentences(doc, text)
 
     @staticmethod
-    def from_doc(doc: Doc) -> list[TokenizedSentence]:
-        """Sentences of a spaCy ``Doc`` that has sentence boundaries, whitespace tokens left out."""
+    def from_doc(doc: Doc, text: str | None = None) -> list[TokenizedSentence]:
+        """Sentences of a spaCy ``Doc`` that has sentence boundaries, whitespace tokens left out.
+        ``text`` is the Doc's text when the caller has it. Token attributes are read in bulk, so no
+        Token object is built."""
+        from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START
+
+        if text is None:
+            text = doc.text
         sentences = []
-        for span in doc.sents:
-            words = [t for t in span if not t.is_space]
-            if words:
-                sentences.append(
-                    TokenizedSentence([t.text for t in words], [(t.idx, t.idx + len(t.text)) for t in words])
-                )
+        tokens: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        for i, (start, length, is_space, sent_start) in enumerate(doc.to_array([IDX, LENGTH, IS_SPACE, SENT_START]).tolist()):
+            if sent_start == 1 and i > 0 and tokens:
+                sentences.append(TokenizedSentence(tokens, offsets))
+                tokens, offsets = [], []
+            if not is_space:
+                tokens.append(text[start:start + length])
+                offsets.append((start, start + length))
+        if tokens:
+            sentences.append(TokenizedSentence(tokens, offsets))
         return sentences
 
 
