@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import HgnerError
-from .graph import GRAPH_KINDS
+from .graphkinds import GRAPH_KINDS
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
@@ -94,8 +94,6 @@ def _names(text: str) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__, tag
-    from .decoders import available_decoders
-    from .pipeline import CrfsuiteReference  # noqa: F401  (registers the crfsuite reference decoder)
 
     parser = _Parser(prog="hgner", description=__doc__)
     parser.add_argument("--version", action="version", version=f"hgner {__version__}")
@@ -136,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="CoNLL file or catalogue name: conll2003:SPLIT, wikigold, nltk:ieer, nltk:conll2002/FILE "
                                "(hgner corpora list)")
     evaluate.add_argument("--decoders", type=_names, default=["viterbi"],
-                          help=f"comma-separated decoders (default viterbi); available: {', '.join(available_decoders())}")
+                          help="comma-separated decoders (default viterbi; hgner decoders lists them)")
     evaluate.add_argument("--sweeps", type=_int_list, default=[100], help="sweep counts for samplers, e.g. 100,400,800")
     evaluate.add_argument("--seeds", type=_seed_count, default=1, help="runs with seeds 0..N-1 for stochastic decoders (default 1)")
     evaluate.add_argument("--scheme", type=_scheme, help="tag scheme of the corpus (detected and printed when omitted; given, it "
@@ -164,7 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--cluster", metavar="SPEC",
                           help="featurise and decode on a Dask cluster: local, local:N (N worker processes) or "
                                "tcp://HOST:PORT (a running scheduler); same scores as without (pip install 'hgner[dask]')")
-    _add_tag_parser(commands, available_decoders())
+    _add_tag_parser(commands)
+    commands.add_parser("decoders", help="every decoder with its capabilities and settings",
+                        description="Every registered decoder (built-in and from entry points): its capabilities "
+                                    "(gives_marginals with the default settings) and the settings --set takes, with "
+                                    "type, default and valid values.")
     _add_corpora_parser(commands)
     _add_models_parser(commands)
     return parser
@@ -198,7 +200,7 @@ def _add_corpora_parser(commands: argparse._SubParsersAction) -> None:
     info.add_argument("name", metavar="NAME")
 
 
-def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -> None:
+def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
     from . import registry, tag
 
     parser = commands.add_parser(
@@ -223,7 +225,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction, decoders: list[str]) -
                          help="every INPUT is a file: a missing one is an error")
     parser.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
     parser.add_argument("--decoder", help=f"decoder (default {tag.DEFAULT_DECODER}; {tag.SKIP_DEFAULT_DECODER} with --graph "
-                                          f"skip); available: {', '.join(decoders)}")
+                                          "skip; hgner decoders lists them)")
     parser.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                         help=f"chain, or skip (skip edges within a document; documents over {tag.SKIP_MAX_TOKENS} "
                              "tokens are tagged in chunks of that size with a warning)")
@@ -322,6 +324,8 @@ def _run(args: argparse.Namespace) -> int:
         return run_corpora(args)
     if args.command == "models":
         return _models(args)
+    if args.command == "decoders":
+        return _decoders()
     raise HgnerError(f"unknown command {args.command!r}")
 
 
@@ -432,10 +436,34 @@ def _models(args: argparse.Namespace) -> int:
     for info in infos:
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
                      _scores(info.test), f"{info.size / 2**20:.1f} MB", str(info.path)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+    sys.stdout.writelines(line + "\n" for line in _table(rows))
     return 0
+
+
+_CAPABILITIES = ("gives_marginals", "certifies", "exact", "searches_map", "chain_only")  # see hgner.decoders.Decoder
+
+
+def _decoders() -> int:
+    """``hgner decoders``: one block per decoder: its capabilities (of an instance with the default
+    settings), then its settings with type, default and valid values."""
+    from .decoders import available_decoders, decoder_settings, make_decoder
+
+    blocks = []
+    for name in available_decoders():
+        decoder = make_decoder(name)
+        capabilities = ", ".join(f"{c} {'yes' if getattr(decoder, c) else 'no'}" for c in _CAPABILITIES)
+        rows = [(s.name, s.type.__name__, f"default {s.default}", s.describe()) for s in decoder_settings(name).values()]
+        blocks.append("\n".join([name, f"  capabilities: {capabilities}",
+                                 "  settings (--set NAME=VALUE):" if rows else "  settings: none",
+                                 *(f"    {line}" for line in _table(rows))]))
+    sys.stdout.write("\n\n".join(blocks) + "\n")
+    return 0
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    """``rows`` as lines of left-aligned columns, two spaces apart."""
+    widths = [max(map(len, column)) for column in zip(*rows)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 
 def _scores(scores: dict[str, float]) -> str:

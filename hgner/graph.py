@@ -15,11 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from .errors import GraphError
-
-
-# The document graphs a Pipeline builds: sentence chains, or chains plus skip edges between
-# repeated names (hgner.skip).
-GRAPH_KINDS = ("chain", "skip")
+from .graphkinds import GRAPH_KINDS  # noqa: F401  (hgner.pipeline imports it from here)
 
 
 @dataclass(frozen=True)

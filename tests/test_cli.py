@@ -8,6 +8,7 @@ import pytest
 
 from hgner.cli import main
 from hgner.corpus import write_conll
+from hgner.decoders import available_decoders
 
 JSON_KEYS = {"corpus", "model", "scheme", "mode", "documents", "sentences", "tokens", "results"}
 RESULT_KEYS = {"decoder", "sweeps", "seed", "f1", "precision", "recall", "macro_f1", "per_type", "decode_seconds",
@@ -78,10 +79,12 @@ def test_unknown_model_exits_2(corpus_file, capsys):
     assert "not a shipped model" in one_line_error(capsys)
 
 
-def test_unknown_decoder_lists_the_options(tiny_model, corpus_file, capsys):
-    code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--decoders", "nope"])
-    assert code == 2
-    assert "unknown decoder 'nope'; expected one of: " in one_line_error(capsys)
+@pytest.mark.parametrize("command", [["evaluate", "--corpus", "CORPUS", "--decoders", "nope"],
+                                     ["tag", "--decoder", "nope", "Jim Smith flew to Paris."]])
+def test_unknown_decoder_lists_the_options(command, tiny_model, corpus_file, capsys):
+    argv = [str(corpus_file) if arg == "CORPUS" else arg for arg in command]
+    assert main([*argv, "--model", str(tiny_model.directory)]) == 2
+    assert f"unknown decoder 'nope'; expected one of: {', '.join(available_decoders())}" in one_line_error(capsys)
 
 
 def test_malformed_corpus_names_file_and_line(tmp_path, tiny_model, capsys):
@@ -214,6 +217,27 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
     assert stop.value.code == 0 and capsys.readouterr().out == f"hgner {__version__}\n"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["tag", "--help"], ["evaluate", "--decoders"]])
+def test_help_version_and_usage_errors_load_no_numerical_library(argv):
+    """They build the parser only: no decoder module (numba), no numpy or scipy."""
+    code = ("import sys; from hgner.cli import main\ntry: main(sys.argv[1:])\nexcept SystemExit: pass\n"
+            "print([m for m in ('numba', 'numpy', 'scipy', 'hgner.decoders') if m in sys.modules], file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert result.stderr.splitlines()[-1] == "[]"
+
+
+def test_decoders_lists_capabilities_and_settings(capsys):
+    assert main(["decoders"]) == 0
+    blocks = {block.splitlines()[0]: block for block in capsys.readouterr().out.split("\n\n")}
+    assert list(blocks) == available_decoders()
+    herded, viterbi = ([" ".join(line.split()) for line in blocks[name].splitlines()] for name in ("herded", "viterbi"))
+    assert "capabilities: gives_marginals yes, certifies no, exact no, searches_map yes, chain_only no" in herded
+    assert "sweeps int default 100 an integer in [1, 100000000]" in herded
+    assert "capabilities: gives_marginals no, certifies no, exact yes, searches_map yes, chain_only yes" in viterbi
+    assert "marginals bool default False true or false" in viterbi
+    assert blocks["crfsuite"].endswith("settings: none")
 
 
 def test_models_lists_and_describes(capsys):

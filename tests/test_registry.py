@@ -38,6 +38,13 @@ def test_built_ins_registered_in_a_fresh_interpreter_without_importing_the_pipel
     assert out[1] == "False"
 
 
+def test_looking_up_a_decoder_in_a_fresh_interpreter_imports_no_other_decoder_module():
+    code = ("import sys; from hgner.decoders import decoder_class; decoder_class('viterbi'); "
+            "print('hgner.decoders.herding' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
 def test_available_decoders_is_the_registry():
     assert available_decoders() == registry.names(registry.decoders)
     assert set(available_decoders()) >= BUILT_IN

@@ -1,17 +1,11 @@
 """Decoders, registered by name in :data:`hgner.registry.decoders` (entry-point group
-``hgner_decoders``). Importing this package imports every module in it, which registers every
-built-in decoder: a new decoder is one new module."""
-
-import importlib
-import pkgutil
+``hgner_decoders``). Each module of this package registers its own decoders when imported;
+:mod:`hgner.registry` imports them as a name is looked up, so a new decoder is one new module.
+Importing this package loads none of them (no numba)."""
 
 from .base import (Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder,
                    parse_settings, register)
 from .settings import MAX_SWEEPS, Setting, SettingError
-
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
-del _module
 
 __all__ = ["MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders", "decoder_class",
            "decoder_settings", "make_decoder", "parse_settings", "register"]

@@ -1,10 +1,11 @@
 """The decoder interface, its declared capabilities and settings, and registration by name.
 
 Decoders live in the :data:`hgner.registry.decoders` catalogue registry: built-ins register with
-:func:`register` when :mod:`hgner.decoders` is imported, other packages through the entry-point
-group ``hgner_decoders``. A decoder declares its settings by its constructor signature (see
-:mod:`hgner.decoders.settings`) and its capabilities by class attributes; callers ask them
-(``decoder.gives_marginals``, ``decoder_class(name).certifies``), never test names.
+:func:`register` when their module is imported (:mod:`hgner.registry` imports them as names are
+looked up), other packages through the entry-point group ``hgner_decoders``. A decoder declares
+its settings by its constructor signature (see :mod:`hgner.decoders.settings`) and its
+capabilities by class attributes; callers ask them (``decoder.gives_marginals``,
+``decoder_class(name).certifies``), never test names.
 """
 
 from __future__ import annotations
