@@ -15,7 +15,6 @@ from functools import cached_property
 import numpy as np
 
 from .errors import GraphError
-from .graphkinds import GRAPH_KINDS  # noqa: F401  (hgner.pipeline imports it from here)
 
 
 @dataclass(frozen=True)

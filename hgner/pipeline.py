@@ -12,7 +12,8 @@ from . import skip
 from .decoders import Decoder
 from .decoders.crfsuite import CrfsuiteReference
 from .errors import GraphError
-from .graph import GRAPH_KINDS, FactorGraph
+from .graph import FactorGraph
+from .graphkinds import GRAPH_KINDS
 from .model import CrfModel
 
 
