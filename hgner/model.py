@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cached_property
 from itertools import repeat
 from importlib import resources
 from pathlib import Path
@@ -40,7 +41,6 @@ from typing import Any
 
 import numpy as np
 import pycrfsuite
-import scipy.sparse
 
 from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
@@ -119,8 +119,6 @@ class CrfModel:
         self.labels: tuple[str, ...] = tuple(labels)
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
         self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config)
-        self._tagger = pycrfsuite.Tagger()
-        self._tagger.open(str(directory / MODEL_FILE))
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> CrfModel:
@@ -169,6 +167,8 @@ class CrfModel:
         rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[known]
         row_ends = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=len(lengths)), out=row_ends[1:])
+        import scipy.sparse  # the string path only (training, tests, the crfsuite reference): not at startup
+
         indicator = scipy.sparse.csr_matrix(
             (np.ones(int(known.sum())), columns[known], row_ends), shape=(len(lengths), n_attributes)
         )
@@ -180,14 +180,24 @@ class CrfModel:
             self.document_unary(sentences), self.transitions, [len(s) for s in sentences], labels=self.labels
         )
 
+    @cached_property
+    def _crfsuite(self) -> pycrfsuite.Tagger:
+        """crfsuite's own tagger on the model file, opened on first use (the reference decoder only)."""
+        tagger = pycrfsuite.Tagger()
+        try:
+            tagger.open(str(self.directory / MODEL_FILE))
+        except OSError as error:
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite cannot open it ({error})") from None
+        return tagger
+
     def crfsuite_tag(self, features: Features) -> list[list[str]]:
         """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match."""
-        return [self._tagger.tag(sentence) if sentence else [] for sentence in features]
+        return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
 
     def crfsuite_marginals(self, sentence: list[list[str]]) -> np.ndarray:
         """(n, K) crfsuite's own marginals for one sentence."""
-        self._tagger.set(sentence)
-        return np.array([[self._tagger.marginal(label, i) for label in self.labels] for i in range(len(sentence))])
+        self._crfsuite.set(sentence)
+        return np.array([[self._crfsuite.marginal(label, i) for label in self.labels] for i in range(len(sentence))])
 
 
 _FEATURE = np.dtype([("type", "<u4"), ("source", "<u4"), ("target", "<u4"), ("weight", "<f8")])

@@ -54,7 +54,7 @@ def test_unknown_model_lists_the_shipped_ones(tmp_path):
 
 def test_binary_weights_agree_with_crfsuite_dump(tiny_model):
     """The dump rounds to six decimals; the binary file holds the exact weights."""
-    info = tiny_model._tagger.info()
+    info = tiny_model._crfsuite.info()
     for (attribute, label), weight in info.state_features.items():
         exact = tiny_model.state_weights[tiny_model.attribute_index[attribute], tiny_model.labels.index(label)]
         assert abs(exact - weight) <= 5.1e-7
