@@ -95,6 +95,9 @@ def _splits_inside(pattern: str, word: str) -> bool:
     return any(0 < m.start() < len(word) for m in re.finditer(pattern, word))
 
 
+SPACY_NAME = f"{NAME}.v{VERSION}"  # the name spaCy's registry knows these rules by
+
+
 def create_tokenizer() -> Callable[[Language], Tokenizer]:
     """spaCy's registered tokenizer ``hgner.conll.v1`` (entry point ``spacy_tokenizers``), for a
     pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v1"``."""
@@ -150,10 +153,11 @@ class TextTokenizer:
     @cached_property
     def nlp(self) -> Language:
         import spacy
+        from spacy.util import registry
 
-        nlp = spacy.blank(self.language)
-        nlp.tokenizer = make_tokenizer(nlp)
-        return nlp
+        # built from the config, so spaCy's default tokenizer is never built only to be replaced
+        registry.tokenizers.register(SPACY_NAME, func=create_tokenizer)  # as the entry point does, if not installed
+        return spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
         return split_sentences(self.nlp.make_doc(text), text)
