@@ -11,7 +11,8 @@ a temporary folder that is removed afterwards. Figures (the issue's targets in b
   (a worker), and whether every document's entities equal the one-process output.
 * eng.testb's raw text as one file, ``hgner tag --format conll``, end to end [<= 1.2 s].
 * first output for one sentence, cold command [<= 0.8 s].
-* the spaCy component (blank English + sentencizer + hgner) in one process [>= 50,000 tokens/s].
+* the spaCy component in one process, with hgner's tokenizer (the README's pipeline) and with
+  spaCy's tokenizer + sentencizer [>= 50,000 tokens/s].
 * Dask's coordination overhead on a local cluster: per task (no-op tasks) and per part (tiny
   parts through ``tag_to_folder`` against the same documents in one part), and from these and the
   measured per-core throughput an estimate of the hours to tag 10^8 tokens on C cores.
@@ -159,7 +160,10 @@ def main() -> None:
         cluster["parts"] = json.loads((folder / "out" / "manifest.json").read_text())["counts"]["parts"]
         figures[f"cluster_local_{args.workers}"] = cluster
 
-        figures["spacy_tokens_per_second"] = round(spacy_tokens_per_second(args.model, [t for t, _ in train[:300]])[0])
+        sample = [t for t, _ in train[:300]]
+        figures["spacy_tokens_per_second"] = round(spacy_tokens_per_second(args.model, sample)[0])
+        figures["spacy_with_sentencizer_tokens_per_second"] = round(
+            spacy_tokens_per_second(args.model, sample, sentencizer=True)[0])
         overhead = coordination_overhead(args.model, args.workers, folder)
         figures["overhead"] = {k: round(v, 4) for k, v in overhead.items()}
 

@@ -45,8 +45,9 @@ def test_viterbi_marginals_option():
 def test_tiny_model_matches_crfsuite(tiny_model, tiny_corpus):
     """Same label sequences as crfsuite's tagger, marginals within 1e-6."""
     for document in tiny_corpus.documents:
-        features = tiny_model.features([s.tokens for s in document.sentences])
-        graph = tiny_model.chain_graph(features)
+        sentences = [s.tokens for s in document.sentences]
+        features = tiny_model.features(sentences)
+        graph = tiny_model.chain_graph(sentences)
         ours = [tiny_model.labels[k] for k in viterbi(graph)]
         theirs = [tag for sentence in tiny_model.crfsuite_tag(features) for tag in sentence]
         assert ours == theirs
@@ -66,8 +67,9 @@ def test_shipped_model_matches_crfsuite_on_eng_testb(conll2003):
     model = CrfModel.load("en-conll03")
     corpus = read_conll(conll2003 / "eng.testb")
     for index, document in enumerate(corpus.documents):
-        features = model.features([s.tokens for s in document.sentences])
-        graph = model.chain_graph(features)
+        sentences = [s.tokens for s in document.sentences]
+        features = model.features(sentences)
+        graph = model.chain_graph(sentences)
         ours = [model.labels[k] for k in viterbi(graph)]
         assert ours == [tag for sentence in model.crfsuite_tag(features) for tag in sentence]
         if index % 20 == 0:
