@@ -375,7 +375,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .model import CrfModel
     from .reading import read_tagged
     from .report import check_plot_format, format_table3, plot
-    from .settings import parse_assignments
+    from .decoders.settings import parse_assignments
     from .skip import load as load_skip
 
     settings = parse_assignments(args.set)

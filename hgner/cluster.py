@@ -498,7 +498,7 @@ def run_tag(args: Any) -> int:
         raise HgnerError("--cluster needs --out DIR (the folder for the output parts)")
     if not args.inputs:
         raise HgnerError("--cluster needs input files, folders or glob patterns")
-    from .settings import parse_assignments
+    from .decoders.settings import parse_assignments
     from .tag import decoder_for_graph
 
     decoder = decoder_for_graph(args.decoder, args.graph, lambda message: print(f"hgner tag: warning: {message}",

@@ -41,7 +41,7 @@ from .model import CrfModel
 from .pipeline import Pipeline
 from .report import name_width
 from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
-from .settings import settings_per_decoder
+from .decoders.settings import settings_per_decoder
 
 
 @dataclass(frozen=True)

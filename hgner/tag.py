@@ -764,7 +764,7 @@ def _opened(writer: type[Writer], output: str | None) -> Iterator[IO | None]:
 
 def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
-    from .settings import parse_assignments
+    from .decoders.settings import parse_assignments
 
     if getattr(args, "cluster", None) or getattr(args, "out", None):
         if not args.cluster:

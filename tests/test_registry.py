@@ -13,7 +13,8 @@ import pytest
 
 from hgner import registry
 from hgner.decoders import (Decoder, Decoding, Setting, SettingError, available_decoders, decoder_class,
-                            decoder_settings, make_decoder, parse_settings, register)
+                            decoder_settings, make_decoder, register)
+from hgner.decoders.settings import parse_assignments
 from hgner.errors import HgnerError, UnknownNameError
 from hgner.graph import FactorGraph
 
@@ -111,7 +112,7 @@ def test_every_setting_is_declared_and_its_default_parses_back(name):
         assert isinstance(setting, Setting) and setting.name == key
         assert getattr(decoder, key) == setting.default
         assert setting.parse(str(setting.default)) == setting.default
-        assert parse_settings(name, [f"{key}={setting.default}"]) == {key: setting.default}
+        assert getattr(make_decoder(name, parse_assignments([f"{key}={setting.default}"])), key) == setting.default
 
 
 @pytest.mark.parametrize("name", sorted(BUILT_IN))
@@ -129,7 +130,7 @@ def test_unknown_settings_are_errors_listing_the_valid_ones():
     with pytest.raises(UnknownNameError, match="unknown herded setting 'seed'"):
         make_decoder("herded", seed=1)
     with pytest.raises(UnknownNameError, match="unknown gibbs setting 'foo'"):
-        parse_settings("gibbs", ["foo=1"])
+        make_decoder("gibbs", parse_assignments(["foo=1"]))
 
 
 def test_shared_options_reach_only_the_decoders_that_take_them():
@@ -145,13 +146,22 @@ def test_shared_options_reach_only_the_decoders_that_take_them():
     (["initial_temperature=2", "time_limit=none"], {"initial_temperature": 2.0, "time_limit": None}),
     ([" seed = 4 "], {"seed": 4}),
 ])
-def test_parse_settings(pairs, expected):
-    assert parse_settings("gibbs", pairs) == expected
-    assert make_decoder("gibbs", {"sweeps": "20"}).sweeps == 20  # strings are parsed by make_decoder too
+def test_assignments_are_parsed_by_the_annotations(pairs, expected):
+    decoder = make_decoder("gibbs", parse_assignments(pairs))
+    assert {key: getattr(decoder, key) for key in expected} == expected
+
+
+@pytest.mark.parametrize("pairs, message", [
+    (["sweeps"], "--set 'sweeps': expected NAME=VALUE, e.g. --set damping=0.5"),
+    (["sweeps=1", "sweeps=2"], "--set 'sweeps=2': sweeps is already set to '1'"),
+])
+def test_malformed_assignments(pairs, message):
+    with pytest.raises(HgnerError) as error:
+        parse_assignments(pairs)
+    assert str(error.value) == message
 
 
 @pytest.mark.parametrize("name, pair, message", [
-    ("gibbs", "sweeps", "expected a setting as NAME=VALUE, got 'sweeps'"),
     ("gibbs", "sweeps=ten", "sweeps must be an integer in [1, 100000000], got 'ten'"),
     ("gibbs", "sweeps=1e9", "sweeps must be an integer in [1, 100000000], got '1e9'"),
     ("gibbs", "schedule=cosine", "schedule must be one of linear, exponential, constant, got 'cosine'"),
@@ -162,12 +172,12 @@ def test_parse_settings(pairs, expected):
 ])
 def test_bad_values_say_what_was_expected(name, pair, message):
     with pytest.raises(SettingError) as error:
-        parse_settings(name, [pair])
+        make_decoder(name, parse_assignments([pair]))
     assert str(error.value) == f"decoder {name!r}: {message}"
 
 
 def test_values_are_converted_to_the_declared_type():
     decoder = make_decoder("beg", threshold=np.int64(2), bins=np.int32(4))
     assert type(decoder.threshold) is float and type(decoder.bins) is int
-    assert parse_settings("viterbi", ["marginals=yes"]) == {"marginals": True}
-    assert parse_settings("beg", ["threshold=inf"]) == {"threshold": float("inf")}
+    assert make_decoder("viterbi", parse_assignments(["marginals=yes"])).marginals is True
+    assert make_decoder("beg", parse_assignments(["threshold=inf"])).threshold == float("inf")

@@ -3,9 +3,8 @@
 :mod:`hgner.registry` imports them as a name is looked up, so a new decoder is one new module.
 Importing this package loads none of them (no numba)."""
 
-from .base import (Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder,
-                   parse_settings, register)
+from .base import Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder, register
 from .settings import MAX_SWEEPS, Setting, SettingError
 
 __all__ = ["MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders", "decoder_class",
-           "decoder_settings", "make_decoder", "parse_settings", "register"]
+           "decoder_settings", "make_decoder", "register"]

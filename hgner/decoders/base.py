@@ -11,7 +11,7 @@ capabilities by class attributes; callers ask them (``decoder.gives_marginals``,
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -107,25 +107,6 @@ def decoder_settings(name: str) -> dict[str, Setting]:
     """The settings decoder ``name`` takes (name -> :class:`Setting` with type, default, range), in
     signature order."""
     return dict(decoder_class(name).settings)
-
-
-def parse_settings(name: str, pairs: Iterable[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` strings (``--set``) parsed by decoder ``name``'s annotations. An unknown NAME
-    is an :class:`UnknownNameError` listing the valid ones; a bad VALUE a :class:`SettingError`."""
-    settings = decoder_settings(name)
-    parsed = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise SettingError(f"decoder {name!r}: expected a setting as NAME=VALUE, got {pair!r}")
-        if key not in settings:
-            raise UnknownNameError(f"{name} setting", key, settings)
-        try:
-            parsed[key] = settings[key].parse(text)
-        except SettingError as error:
-            raise SettingError(f"decoder {name!r}: {error}") from None
-    return parsed
 
 
 def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import inspect
 import math
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional, Union
 
 import numpy as np
 
-from ..errors import HgnerError
+from ..errors import HgnerError, UnknownNameError
 
 MAX_SWEEPS = 100_000_000  # the largest ``sweeps`` any sampler accepts (use ``time_limit`` to bound time)
 
@@ -173,3 +173,37 @@ def checked(settings: dict[str, Setting], init: Callable[..., None]) -> Callable
     wrapper.__doc__ = init.__doc__
     wrapper.__qualname__ = init.__qualname__
     return wrapper
+
+
+# ----------------------------------------------------------------------------- settings given by name
+# ``--set NAME=VALUE`` (repeatable) in ``hgner tag`` and ``hgner evaluate``, ``decoder_settings``
+# in the spaCy component, keywords of :func:`hgner.load`.
+
+
+def parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
+    """``NAME=VALUE`` strings as ``{NAME: VALUE}``; the values stay strings (the decoder's settings
+    converter turns them into its constructor's types). A malformed assignment, or a name given
+    twice, is a one-line :class:`HgnerError`."""
+    settings: dict[str, str] = {}
+    for assignment in assignments:
+        name, equals, value = assignment.partition("=")
+        name = name.strip()
+        if not equals or not name.isidentifier():
+            raise HgnerError(f"--set {assignment!r}: expected NAME=VALUE, e.g. --set damping=0.5")
+        if name in settings:
+            raise HgnerError(f"--set {assignment!r}: {name} is already set to {settings[name]!r}")
+        settings[name] = value
+    return settings
+
+
+def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """For each decoder, the ``settings`` its constructor accepts. A setting that none of
+    ``decoders`` accepts is an :class:`UnknownNameError` listing the ones they do."""
+    from .base import decoder_settings
+
+    options = {name: set(decoder_settings(name)) for name in decoders}
+    valid = set().union(*options.values())
+    for name in settings:
+        if name not in valid:
+            raise UnknownNameError(f"{'/'.join(decoders)} setting", name, valid)
+    return {decoder: {k: v for k, v in settings.items() if k in accepted} for decoder, accepted in options.items()}
