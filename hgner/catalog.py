@@ -10,15 +10,15 @@ first when it is missing. A new corpus in a known format is one new manifest fil
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .errors import HgnerError
+from .errors import HgnerError, ManifestError
+from .validation import check, read_json
 
 if TYPE_CHECKING:
     from .corpus import Corpus
@@ -86,33 +86,18 @@ def manifests_dir() -> Path:
         return Path(__file__).resolve().parent.parent / "corpora"
 
 
-@lru_cache(maxsize=1)
-def _validator() -> Any:
-    import jsonschema
-
-    schema = json.loads((manifests_dir() / SCHEMA_FILE).read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
-
-
 def load_manifest(path: str | Path) -> Manifest:
-    """Read and validate one manifest; an :class:`HgnerError` names the file, the field, what was
-    expected and what was found."""
+    """Read and validate one manifest (:func:`hgner.validation.read_json` and
+    :func:`~hgner.validation.check`, as model files are); a :class:`ManifestError` names the file,
+    the field, what was expected and what was found."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
-    except ValueError as error:
-        raise HgnerError(f"{path}: not JSON ({error})") from None
-    problem = next(iter(sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))), None)
-    if problem is not None:
-        where = "/".join(str(p) for p in problem.absolute_path) or "the top level"
-        raise HgnerError(f"{path}: not a corpus manifest: at {where}: {problem.message}")
+    data = read_json(path, raises=ManifestError)
+    check(data, manifests_dir() / SCHEMA_FILE, path, raises=ManifestError)
     splits = {name: Split(name, entry.get("file"), entry.get("sha256"), entry.get("size"))
               for name, entry in data["splits"].items()}
     default = data.get("default_split")
     if default is not None and default not in splits:
-        raise HgnerError(f"{path}: default_split {default!r} is not one of its splits ({', '.join(splits)})")
+        raise ManifestError(f"{path}: default_split: expected one of its splits ({', '.join(splits)}), got {default!r}")
     return Manifest(
         name=data["name"], title=data["title"], description=data["description"], reader=data["reader"],
         languages=tuple(data["languages"]), scheme=data["scheme"], entity_types=tuple(data["entity_types"]),
@@ -135,7 +120,7 @@ def _load_catalogue(directory: Path) -> dict[str, Manifest]:
     for path in manifest_files(directory):
         manifest = load_manifest(path)
         if manifest.name in manifests:
-            raise HgnerError(f"{path}: corpus {manifest.name!r} is also described by {manifests[manifest.name].path}")
+            raise ManifestError(f"{path}: corpus {manifest.name!r} is also described by {manifests[manifest.name].path}")
         manifests[manifest.name] = manifest
     return manifests
 

@@ -30,6 +30,11 @@ class UnknownNameError(HgnerError):
         super().__init__(f"unknown {kind} {name!r}; expected one of: {', '.join(self.available) or 'none'}")
 
 
+class ManifestError(HgnerError):
+    """A corpus manifest (``corpora/*.json``) that cannot be read or does not fit its schema, or a
+    catalogue that describes one corpus twice."""
+
+
 class ModelError(HgnerError):
     """A model name or directory that cannot be loaded, or a model that does not fit the request."""
 

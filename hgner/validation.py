@@ -1,7 +1,9 @@
 """Data on disk is never trusted: JSON files are size-capped, parsed strictly (no NaN, no
-Infinity) and checked against the JSON schemas in ``hgner/schemas/`` before anything is built
-from them. Every failure is a :class:`~hgner.errors.ModelError` naming the file, the field and
-what was expected, e.g. ``models/x/meta.json: features.window: expected an integer 0..10, got 1e12``.
+Infinity) and checked against their JSON schema (the model files' in ``hgner/schemas/``, the
+corpus manifests' in ``corpora/``) before anything is built from them. Every failure is one line
+naming the file, the field and what was expected, e.g.
+``models/x/meta.json: features.window: expected an integer 0..10, got 1e12``: a
+:class:`~hgner.errors.ModelError`, or the error class the caller passes as ``raises``.
 
 Each schema node may carry an ``expected`` keyword (ignored by JSON Schema itself): the phrase
 the error message uses. The big word tables (``truecase.json``, ``gazetteer.json``: tens of
@@ -20,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import ModelError
+from .errors import HgnerError, ModelError
 
 MAX_JSON_BYTES = 64 * 2**20  # the shipped word tables are under 1 MB
 
@@ -35,23 +37,23 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
-    """The JSON value in ``path``, or a :class:`ModelError` when the file is missing, too large,
+def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerError] = ModelError) -> Any:
+    """The JSON value in ``path``, or a ``raises`` error when the file is missing, too large,
     not UTF-8, not strict JSON or nested too deeply."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise ModelError(f"{path}: {size} bytes, expected at most {max_bytes}")
+            raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
         text = path.read_bytes().decode("utf-8")
         return json.loads(text, parse_constant=_reject_constant)
     except FileNotFoundError:
-        raise ModelError(f"{path}: missing") from None
+        raise raises(f"{path}: missing") from None
     except OSError as error:
-        raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
+        raise raises(f"{path}: cannot read ({error.strerror or error})") from None
     except RecursionError:
-        raise ModelError(f"{path}: not valid JSON (nested too deeply)") from None
+        raise raises(f"{path}: not valid JSON (nested too deeply)") from None
     except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise ModelError(f"{path}: not valid JSON ({error})") from None
+        raise raises(f"{path}: not valid JSON ({error})") from None
 
 
 def show(value: Any) -> str:
@@ -75,29 +77,31 @@ def _where(path: Any) -> str:
 
 
 @lru_cache(maxsize=None)
-def _validator(schema_name: str) -> Any:
+def _validator(schema: str | Path) -> Any:
     import jsonschema
 
-    return jsonschema.Draft202012Validator(load_schema(schema_name))
+    if isinstance(schema, Path):
+        return jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
+    return jsonschema.Draft202012Validator(load_schema(schema))
 
 
-def check(data: Any, schema_name: str, path: Path) -> None:
-    """Raise a :class:`ModelError` naming ``path``, the field and the expectation when ``data``
-    does not fit the schema ``schema_name``."""
-    error = next(iter(_validator(schema_name).iter_errors(data)), None)
+def check(data: Any, schema: str | Path, path: Path, raises: type[HgnerError] = ModelError) -> None:
+    """Raise a ``raises`` error naming ``path``, the field and the expectation when ``data`` does
+    not fit the schema: ``schema`` is a name in ``hgner/schemas/`` (``"meta"``) or a schema file."""
+    error = next(iter(_validator(schema).iter_errors(data)), None)
     if error is None:
         return
     if error.validator == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
-        raise ModelError(f"{path}: {_where(error.absolute_path)}: missing required field {missing!r}")
+        raise raises(f"{path}: {_where(error.absolute_path)}: missing required field {missing!r}")
     if error.validator == "additionalProperties" and error.schema.get("additionalProperties") is False:
-        raise ModelError(f"{path}: {_where(error.absolute_path)}: {error.message}")
+        raise raises(f"{path}: {_where(error.absolute_path)}: {error.message}")
     if error.validator == "uniqueItems":
-        raise ModelError(f"{path}: {_where(error.absolute_path)}: expected distinct items")
+        raise raises(f"{path}: {_where(error.absolute_path)}: expected distinct items")
     expected = error.schema.get("expected") if isinstance(error.schema, dict) else None
     if expected is None:
-        raise ModelError(f"{path}: {_where(error.absolute_path)}: {error.message[:200]}")
-    raise ModelError(f"{path}: {_where(error.absolute_path)}: expected {expected}, got {show(error.instance)}")
+        raise raises(f"{path}: {_where(error.absolute_path)}: {error.message[:200]}")
+    raise raises(f"{path}: {_where(error.absolute_path)}: expected {expected}, got {show(error.instance)}")
 
 
 def check_string_table(data: Any, schema_name: str, path: Path) -> None:

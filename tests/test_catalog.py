@@ -13,7 +13,7 @@ import pytest
 
 from hgner import catalog, registry, schemes
 from hgner.corpus import load_corpus, read_conll
-from hgner.errors import ConllFormatError, HgnerError
+from hgner.errors import ConllFormatError, HgnerError, ManifestError
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -197,29 +197,42 @@ def test_a_label_map_renames_and_drops_types(own_catalogue, tmp_path, monkeypatc
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"splits": {"test": {"file": "a.conll", "size": 3}}}, "at splits/test: 'sha256' is a required property"),
-        ({"splits": {"test": {"file": "a.conll", "size": 3, "sha256": "abc"}}}, "at splits/test/sha256: 'abc' does not match"),
-        ({"scheme": "IOB3"}, "at scheme: 'IOB3' is not one of"),
-        ({"sources": {"urls": ["ftp://x/{file}"]}}, "at sources: {'urls': ['ftp://x/{file}']} is not valid"),
-        ({"default_split": "dev"}, "default_split 'dev' is not one of its splits (test)"),
-        ({"homepage": "x"}, "at the top level: Additional properties are not allowed ('homepage' was unexpected)"),
+        ({"splits": {"test": {"file": "a.conll", "size": 3}}}, "splits.test: missing required field 'sha256'"),
+        ({"splits": {"test": {"file": "a.conll", "size": 3, "sha256": "abc"}}},
+         "splits.test.sha256: expected 64 lowercase hex digits, got 'abc'"),
+        ({"scheme": "IOB3"}, "scheme: 'IOB3' is not one of"),
+        ({"sources": {"urls": ["ftp://x/{file}"]}}, 'sources: expected {"urls": [http(s) URL templates with {file}]} '
+                                                    'or {"nltk": PACKAGE}, got an object'),
+        ({"default_split": "dev"}, "default_split: expected one of its splits (test), got 'dev'"),
+        ({"homepage": "x"}, "top level: Additional properties are not allowed ('homepage' was unexpected)"),
     ],
 )
 def test_bad_manifests_are_one_line_errors_naming_file_and_field(tmp_path, change, message):
     manifest = {**tiny_manifest("bad", {"test": FIXTURES / "iob1_docs.conll"}, ["https://x/{file}"]), **change}
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(manifest))
-    with pytest.raises(HgnerError) as error:
+    with pytest.raises(ManifestError) as error:
         catalog.load_manifest(path)
     assert str(error.value).startswith(f"{path}: ")
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(("content", "message"), [(None, "missing"), ("{nope", "not valid JSON ("),
+                                                  ('{"size": NaN}', "not valid JSON (NaN is not a JSON number")])
+def test_unreadable_manifests_are_read_as_model_files_are(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(ManifestError) as error:
+        catalog.load_manifest(path)
+    assert str(error.value).startswith(f"{path}: {message}") and "\n" not in str(error.value)
 
 
 def test_a_corpus_described_twice_is_an_error(tmp_path):
     manifest = tiny_manifest("twice", {"test": FIXTURES / "iob1_docs.conll"}, ["https://x/{file}"])
     folder = write_catalogue(tmp_path / "c", [manifest])
     (folder / "copy.json").write_text(json.dumps(manifest))
-    with pytest.raises(HgnerError, match="corpus 'twice' is also described by"):
+    with pytest.raises(ManifestError, match="corpus 'twice' is also described by"):
         catalog._load_catalogue(folder)
 
 
