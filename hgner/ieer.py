@@ -4,7 +4,8 @@ Each document's text is rebuilt from NLTK's parse (leaves joined by single space
 with spaCy's default English rules (:class:`~hgner.tokenizer.SpacyDefaultTokenizer`, the token
 definition of every published IEER figure; ``hgner evaluate --input raw`` scores the same text
 through the tagger's own tokenizer), and the gold ENAMEX spans are
-projected onto those tokens: PERSON/ORGANIZATION/LOCATION become PER/ORG/LOC, everything else
+projected onto those tokens, renamed by the label map of the catalogue's manifest
+(``corpora/ieer.json``: PERSON/ORGANIZATION/LOCATION become PER/ORG/LOC); everything else
 (TIMEX, NUMEX, ...) is O. An entity whose edges fall inside a token cannot be represented; it
 is counted in ``Corpus.notes``, never hidden.
 """
@@ -21,8 +22,6 @@ from .tokenizer import SpacyDefaultTokenizer, TextTokenizer
 
 if TYPE_CHECKING:
     from .catalog import CorpusSource
-
-ENAMEX_TYPES = {"PERSON": "PER", "ORGANIZATION": "ORG", "LOCATION": "LOC"}
 
 
 def _text_and_spans(tree, label_map: Mapping[str, str]) -> tuple[str, list[tuple[int, int, str]]]:
@@ -41,7 +40,7 @@ def _text_and_spans(tree, label_map: Mapping[str, str]) -> tuple[str, list[tuple
     return " ".join(pieces), spans
 
 
-def read_ieer(tokenizer: TextTokenizer | None = None, label_map: Mapping[str, str] = ENAMEX_TYPES) -> Corpus:
+def read_ieer(tokenizer: TextTokenizer | None = None, *, label_map: Mapping[str, str]) -> Corpus:
     """All 94 IEER documents (their TEXT sections), tokenized and tagged in IOB2; ``label_map``
     gives the hgner type of each IEER label (labels not in it become O)."""
     from nltk.corpus import ieer
