@@ -210,7 +210,8 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                     "  an argument that names an existing file is read as a file (UTF-8);\n"
                     "  one that looks like a path ('/' in it or a .txt/.md/... ending, no spaces) but does not\n"
                     "  exist is an error; any other argument is the text itself;\n"
-                    "  an existing directory gives its files matching --glob, recursively, in path order;\n"
+                    "  an existing directory gives its files matching --glob, recursively, in path order\n"
+                    "  (hidden files and folders left out; with --cluster, its JSONL and Parquet files too);\n"
                     "  no argument, or '-', reads standard input. --text or --files force one reading.",
         epilog=f"defaults: --model {tag.DEFAULT_MODEL} --decoder {tag.DEFAULT_DECODER} (the best measured configuration with\n"
                "per-entity confidences; --graph skip --decoder exact scored 0.16 F1 more on eng.testa but has no confidences)\n"

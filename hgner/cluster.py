@@ -5,7 +5,10 @@ Install with ``pip install 'hgner[dask]'``. Three ways in:
 * ``hgner tag --cluster local[:N] | tcp://HOST:PORT INPUTS... --out DIR`` (:func:`tag_to_folder`):
   inputs are text files (one document each), folders and globs of them, and JSONL (``.jsonl``,
   ``.ndjson``) or Parquet (``.parquet``, needs pyarrow) files with one document per record in
-  their ``--text-column``. The work is cut into *parts* of about :data:`PART_BYTES` of input, in
+  their ``--text-column``. A folder gives the text files plain ``hgner tag`` reads from it
+  (:func:`hgner.tag.folder_files`: those matching ``--glob``, ``*.txt`` by default, recursively,
+  hidden ones left out) and its JSONL and Parquet files, less the ``--out`` folder. The work is
+  cut into *parts* of about :data:`PART_BYTES` of input, in
   input order; each part is one task and one output file ``part-NNNNN.jsonl``, written atomically
   and then committed by a ``part-NNNNN.done.json`` marker holding its counts. ``manifest.json``
   describes the job (the inputs: arguments, files, bytes and a checksum of the file listing;
@@ -47,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .errors import HgnerError
 from .fileio import atomic_write, write_text
-from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Input, Tagger
+from .tag import DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, folder_files
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -61,6 +64,7 @@ PART_MAX_FILES = 2_000  # text files per part at most
 MANIFEST = "manifest.json"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".pq")
+RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
 EVALUATE_BATCHES_PER_WORKER = 4
 _CLUSTER_SPEC = re.compile(r"local(?::(\d+))?|tcp://\S+:\d+")
 
@@ -187,16 +191,14 @@ def input_kind(path: str) -> str:
     return "jsonl" if lower.endswith(JSONL_SUFFIXES) else "parquet" if lower.endswith(PARQUET_SUFFIXES) else "text"
 
 
-def find_inputs(arguments: Iterable[str], exclude: str | Path | None = None) -> list[str]:
-    """Input files, in order, from files, folders (every file under them, sorted, hidden ones and
+def find_inputs(arguments: Iterable[str], exclude: str | Path | None = None, pattern: str = DEFAULT_GLOB) -> list[str]:
+    """Input files, in order, from files, folders (the files matching ``pattern`` that
+    :func:`hgner.tag.folder_files` gives plain ``hgner tag`` too, their JSONL and Parquet files,
     ``exclude``'s tree left out) and glob patterns; each file once."""
-    skip = Path(exclude).resolve() if exclude is not None else None
     found: dict[str, None] = {}
     for argument in arguments:
         if os.path.isdir(argument):
-            files = [p for p in sorted(Path(argument).rglob("*")) if p.is_file()
-                     and not any(part.startswith(".") for part in p.relative_to(argument).parts)
-                     and (skip is None or skip not in p.resolve().parents)]
+            files = folder_files(argument, (pattern, *RECORD_GLOBS), exclude)
         elif os.path.isfile(argument):
             files = [Path(argument)]
         elif glob.has_magic(argument):
@@ -390,10 +392,12 @@ def tag_to_folder(
     include_text: bool = True,
     part_format: str = "jsonl",
     part_bytes: int = PART_BYTES,
+    pattern: str = DEFAULT_GLOB,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Tag ``inputs`` (files, folders, globs) on ``client``'s cluster into parts in folder ``out``;
-    returns the manifest. Parts committed by an earlier run of the same job are skipped."""
+    """Tag ``inputs`` (files, folders, globs; a folder gives its files matching ``pattern``, see
+    :func:`find_inputs`) on ``client``'s cluster into parts in folder ``out``; returns the
+    manifest. Parts committed by an earlier run of the same job are skipped."""
     if part_format not in ("jsonl", "parquet"):
         raise HgnerError(f"part format: expected jsonl or parquet, got {part_format!r}")
     if part_format == "parquet":
@@ -401,7 +405,7 @@ def tag_to_folder(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise HgnerError(f"--out {out}: is a file, expected a folder")
-    paths = find_inputs(inputs, exclude=out)
+    paths = find_inputs(inputs, exclude=out, pattern=pattern)
     parts = [Part(f"part-{i:05d}.{part_format}", tuple(pieces))
              for i, pieces in enumerate(plan_parts(paths, text_column, part_bytes))]
     job = PartJob(settings, str(out.resolve()), text_column, include_text, part_format)
@@ -506,7 +510,7 @@ def run_tag(args: Any) -> int:
     settings = TagSettings.make(args.model, decoder, args.graph, args.sweeps, args.seed, parse_assignments(args.set))
     with connect(args.cluster) as client:
         manifest = tag_to_folder(client, args.inputs, args.out, settings, text_column=args.text_column,
-                                 part_format=args.part_format, progress=sys.stderr.isatty())
+                                 part_format=args.part_format, pattern=args.glob, progress=sys.stderr.isatty())
     counts = manifest["counts"]
     print(f"hgner tag: {counts['documents']} documents, {counts['tokens']} tokens, {counts['entities']} entities "
           f"in {counts['parts']} parts ({counts['parts_this_run']} tagged now) in {args.out}", file=sys.stderr)

@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from html import escape
@@ -647,19 +647,34 @@ def _looks_like_path(argument: str) -> bool:
     return not any(c.isspace() for c in argument) and ("/" in argument or argument.endswith(_PATH_SUFFIXES))
 
 
-def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:
-    """The files below ``directory`` (recursively) whose names match ``pattern``, sorted by path;
-    an :class:`HgnerError` when there is none."""
+def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_GLOB,
+                 exclude: str | Path | None = None) -> list[Path]:
+    """The files a folder input gives, for ``hgner tag`` and ``hgner tag --cluster`` alike: those
+    below ``directory``, recursively, that match a pattern (``--glob``; ``--cluster`` adds the
+    JSONL and Parquet patterns), sorted by path. Hidden ones (a name starting with ``.``, or below
+    such a folder inside ``directory``) and ``exclude``'s tree are left out. An
+    :class:`HgnerError` when there is none."""
     root = Path(directory)
-    found = sorted(p for p in root.rglob(pattern) if p.is_file())
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+    skip = Path(exclude).resolve() if exclude is not None else None
+    found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
+                    and not any(part.startswith(".") for part in p.relative_to(root).parts)
+                    and (skip is None or skip not in p.resolve().parents)})
     if not found:
-        raise HgnerError(f"{directory}: a directory with no files matching {pattern!r} (see --glob)")
-    return [Input(str(p), path=str(p), relative=str(p.relative_to(root))) for p in found]
+        raise HgnerError(f"{directory}: a directory with no files matching {' or '.join(map(repr, patterns))} "
+                         "(see --glob)")
+    return found
+
+
+def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:
+    """The inputs of a folder: its :func:`folder_files`."""
+    root = Path(directory)
+    return [Input(str(p), path=str(p), relative=str(p.relative_to(root))) for p in folder_files(root, pattern)]
 
 
 def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = DEFAULT_GLOB) -> list[Input]:
     """Inputs from positional arguments. ``reading`` is ``auto`` (an existing file is read as a file,
-    an existing directory gives its files matching ``pattern``, recursively; a missing path that
+    an existing directory gives its files matching ``pattern``, as :func:`folder_files` finds them; a missing path that
     looks like one, with a ``/`` or a ``.txt``-like suffix and no spaces, is an error; anything else
     is text), ``text`` or ``files``. No argument, or ``-``, is standard input."""
     if not arguments:

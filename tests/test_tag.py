@@ -104,6 +104,23 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
     assert "notes/missing.txt: no such file (use --text" in capsys.readouterr().err
 
 
+def test_a_folder_gives_the_same_files_with_and_without_cluster(tmp_path):
+    from hgner.cluster import find_inputs
+
+    folder = tmp_path / "in"
+    for name in ["a.txt", "b.md", ".hidden.txt", ".git/x.txt", "sub/c.txt", "sub/d.csv", "sub/.e.txt", "sub/.cache/f.txt",
+                 "sub/deeper/g.txt"]:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("Jim Smith .", encoding="utf-8")
+    for pattern, expected in [(tag.DEFAULT_GLOB, ["a.txt", "sub/c.txt", "sub/deeper/g.txt"]), ("*.md", ["b.md"])]:
+        plain = [i.path for i in tag.resolve_inputs([str(folder)], pattern=pattern)]
+        assert plain == find_inputs([str(folder)], pattern=pattern) == [str(folder / name) for name in expected]
+    with pytest.raises(tag.HgnerError, match="a directory with no files matching '\\*.rst'"):
+        tag.resolve_inputs([str(folder)], pattern="*.rst")
+    with pytest.raises(tag.HgnerError, match="a directory with no files matching '\\*.rst' or '\\*.jsonl'"):
+        find_inputs([str(folder)], pattern="*.rst")
+
+
 def test_empty_input_gives_empty_output(tag_model, capsys, monkeypatch):
     result = run_hgner(["tag", "--model", str(tag_model)], input="")
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
