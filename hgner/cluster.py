@@ -161,8 +161,6 @@ def worker_tagger(settings: TagSettings) -> Tagger:
 
 def tag_text(tagger: Tagger, text: str) -> tuple[list[dict[str, Any]], int]:
     """The entities of one document as JSON objects, and its number of tokens."""
-    if not text.strip():
-        return [], 0
     entities, tokens = [], 0
     for group in tagger.tag_text(text):
         entities += [e.to_json() for e in group.entities]

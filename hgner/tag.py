@@ -180,7 +180,10 @@ class Tagger:
             yield self._decode(text, group)
 
     def tag_text(self, text: str) -> Iterator[TaggedGroup]:
-        """Tokenize and tag one document, yielding groups of sentences as they are decoded."""
+        """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
+        text (whitespace only: no tokens) yields none without being tokenized."""
+        if not text.strip():
+            return iter(())
         return self.tag_sentences(text, self.sentences(text))
 
     def tag(self, text: str) -> list[Entity]:
@@ -701,7 +704,7 @@ _worker_tagger: Tagger | None = None  # the parent's Tagger, inherited by forked
 def _tag_whole(document: Input) -> tuple[str, list[TaggedGroup]]:
     """In a worker: one input's text and all its decoded groups."""
     text = document.read()
-    return text, list(_worker_tagger.tag_text(text)) if text.strip() else []
+    return text, list(_worker_tagger.tag_text(text))
 
 
 def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[Input, str, Iterable[TaggedGroup]]]:
@@ -710,7 +713,7 @@ def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[In
     if jobs <= 1 or len(inputs) < 2 or any(i.path == "-" for i in inputs):
         for document in inputs:
             text = document.read()
-            yield document, text, tagger.tag_text(text) if text.strip() else []
+            yield document, text, tagger.tag_text(text)
         return
     import multiprocessing
 

@@ -131,6 +131,14 @@ def test_empty_input_gives_empty_output(tag_model, capsys, monkeypatch):
         assert capsys.readouterr() == (expected, "")
 
 
+def test_blank_text_is_not_tokenized_and_would_give_no_tokens(tag_model, monkeypatch):
+    tagger = Tagger(tag_model)
+    blank = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+    assert tagger.tokenizer(blank) == [] and tagger.tag(blank) == [] and list(tagger.pipe([blank, ""])) == [[], []]
+    monkeypatch.setattr(tagger, "sentences", lambda text: pytest.fail("blank text tokenized"))
+    assert list(tagger.tag_text(blank)) == [] and list(tagger.tag_text("")) == []
+
+
 def test_bad_files_exit_2_with_one_line(tag_model, tmp_path, capsys):
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("Angela Merkel in M\xfcnchen".encode("latin-1"))
