@@ -1,6 +1,8 @@
 import pytest
 
+from hgner.decoders.chain import viterbi
 from hgner.evaluation import in_scheme, plan_runs
+from tag_support import FIXTURE, tag_model  # noqa: F401  (fixture)
 
 
 @pytest.mark.parametrize(
@@ -44,3 +46,26 @@ def test_report_table_fits_the_longest_name():
     table = [line for line in out.getvalue().splitlines()[1:] if not line.startswith("note")]
     assert table[0].startswith("decoder         sweeps") and table[1].startswith("viterbi@chain   ")
     assert len({line.index(" 100 ") for line in table[1:]}) == 1  # the sweeps column lines up
+
+
+def test_a_viterbi_run_is_the_reference_labelling(tag_model, monkeypatch):
+    """With a viterbi run in the plan its labels are the reference (no second Viterbi decode), and
+    every figure but the seconds is the one computed against a separate reference decode."""
+    from hgner import evaluation
+    from hgner.corpus import read_conll
+    from hgner.model import CrfModel
+
+    model, corpus = CrfModel.load(tag_model), read_conll(FIXTURE)
+    calls = []
+    monkeypatch.setattr(evaluation, "viterbi", lambda graph: calls.append(graph) or viterbi(graph))
+
+    def figures(decoders):
+        report = evaluation.evaluate(model, corpus, decoders, sweeps=[20], progress=False)
+        return {r["decoder"]: {k: v for k, v in r.items() if "seconds" not in k} for r in report["results"]}
+
+    with_viterbi = figures(["herded", "viterbi", "exact"])
+    assert calls == []
+    without = figures(["herded", "exact"])
+    assert len(calls) == len(corpus.documents)
+    assert with_viterbi["herded"] == without["herded"] and with_viterbi["exact"] == without["exact"]
+    assert with_viterbi["viterbi"]["viterbi_agreement"] == 1.0
