@@ -49,7 +49,9 @@ EXPERIMENTS = {
     "es-10-gaz-c1.02": ("es", "10", GAZ, dict(TRAIN, c1=0.02)),
     "es-10-gaz-c1.1": ("es", "10", GAZ, dict(TRAIN, c1=0.1)),
     "es-10-gaz-c1.2": ("es", "10", GAZ, dict(TRAIN, c1=0.2)),
+    "es-10-gaz-c2.03": ("es", "10", GAZ, dict(TRAIN, c2=0.03)),
     "es-10-gaz-c2.05": ("es", "10", GAZ, ES_TRAIN),  # the shipped es-conll02
+    "es-10-gaz-c2.07": ("es", "10", GAZ, dict(TRAIN, c2=0.07)),
     "es-10-gaz-c2.1": ("es", "10", GAZ, dict(TRAIN, c2=0.1)),
     "es-10-gaz-c2.2": ("es", "10", GAZ, dict(TRAIN, c2=0.2)),
     "es-10-gaz-c2.05-it200": ("es", "10", GAZ, dict(ES_TRAIN, max_iterations=200)),
