@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import ROOT, build_gazetteer, f1, record, tokens_per_second  # noqa: E402
+from build_models import ROOT, TRAINING, build_gazetteer, f1, record, tokens_per_second  # noqa: E402
 
 from hgner.corpus import load_corpus, regroup_documents  # noqa: E402
 from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
@@ -29,43 +29,78 @@ from hgner.model import train  # noqa: E402
 RESULTS = ROOT / "scripts" / "tuning_conll02.jsonl"
 FULL = dict(window=2, affixes=4, conjunctions=True, truecase=True, document=True, context=10)
 
-# name -> (language, documents mode, feature settings, c1)
+GAZ = dict(FULL, gazetteer=True)  # the shipped es-conll02 / nl-conll02 features
+TRAIN = TRAINING  # the shipped models' default L-BFGS settings (c1 0.05, c2 0.01, 150 iterations)
+ES_TRAIN = dict(TRAIN, c2=0.05)  # es-conll02's since this tuning (scripts/build_models.py)
+
+# name -> (language, documents mode, feature settings, L-BFGS settings)
 EXPERIMENTS = {
-    "es-corpus": ("es", "corpus", FULL, 0.05),
-    "es-sentence": ("es", "sentence", FULL, 0.05),
-    "es-10": ("es", "10", FULL, 0.05),
-    "es-sentence-aff6": ("es", "sentence", dict(FULL, affixes=6), 0.05),
-    "es-sentence-win3": ("es", "sentence", dict(FULL, window=3), 0.05),
-    "es-sentence-gaz": ("es", "sentence", dict(FULL, gazetteer=True), 0.05),
-    "es-sentence-c1.02": ("es", "sentence", FULL, 0.02),
-    "nl-corpus": ("nl", "corpus", FULL, 0.05),
-    "nl-sentence": ("nl", "sentence", FULL, 0.05),
-    "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), 0.05),
-    "nl-corpus-gaz": ("nl", "corpus", dict(FULL, gazetteer=True), 0.05),
-    "nl-corpus-win3": ("nl", "corpus", dict(FULL, window=3), 0.05),
+    "es-corpus": ("es", "corpus", FULL, TRAIN),
+    "es-sentence": ("es", "sentence", FULL, TRAIN),
+    "es-10": ("es", "10", FULL, TRAIN),
+    "es-sentence-aff6": ("es", "sentence", dict(FULL, affixes=6), TRAIN),
+    "es-sentence-win3": ("es", "sentence", dict(FULL, window=3), TRAIN),
+    "es-sentence-gaz": ("es", "sentence", GAZ, TRAIN),
+    "es-sentence-c1.02": ("es", "sentence", FULL, dict(TRAIN, c1=0.02)),
+    # es-conll02 (documents 10, gazetteer; c2 0.01 before this tuning) with other L-BFGS settings and features
+    "es-10-gaz": ("es", "10", GAZ, TRAIN),
+    "es-10-gaz-it100": ("es", "10", GAZ, dict(TRAIN, max_iterations=100)),
+    "es-10-gaz-it300": ("es", "10", GAZ, dict(TRAIN, max_iterations=300)),
+    "es-10-gaz-c1.02": ("es", "10", GAZ, dict(TRAIN, c1=0.02)),
+    "es-10-gaz-c1.1": ("es", "10", GAZ, dict(TRAIN, c1=0.1)),
+    "es-10-gaz-c1.2": ("es", "10", GAZ, dict(TRAIN, c1=0.2)),
+    "es-10-gaz-c2.03": ("es", "10", GAZ, dict(TRAIN, c2=0.03)),
+    "es-10-gaz-c2.05": ("es", "10", GAZ, ES_TRAIN),  # the shipped es-conll02
+    "es-10-gaz-c2.07": ("es", "10", GAZ, dict(TRAIN, c2=0.07)),
+    "es-10-gaz-c2.1": ("es", "10", GAZ, dict(TRAIN, c2=0.1)),
+    "es-10-gaz-c2.2": ("es", "10", GAZ, dict(TRAIN, c2=0.2)),
+    "es-10-gaz-c2.05-it200": ("es", "10", GAZ, dict(ES_TRAIN, max_iterations=200)),
+    "es-10-gaz-c2.05-it300": ("es", "10", GAZ, dict(ES_TRAIN, max_iterations=300)),
+    "es-10-gaz-c1.02-c2.05": ("es", "10", GAZ, dict(ES_TRAIN, c1=0.02)),
+    "es-10-gaz-c2.05-aff5": ("es", "10", dict(GAZ, affixes=5), ES_TRAIN),
+    "es-10-gaz-c2.05-aff6": ("es", "10", dict(GAZ, affixes=6), ES_TRAIN),
+    "es-10-gaz-c2.05-win3": ("es", "10", dict(GAZ, window=3), ES_TRAIN),
+    "es-10-gaz-c2.05-ctx0": ("es", "10", dict(GAZ, context=0), ES_TRAIN),
+    "es-10-gaz-c2.05-ctx20": ("es", "10", dict(GAZ, context=20), ES_TRAIN),
+    "es-10-gaz-c2.05-noconj": ("es", "10", dict(GAZ, conjunctions=False), ES_TRAIN),
+    "es-10-gaz-c2.05-notc": ("es", "10", dict(GAZ, truecase=False), ES_TRAIN),
+    "es-10-gaz-c2.05-alt": ("es", "10", GAZ, ES_TRAIN),  # with GAZETTEER_OPTIONS below
+    "nl-corpus": ("nl", "corpus", FULL, TRAIN),
+    "nl-sentence": ("nl", "sentence", FULL, TRAIN),
+    "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), TRAIN),
+    "nl-corpus-gaz": ("nl", "corpus", GAZ, TRAIN),
+    "nl-corpus-win3": ("nl", "corpus", dict(FULL, window=3), TRAIN),
+}
+
+# experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
+GAZETTEER_OPTIONS = {
+    "es-10-gaz-c2.05-alt": {"alternate_names": True},
 }
 CORPORA = {"es": ("nltk:conll2002/esp.train", "nltk:conll2002/esp.testa"),
            "nl": ("nltk:conll2002/ned.train", "nltk:conll2002/ned.testa")}
 
 
 def run(name: str) -> dict:
-    language, documents, settings, c1 = EXPERIMENTS[name]
+    language, documents, settings, lbfgs = EXPERIMENTS[name]
     train_name, dev_name = CORPORA[language]
     train_corpus = regroup_documents(load_corpus(train_name), documents)
     dev = regroup_documents(load_corpus(dev_name), documents)
     config = FeatureConfig(**settings)
-    gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences)) if config.gazetteer else None
+    lists = GAZETTEER_OPTIONS.get(name, {})
+    gazetteer = None
+    if config.gazetteer:
+        gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences), **lists)
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch
-        model = train(train_corpus, out, config=config, scheme="IO", c1=c1, c2=0.01, max_iterations=150,
-                      verbose=False, gazetteer=gazetteer)
+        model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, verbose=False, gazetteer=gazetteer)
         result = {
             "name": name,
             "language": language,
             "documents": documents,
             "features": config.to_json(),
-            "c1": c1,
+            **lbfgs,
+            **({"gazetteer_options": lists} if lists else {}),
             "testa_f1": f1(model, dev)["f1"],
             "training_seconds": model.metadata["training"]["seconds"],
             "model_bytes": model.metadata["model_bytes"],
@@ -77,14 +112,16 @@ def run(name: str) -> dict:
 
 
 def table() -> None:
-    print("| experiment | documents | features | c1 | testa F1 | train s | model MB |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| experiment | documents | features | c1 | c2 | iterations | testa F1 | train s | model MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for line in RESULTS.read_text(encoding="utf-8").splitlines():
-        r = json.loads(line)
-        f = r["features"]
-        changes = ", ".join(f"{k} {v}" for k, v in f.items() if FULL.get(k, False if k == "gazetteer" else None) != v)
-        print(f"| {r['name']} | {r['documents']} | {changes or 'full'} | {r['c1']} | {r['testa_f1']:.2f} | "
-              f"{r['training_seconds']:.0f} | {r['model_bytes'] / 1e6:.1f} |")
+        r = {**TRAIN, **json.loads(line)}  # the early results have c1 only
+        features = r["features"].items()
+        changes = [f"{k} {v}" for k, v in features if FULL.get(k, False if k == "gazetteer" else None) != v]
+        changes = ", ".join(changes + [f"lists {k} {v}" for k, v in r.get("gazetteer_options", {}).items()])
+        print(f"| {r['name']} | {r['documents']} | {changes or 'full'} | {r['c1']} | {r['c2']} | "
+              f"{r['max_iterations']} | {r['testa_f1']:.2f} | {r['training_seconds']:.0f} | "
+              f"{r['model_bytes'] / 1e6:.1f} |")
 
 
 def main(argv: list[str]) -> None:
