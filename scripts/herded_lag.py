@@ -41,7 +41,7 @@ def main(argv: list[str]) -> None:
     model = CrfModel.load(args.model)
     corpus = read_tagged(args.dev, documents=args.documents or model.metadata.get("documents", "corpus"))[0]
     builder = Pipeline(model, make_decoder("viterbi"))
-    herded = make_decoder("herded", sweeps=args.sweeps, seed=0)
+    herded = make_decoder("herded", sweeps=args.sweeps)
     rows = []  # (length, p_map, agree, herded score - viterbi score)
     for document in corpus.documents:
         prepared = builder.prepare([s.tokens for s in document.sentences])
