@@ -110,7 +110,9 @@ class HgnerComponent:
         spans = []
         for group in self.tagger.tag_sentences(text, sentences):
             for entity in group.entities:
-                span = doc.char_span(entity.start, entity.end, label=entity.label)
+                # expand: an entity can end inside a Doc token, as "Corp" in "Corp." at a line end,
+                # whose final period hgner tag's sentence rules read as the full stop
+                span = doc.char_span(entity.start, entity.end, label=entity.label, alignment_mode="expand")
                 span._.set(CONFIDENCE, entity.confidence)
                 spans.append(span)
         if self.cfg["target"] == "ents":

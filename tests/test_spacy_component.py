@@ -66,6 +66,19 @@ def test_same_entities_as_hgner_tag(tag_model):
         assert len(doc) < 2 or not doc.has_annotation("SENT_START")  # the sentencizer ran on a copy
 
 
+def test_entity_ending_inside_a_doc_token_covers_the_token():
+    """At a line end hgner's sentence rules split the full stop off "Corp." (Lear Corp / .), but the
+    Doc keeps "Corp." whole: the entity's span is widened to the Doc's token."""
+    from hgner.tokenizer import make_tokenizer
+
+    nlp = spacy.blank("en")
+    nlp.tokenizer = make_tokenizer(nlp)
+    nlp.add_pipe("hgner", config={"model": "en-conll03"})
+    text = "He joined Lear Corp.\nThe company said nothing ."
+    assert [(e.end, e.label) for e in Tagger("en-conll03").tag(text)] == [(19, "ORG")]
+    assert [(e.text, e.label_) for e in nlp(text).ents] == [("Lear Corp.", "ORG")]
+
+
 def test_doc_sentence_boundaries_are_used(tag_model):
     nlp = pipeline(tag_model)
     doc = nlp.make_doc("Angela Merkel works for United Nations in Tokyo")
