@@ -63,6 +63,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -473,13 +474,6 @@ def document_features(
     return out
 
 
-class _Ids(dict):
-    """Attribute -> id, ``-1`` for a missing attribute (looked up by the C-level ``__getitem__``)."""
-
-    def __missing__(self, attribute: str) -> int:
-        return -1
-
-
 class _Rows(dict):
     """Word -> its row of ``table`` (an array that doubles when full), made by ``make`` on a miss."""
 
@@ -518,7 +512,7 @@ class AttributeScores:
     """
 
     def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig) -> None:
-        self.one = _Ids(index).__getitem__  # attribute -> id or -1
+        self.index = index
         self.config = config
         # (A + 1, K): a row of zeros last, where an unknown attribute's id -1 points
         self.weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
@@ -530,12 +524,12 @@ class AttributeScores:
         self.neighbour_rows = _Rows(self._neighbour_ids, 2 * len(self.offsets), np.int64)
 
     def _word_sum(self, word: str) -> np.ndarray:
-        ids = [a for a in map(self.one, word_attributes(word, self.config.affixes)) if a >= 0]
+        ids = [a for a in map(self.index.get, word_attributes(word, self.config.affixes), repeat(-1)) if a >= 0]
         # a running sum adds the rows one at a time, in order, as the sparse product does
         return np.cumsum(self.weights[ids], axis=0)[-1] if ids else np.zeros(self.weights.shape[1])
 
     def _neighbour_ids(self, word: str) -> list[int]:
-        return [self.one(a) for offset in self.offsets for a in neighbour_attributes(word, offset)]
+        return [self.index.get(a, -1) for offset in self.offsets for a in neighbour_attributes(word, offset)]
 
     def unary(self, document: _Document) -> np.ndarray:
         """(n, K) state scores of the document's tokens."""
@@ -551,7 +545,7 @@ class AttributeScores:
         unary = self.word_rows.table[rows]
         weights = self.weights
         for name, positions in (("BOS", starts[lengths > 0]), ("EOS", ends[lengths > 0] - 1)):
-            a = self.one(name)
+            a = self.index.get(name, -1)
             if a >= 0:
                 unary[positions] += weights[a]
         if self.offsets:
@@ -568,13 +562,13 @@ class AttributeScores:
         by_sentence = [document.slots(si) for si in sentences]
         for kind in range(len(by_sentence[0]) if by_sentence else 0):  # looked up in bulk: None and unknown give -1
             slot = [a for slots in by_sentence for a in slots[kind]]
-            unary += weights[np.fromiter(map(self.one, slot), np.int64, n)]
+            unary += weights[np.fromiter(map(self.index.get, slot, repeat(-1)), np.int64, n)]
         tokens, attributes = [], []
         for si, start in zip(sentences, starts.tolist()):
             for i, extra in document.ragged(si).items():
                 tokens.extend([start + i] * len(extra))
                 attributes.extend(extra)
-        ids = np.fromiter(map(self.one, attributes), np.int64, len(attributes))
+        ids = np.fromiter(map(self.index.get, attributes, repeat(-1)), np.int64, len(attributes))
         np.add.at(unary, tokens, weights[ids])  # each token's in order, as the sparse product adds them
         return unary
 
