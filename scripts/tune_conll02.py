@@ -70,6 +70,13 @@ EXPERIMENTS = {
     "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), TRAIN),
     "nl-corpus-gaz": ("nl", "corpus", GAZ, TRAIN),
     "nl-corpus-win3": ("nl", "corpus", dict(FULL, window=3), TRAIN),
+    # nl-conll02 (the corpus's documents, gazetteer, c2 0.01) with es-conll02's more L2
+    "nl-corpus-gaz-c2.05": ("nl", "corpus", GAZ, dict(TRAIN, c2=0.05)),
+    "nl-corpus-gaz-c2.1": ("nl", "corpus", GAZ, dict(TRAIN, c2=0.1)),
+    "nl-corpus-gaz-c2.003": ("nl", "corpus", GAZ, dict(TRAIN, c2=0.003)),
+    "nl-corpus-gaz-c1.02": ("nl", "corpus", GAZ, dict(TRAIN, c1=0.02)),
+    "nl-corpus-gaz-ctx20": ("nl", "corpus", dict(GAZ, context=20), TRAIN),
+    "nl-corpus-gaz-aff5": ("nl", "corpus", dict(GAZ, affixes=5), TRAIN),
 }
 
 # experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
