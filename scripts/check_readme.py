@@ -11,9 +11,10 @@ found here with the CLI's own parser; this script runs them::
     python scripts/check_readme.py --match tag   # only commands containing "tag"
 
 Each command runs through bash in a fresh temporary folder (outputs such as ``f1.png`` and
-``models/my-model`` land there), which has an ``article.txt`` for the example that tags one.
+``models/my-model`` land there), which has an ``article.txt`` for the example that tags one, and
+folders ``notes/`` and ``corpus/`` holding a copy of it for the examples that tag a folder.
 ``pip install`` steps are left out (the script checks the installed ``hgner``), as are the test
-command and commands with placeholders (``CORPUS``, ``FILE``, ``models/NAME``). A console block's
+command and commands with placeholders (``CORPUS``, ``FILE``, ``models/NAME``, ``...``). A console block's
 printed output is compared with what the command prints now.
 """
 
@@ -117,7 +118,7 @@ def runnable(command: Command) -> tuple[str | None, str]:
     line = " && ".join(parts)
     if "pytest" in line:
         return None, "the test command"
-    if PLACEHOLDER.search(line.split("#")[0]):
+    if PLACEHOLDER.search(line.split("#")[0]) or "..." in line.split("#")[0]:
         return None, "has placeholders"
     return line, ""
 
@@ -133,6 +134,9 @@ def main() -> int:
                 if args.match is None or args.match in c.text]
     with tempfile.TemporaryDirectory(prefix="hgner-readme-") as folder:
         (Path(folder) / "article.txt").write_text(ARTICLE, encoding="utf-8")
+        for example in ("notes", "corpus"):  # the folders the folder examples tag
+            (Path(folder) / example).mkdir()
+            (Path(folder) / example / "article.txt").write_text(ARTICLE, encoding="utf-8")
         for command in commands:
             line, why = runnable(command)
             if line is None or args.list:
