@@ -35,13 +35,13 @@ from . import schemes
 from .corpus import Corpus, Document, relabel_tags, write_conll
 from .decoders import decoder_class, decoder_settings, make_decoder
 from .decoders.chain import Viterbi, viterbi
+from .decoders.settings import settings_per_decoder
 from .errors import HgnerError
 from .fileio import atomic_write, check_writable, refuse_inputs, write_text
 from .model import CrfModel
 from .pipeline import Pipeline
 from .report import name_width
 from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
-from .decoders.settings import settings_per_decoder
 
 
 @dataclass(frozen=True)

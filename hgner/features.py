@@ -355,9 +355,6 @@ def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
     return word
 
 
-ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
-
-
 class _Document:
     """What featurising a document needs beyond its tokens, computed once: per sentence whether
     it is caseless and the words it is featurised as (truecased in caseless sentences), and the
@@ -474,19 +471,22 @@ def document_features(
     return out
 
 
-class _Rows(dict):
-    """Word -> its row of ``table`` (an array that doubles when full), made by ``make`` on a miss."""
+ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
 
-    def __init__(self, make: Callable[[str], np.ndarray], width: int, dtype: type) -> None:
-        super().__init__()
-        self.make = make
+
+class _Rows(_Computed):
+    """Word -> its row of ``table`` (an array that doubles when full), the row ``compute(word)``
+    filled on a miss."""
+
+    def __init__(self, compute: Callable[[str], Any], width: int, dtype: type) -> None:
+        super().__init__(compute)
         self.table = np.zeros((64, width), dtype)
 
     def __missing__(self, word: str) -> int:
         row = len(self)
         if row == len(self.table):
             self.table = np.concatenate([self.table, np.zeros_like(self.table)])
-        self.table[row] = self.make(word)
+        self.table[row] = self.compute(word)
         self[word] = row
         return row
 
