@@ -282,7 +282,7 @@ def check_training(corpus: Corpus, ys: list[list[str]], label_map: dict[str, str
     if not any(ys):
         raise ModelError(f"training corpus {corpus.name} is empty (no tokens)")
     labels = sorted({tag for tags in ys for tag in tags})
-    if labels == ["O"] or not any(label != "O" for label in labels):
+    if labels == ["O"]:
         dropped = sorted(t for t, new in (label_map or {}).items() if new == "O")
         why = f" left after --drop-type {', '.join(dropped)} (it removes every type)" if dropped else ""
         raise ModelError(f"training corpus {corpus.name} has no entity types{why}: every tag is O")
@@ -405,8 +405,8 @@ def train(
         }
         write_metadata(work, metadata)
         if finish is not None:
-            finish(CrfModel.load(work))
-    return CrfModel.load(out)
+            finish(CrfModel(work, metadata))  # the files were hashed just now: not verified again
+    return CrfModel(out, read_metadata(out))
 
 
 def _package_version(name: str) -> str:
@@ -418,29 +418,29 @@ def _package_version(name: str) -> str:
         return "unknown"
 
 
-def file_map(directory: Path) -> dict[str, dict[str, Any]]:
-    """``{name: {"size", "sha256"}}`` of the model files (:data:`MODEL_FILES`) present in ``directory``."""
-    return {name: {"size": (directory / name).stat().st_size, "sha256": file_sha256(directory / name)}
-            for name in MODEL_FILES if (directory / name).is_file()}
-
-
-def write_metadata(directory: Path, metadata: dict[str, Any]) -> None:
-    """Write ``meta.json`` (atomically) with its ``files`` map recomputed from the folder: call it
-    after adding or replacing any model file."""
+def write_metadata(directory: Path, metadata: dict[str, Any], changed: Sequence[str] | None = None) -> None:
+    """Write ``meta.json`` (atomically) with its ``files`` map (``{name: {"size", "sha256"}}`` of the
+    model files, :data:`MODEL_FILES`, present in ``directory``): call it after adding, replacing or
+    removing model files, naming them in ``changed``; the map's other entries are kept as they are
+    (default: every model file is hashed again)."""
     directory = Path(directory)
-    metadata["files"] = file_map(directory)
+    kept = {} if changed is None else {k: v for k, v in metadata.get("files", {}).items() if k not in changed}
+    for name in MODEL_FILES if changed is None else changed:
+        if (directory / name).is_file():
+            kept[name] = {"size": (directory / name).stat().st_size, "sha256": file_sha256(directory / name)}
+    metadata["files"] = {name: kept[name] for name in MODEL_FILES if name in kept}
     write_text(directory / META_FILE, json.dumps(metadata, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
 
 
-def refresh_files(directory: str | Path) -> None:
-    """Recompute the ``files`` map of an existing model's ``meta.json`` (after ``skip.save`` or a
-    script that rewrote a file). Only meta.json's JSON syntax is checked: this is how a model
-    written by an older hgner, without the map, is sealed."""
+def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -> None:
+    """Recompute the ``files`` map of an existing model's ``meta.json`` for the files ``changed``
+    (default: all; after ``skip.save`` or a script that rewrote a file). Only meta.json's JSON
+    syntax is checked: this is how a model written by an older hgner, without the map, is sealed."""
     directory = Path(directory)
     metadata = read_json(directory / META_FILE, MAX_META_BYTES)
     if not isinstance(metadata, dict):
         raise ModelError(f"{directory / META_FILE}: top level: expected a JSON object")
-    write_metadata(directory, metadata)
+    write_metadata(directory, metadata, changed)
 
 
 def read_metadata(directory: Path) -> dict[str, Any]:

@@ -214,7 +214,7 @@ def save(skip: SkipModel, directory: str | Path) -> None:
         np.savez(out, counts=skip.counts, log_ratio=skip.log_ratio, labels=np.array(skip.labels))
     meta = {"config": skip.config.to_json(), "weight": skip.weight, "info": skip.info}
     write_text(directory / SKIP_META, json.dumps(meta, indent=2) + "\n")
-    refresh_files(directory)
+    refresh_files(directory, SKIP_FILES)
 
 
 def _read_arrays(path: Path, k: int) -> dict[str, np.ndarray]:

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from . import skip
 from .corpus import Corpus
 from .evaluation import evaluate
-from .model import CrfModel, train, write_metadata
+from .model import SKIP_FILES, CrfModel, train, write_metadata
 from .tokenizer import DEFAULT_LANGUAGE
 
 
@@ -60,6 +60,6 @@ def build_model(
             "recall": round(result["recall"], 2),
             "skip": {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight, "f1": round(best, 2)},
         }
-        write_metadata(model.directory, model.metadata)
+        write_metadata(model.directory, model.metadata, changed=SKIP_FILES)  # skip.build wrote them
 
     return train(train_corpus, out, language=language, documents=documents, finish=finish, **options)
