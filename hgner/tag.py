@@ -182,7 +182,7 @@ class Tagger:
     def tag_text(self, text: str) -> Iterator[TaggedGroup]:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
         text (whitespace only: no tokens) yields none without being tokenized."""
-        if not text.strip():
+        if not text or text.isspace():  # (not text.strip(), which copies a document of any size)
             return iter(())
         return self.tag_sentences(text, self.sentences(text))
 
