@@ -62,7 +62,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -314,6 +314,7 @@ class _DocumentTables:
                     if position and ti > 0:
                         self.run_positions.setdefault(tokens[ti].lower(), set()).add(position)
         self._best: dict[str, str | None] = {}
+        self._summaries: dict[str, tuple] = {}
 
     def context(self, lower: str, limit: int) -> tuple[str, ...]:
         """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``limit`` capitalised
@@ -337,6 +338,22 @@ class _DocumentTables:
             best = max(counts, key=counts.__getitem__) if counts else None
             self._best[lower] = best
             return best
+
+    def summary(self, lower: str) -> tuple[int, int, tuple[str, ...], tuple[int, int] | None, tuple[str, ...]]:
+        """What the document attributes of any occurrence of ``lower`` start from: how often it
+        occurs lower case and capitalised at non-initial cased positions, its ``dp=`` attributes,
+        where it first occurs and the ``f-1:l=`` / ``f+1:l=`` attributes of that occurrence."""
+        try:
+            return self._summaries[lower]
+        except KeyError:
+            forms = self.forms.get(lower) or {}
+            n_cap = sum(c for form, c in forms.items() if form[:1].isupper())
+            positions = tuple(f"dp={p}" for p in sorted(self.run_positions.get(lower, ())))
+            first = self.first.get(lower)
+            around = () if first is None else (f"f-1:l={_word_at(self, first[0], first[1] - 1)}",
+                                               f"f+1:l={_word_at(self, first[0], first[1] + 1)}")
+            self._summaries[lower] = result = (forms.get(lower, 0), n_cap, positions, first, around)
+            return result
 
 
 def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
@@ -376,7 +393,6 @@ class _Document:
         self.words = [[_truecase_word(w, self.tables, self.table, resources) for w in tokens] if caseless[si]
                       else tokens for si, tokens in enumerate(sentences)]
         self.lowers = [[w.lower() for w in words] for words in self.words]
-        self._truecase_shapes = _Computed(self._truecase_shape_of)
 
     def slots(self, si: int) -> list[list[str | None]]:
         """The attributes of sentence ``si`` that every token has at most one of, one list over
@@ -394,31 +410,35 @@ class _Document:
             slots.append(list(map(self._truecase_shapes.__getitem__, words)))
         return slots
 
-    def _truecase_shape_of(self, word: str) -> str | None:
-        """``tc=`` the short shape of the word's truecased form, ``tc=?`` when neither the document
-        nor the table knows it, None for a word without a cased letter."""
-        lower = word.lower()
-        if lower == word.upper():
-            return None
-        known = self.tables.best_form(lower) or self.table.get(lower)
-        return "tc=?" if known is None else f"tc={short_shape(known)}"
+    @cached_property
+    def _truecase_shapes(self) -> dict[str, str | None]:
+        """Each word of the document -> ``tc=`` the short shape of its truecased form, ``tc=?`` when
+        neither the document nor the table knows it, None for a word without a cased letter."""
+        best_form, table = self.tables.best_form, self.table
+        shapes: dict[str, str | None] = {}
+        for word in {w for words in self.words for w in words}:
+            lower = word.lower()
+            if lower == word.upper():
+                shapes[word] = None
+            else:
+                known = best_form(lower) or table.get(lower)
+                shapes[word] = "tc=?" if known is None else f"tc={short_shape(known)}"
+        return shapes
 
     def ragged(self, si: int) -> dict[int, list[str]]:
         """The attributes a token may have several of, for the tokens of sentence ``si`` that have
         any (token -> attributes): gazetteer matches, document attributes and context aggregation."""
-        config, resources, tokens, words = self.config, self.resources, self.sentences[si], self.words[si]
+        config, resources, words, lowers = self.config, self.resources, self.words[si], self.lowers[si]
+        capitalised = [i for i, word in enumerate(words) if word[:1].isupper()]
         extra: dict[int, list[str]] = {}
         if config.gazetteer and resources is not None and resources.gazetteer:
-            for i, matches in enumerate(_gazetteer_matches(words, self.lowers[si], resources)):
-                if matches:
-                    extra[i] = matches
-        if config.document and not self.caseless[si]:
-            for i, word in enumerate(words):
-                if word[:1].isupper():
-                    attributes = extra.setdefault(i, [])
-                    attributes.extend(_document_attributes(tokens, si, i, self.tables))
-                    if config.context:
-                        attributes.extend(self.tables.context(self.lowers[si][i], config.context))
+            extra = _gazetteer_matches(words, lowers, capitalised, resources)
+        if config.document and not self.caseless[si]:  # words are the tokens
+            for i in capitalised:
+                attributes = extra.setdefault(i, [])
+                attributes.extend(_document_attributes(words[i], si, i, self.tables))
+                if config.context:
+                    attributes.extend(self.tables.context(lowers[i], config.context))
         return extra
 
 
@@ -581,21 +601,20 @@ def document_unary(sentences: Sequence[Sequence[str]], config: FeatureConfig, re
     return scores.unary(_Document(sentences, config, resources))
 
 
-def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: FeatureResources) -> list[list[str]]:
-    """Per token, ``g=LIST:P`` for every gazetteer list an n-gram of capitalised tokens through it
-    is on, longest n-gram first at each start (P: ``S`` single token, ``B`` first, ``I`` inside,
-    ``E`` last)."""
+def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], capitalised: list[int],
+                       resources: FeatureResources) -> dict[int, list[str]]:
+    """Token -> ``g=LIST:P`` for every gazetteer list an n-gram of capitalised tokens through it is
+    on, longest n-gram first at each start (P: ``S`` single token, ``B`` first, ``I`` inside, ``E``
+    last), for the tokens that have any. ``capitalised``: the positions of the capitalised words."""
     n = len(words)
-    matches: list[list[str]] = [[] for _ in range(n)]
-    i = 0
-    while i < n:
-        if not words[i][:1].isupper():
-            i += 1
+    matches: dict[int, list[str]] = {}
+    resume = 0  # the token after the last match: a match starts at or after it
+    for i in capitalised:
+        if i < resume:
             continue
         end = i + 1
         while end < n and end - i < GAZETTEER_MAX_TOKENS and (words[end][:1].isupper() or lowers[end] in _JOINERS):
             end += 1
-        matched = 0
         for stop in range(end, i, -1):
             if not words[stop - 1][:1].isupper():
                 continue
@@ -603,10 +622,9 @@ def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: F
             if lists:
                 for k in range(i, stop):
                     position = "S" if stop - i == 1 else "B" if k == i else "E" if k == stop - 1 else "I"
-                    matches[k].extend(f"g={name}:{position}" for name in lists)
-                matched = stop - i
+                    matches.setdefault(k, []).extend(f"g={name}:{position}" for name in lists)
+                resume = stop
                 break
-        i += max(matched, 1)
     return matches
 
 
@@ -615,30 +633,20 @@ _JOINERS = frozenset(
 )
 
 
-def _document_attributes(tokens: Sequence[str], si: int, i: int, tables: _DocumentTables) -> list[str]:
-    word = tokens[i]
+def _document_attributes(word: str, si: int, i: int, tables: _DocumentTables) -> list[str]:
     lower = word.lower()
-    attributes = []
-    forms = tables.forms.get(lower)
-    if forms:
-        n_lower = forms.get(lower, 0)
-        n_cap = sum(c for form, c in forms.items() if form[:1].isupper())
-        if i > 0:  # this occurrence is counted in the table: leave it out
-            if word == lower:
-                n_lower -= 1
-            elif word[:1].isupper():
-                n_cap -= 1
-        if n_lower > 0:
-            attributes.append("d:lower")
-        if n_cap > 0:
-            attributes.append("d:cap")
-    for position in sorted(tables.run_positions.get(lower, ())):
-        attributes.append(f"dp={position}")
-    first = tables.first.get(lower)
+    n_lower, n_cap, positions, first, around = tables.summary(lower)
+    if i > 0:  # this occurrence is counted in the table: leave it out
+        if word == lower:
+            n_lower -= 1
+        elif word[:1].isupper():
+            n_cap -= 1
+    attributes = ["d:lower"] if n_lower > 0 else []
+    if n_cap > 0:
+        attributes.append("d:cap")
+    attributes.extend(positions)
     if first is not None and first != (si, i):
-        fs, fi = first
-        attributes.append(f"f-1:l={_word_at(tables, fs, fi - 1)}")
-        attributes.append(f"f+1:l={_word_at(tables, fs, fi + 1)}")
+        attributes.extend(around)
     return attributes
 
 

@@ -65,9 +65,11 @@ def _start_of_chunk(prev_prefix: str, prefix: str, prev_type: str, entity_type: 
 def chunks(tags: Sequence[str]) -> list[Span]:
     """Spans read with conlleval's rules (seqeval's default mode for E-/S-); any sequence is accepted."""
     spans: list[Span] = []
+    # an O ends any chunk and leaves the reader as it starts, so only the runs between O tags are read
+    read = [i for i, tag in enumerate(tags) if tag != "O"]
     prev_prefix, prev_type, start = "O", "", 0
-    for i, tag in enumerate([*tags, "O"]):
-        prefix, entity_type = split_tag(tag)
+    for k, i in enumerate(read):
+        prefix, entity_type = split_tag(tags[i])
         if prefix == "O":
             entity_type = ""
         if _end_of_chunk(prev_prefix, prefix, prev_type, entity_type):
@@ -75,6 +77,10 @@ def chunks(tags: Sequence[str]) -> list[Span]:
         if _start_of_chunk(prev_prefix, prefix, prev_type, entity_type):
             start = i
         prev_prefix, prev_type = prefix, entity_type
+        if k + 1 == len(read) or read[k + 1] != i + 1:  # an O (or the end) follows
+            if _end_of_chunk(prev_prefix, "O", prev_type, ""):
+                spans.append((start, i + 1, prev_type))
+            prev_prefix, prev_type = "O", ""
     return spans
 
 
