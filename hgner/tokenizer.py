@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import tee
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -96,6 +95,7 @@ def _splits_inside(pattern: str, word: str) -> bool:
 
 
 SPACY_NAME = f"{NAME}.v{VERSION}"  # the name spaCy's registry knows these rules by
+CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a TextTokenizer has spaCy cache
 
 
 def create_tokenizer() -> Callable[[Language], Tokenizer]:
@@ -149,6 +149,7 @@ class TextTokenizer:
 
     def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
         self.language = language
+        self._seen_chunks: set[str] = set()
 
     @cached_property
     def nlp(self) -> Language:
@@ -157,16 +158,31 @@ class TextTokenizer:
 
         # built from the config, so spaCy's default tokenizer is never built only to be replaced
         registry.tokenizers.register(SPACY_NAME, func=create_tokenizer)  # as the entry point does, if not installed
-        return spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})
+        nlp = spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})
+        nlp.tokenizer.max_cache_size = CACHED_CHUNKS
+        return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
-        return split_sentences(self.nlp.make_doc(text), text)
+        return split_sentences(self._make_doc(text), text)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
-        """The sentences of each text, tokenized ``batch_size`` texts at a time."""
-        texts, again = tee(texts)  # spaCy reads at most a batch ahead
-        for text, doc in zip(again, self.nlp.tokenizer.pipe(texts, batch_size=batch_size)):
-            yield split_sentences(doc, text)
+        """The sentences of each text (spaCy's tokenizer takes one text at a time: ``batch_size``
+        is for the interface's other tokenizers)."""
+        return map(self, texts)
+
+    def _make_doc(self, text: str) -> Doc:
+        """The text tokenized, each whitespace-separated chunk not seen before tokenized alone
+        first. spaCy caches how it splits each chunk, but caches nothing more of a text after the
+        text's first special case, such as ``'s`` or ``Mr.`` (spaCy issue 13950), so most chunks
+        of news text would be split by its regular expressions every time; tokenized alone, any
+        chunk without a special case is cached. The tokens are the same either way."""
+        if len(self._seen_chunks) < CACHED_CHUNKS:
+            tokenizer = self.nlp.tokenizer
+            new = set(text.split()).difference(self._seen_chunks)
+            for chunk in new:
+                tokenizer(chunk)
+            self._seen_chunks |= new
+        return self.nlp.make_doc(text)
 
     @staticmethod
     def from_doc(doc: Doc, text: str | None = None) -> list[TokenizedSentence]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hgner.tokenizer import TextTokenizer, describe, make_tokenizer
+from hgner.tokenizer import TextTokenizer, describe, make_tokenizer, split_sentences
 
 TOKENIZER = TextTokenizer("en")
 
@@ -150,6 +150,18 @@ def test_offsets_point_back_into_any_text(pieces):
         for token, (start, end) in zip(sentence.tokens, sentence.offsets):
             assert text[start:end] == token and token.strip() and start >= previous_end
             previous_end = end
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=40))
+def test_chunks_tokenized_alone_first_give_spacys_tokens(pieces):
+    """TextTokenizer has spaCy tokenize each new chunk alone first, so that spaCy caches it: the
+    tokens stay those of a spaCy tokenizer that only ever sees whole texts."""
+    text = "".join(pieces)
+    assert TOKENIZER(text) == split_sentences(WHOLE_TEXTS(text), text)
+
+
+WHOLE_TEXTS = make_tokenizer(TOKENIZER.nlp)
 
 
 @pytest.fixture(scope="module")
