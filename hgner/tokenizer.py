@@ -154,12 +154,16 @@ class TextTokenizer:
     @cached_property
     def nlp(self) -> Language:
         import spacy
+        from spacy.attrs import IS_PUNCT, IS_SPACE
         from spacy.util import registry
 
         # built from the config, so spaCy's default tokenizer is never built only to be replaced
         registry.tokenizers.register(SPACY_NAME, func=create_tokenizer)  # as the entry point does, if not installed
         nlp = spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})
         nlp.tokenizer.max_cache_size = CACHED_CHUNKS
+        # spaCy computes every lexical attribute of each new word; split_sentences reads these two
+        getters = nlp.vocab.lex_attr_getters
+        nlp.vocab.lex_attr_getters = {attribute: getters[attribute] for attribute in (IS_SPACE, IS_PUNCT)}
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
