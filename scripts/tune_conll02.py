@@ -11,19 +11,21 @@ made from it. The CoNLL-2002 test sets (testb) are not used anywhere.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_models import ROOT, TRAINING, build_gazetteer, f1, record, tokens_per_second  # noqa: E402
 
 from hgner.corpus import load_corpus, regroup_documents  # noqa: E402
-from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
+from hgner.features import QUOTE_MARKS, FeatureConfig, learn_truecase  # noqa: E402
 from hgner.model import train  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_conll02.jsonl"
@@ -32,6 +34,7 @@ FULL = dict(window=2, affixes=4, conjunctions=True, truecase=True, document=True
 GAZ = dict(FULL, gazetteer=True)  # the shipped es-conll02 / nl-conll02 features
 TRAIN = TRAINING  # the shipped models' default L-BFGS settings (c1 0.05, c2 0.01, 150 iterations)
 ES_TRAIN = dict(TRAIN, c2=0.05)  # es-conll02's since this tuning (scripts/build_models.py)
+QUOTES = dict(GAZ, quotes=True)
 
 # name -> (language, documents mode, feature settings, L-BFGS settings)
 EXPERIMENTS = {
@@ -65,6 +68,11 @@ EXPERIMENTS = {
     "es-10-gaz-c2.05-noconj": ("es", "10", dict(GAZ, conjunctions=False), ES_TRAIN),
     "es-10-gaz-c2.05-notc": ("es", "10", dict(GAZ, truecase=False), ES_TRAIN),
     "es-10-gaz-c2.05-alt": ("es", "10", GAZ, ES_TRAIN),  # with GAZETTEER_OPTIONS below
+    # quotation-mark attributes (features.quote_positions; QUOTE_MAX_TOKENS 10 unless FEATURE_OPTIONS says)
+    "es-10-gaz-c2.05-quotes": ("es", "10", QUOTES, ES_TRAIN),
+    "es-10-gaz-c2.05-quotes5": ("es", "10", QUOTES, ES_TRAIN),
+    "es-10-gaz-c2.05-quotes20": ("es", "10", QUOTES, ES_TRAIN),
+    "es-10-gaz-c2.05-quotes-nomarks": ("es", "10", QUOTES, ES_TRAIN),
     "nl-corpus": ("nl", "corpus", FULL, TRAIN),
     "nl-sentence": ("nl", "sentence", FULL, TRAIN),
     "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), TRAIN),
@@ -77,11 +85,22 @@ EXPERIMENTS = {
     "nl-corpus-gaz-c1.02": ("nl", "corpus", GAZ, dict(TRAIN, c1=0.02)),
     "nl-corpus-gaz-ctx20": ("nl", "corpus", dict(GAZ, context=20), TRAIN),
     "nl-corpus-gaz-aff5": ("nl", "corpus", dict(GAZ, affixes=5), TRAIN),
+    "nl-corpus-gaz-quotes5": ("nl", "corpus", QUOTES, TRAIN),
+    "nl-corpus-gaz-quotes5-apos": ("nl", "corpus", QUOTES, TRAIN),
 }
 
 # experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
 GAZETTEER_OPTIONS = {
     "es-10-gaz-c2.05-alt": {"alternate_names": True},
+}
+# experiments run with other values of hgner.features' module settings (patched for training and scoring)
+FEATURE_OPTIONS = {
+    "es-10-gaz-c2.05-quotes5": {"QUOTE_MAX_TOKENS": 5},
+    "es-10-gaz-c2.05-quotes20": {"QUOTE_MAX_TOKENS": 20},
+    "es-10-gaz-c2.05-quotes-nomarks": {"QUOTE_MARK_ATTRIBUTES": (None, None)},  # the spans' tokens only
+    "nl-corpus-gaz-quotes5": {"QUOTE_MAX_TOKENS": 5},
+    # ned.train quotes with straight ' tokens about as often as with "
+    "nl-corpus-gaz-quotes5-apos": {"QUOTE_MAX_TOKENS": 5, "QUOTE_MARKS": {**QUOTE_MARKS, "'": "'"}},
 }
 CORPORA = {"es": ("nltk:conll2002/esp.train", "nltk:conll2002/esp.testa"),
            "nl": ("nltk:conll2002/ned.train", "nltk:conll2002/ned.testa")}
@@ -94,13 +113,16 @@ def run(name: str) -> dict:
     dev = regroup_documents(load_corpus(dev_name), documents)
     config = FeatureConfig(**settings)
     lists = GAZETTEER_OPTIONS.get(name, {})
+    options = FEATURE_OPTIONS.get(name, {})
     gazetteer = None
     if config.gazetteer:
         gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences), **lists)
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
-    with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
+    patched = mock.patch.multiple("hgner.features", **options) if options else contextlib.nullcontext()
+    with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch, patched:
         out = Path(keep) / name if keep else scratch
         model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, verbose=False, gazetteer=gazetteer)
+        scores = f1(model, dev)
         result = {
             "name": name,
             "language": language,
@@ -108,7 +130,9 @@ def run(name: str) -> dict:
             "features": config.to_json(),
             **lbfgs,
             **({"gazetteer_options": lists} if lists else {}),
-            "testa_f1": f1(model, dev)["f1"],
+            **({"feature_options": options} if options else {}),
+            "testa_f1": scores["f1"],
+            "testa_per_type": scores["per_type"],
             "training_seconds": model.metadata["training"]["seconds"],
             "model_bytes": model.metadata["model_bytes"],
             "attributes": len(model.attribute_index),
@@ -124,8 +148,9 @@ def table() -> None:
     for line in RESULTS.read_text(encoding="utf-8").splitlines():
         r = {**TRAIN, **json.loads(line)}  # the early results have c1 only
         features = r["features"].items()
-        changes = [f"{k} {v}" for k, v in features if FULL.get(k, False if k == "gazetteer" else None) != v]
-        changes = ", ".join(changes + [f"lists {k} {v}" for k, v in r.get("gazetteer_options", {}).items()])
+        changes = [f"{k} {v}" for k, v in features if {**FeatureConfig().to_json(), **FULL}[k] != v]
+        changes += [f"lists {k} {v}" for k, v in r.get("gazetteer_options", {}).items()]
+        changes = ", ".join(changes + [f"{k} {v}" for k, v in r.get("feature_options", {}).items()])
         print(f"| {r['name']} | {r['documents']} | {changes or 'full'} | {r['c1']} | {r['c2']} | "
               f"{r['max_iterations']} | {r['testa_f1']:.2f} | {r['training_seconds']:.0f} | "
               f"{r['model_bytes'] / 1e6:.1f} |")
