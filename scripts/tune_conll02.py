@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_models import ROOT, TRAINING, build_gazetteer, f1, record, tokens_per_second  # noqa: E402
 
-from hgner.corpus import load_corpus, regroup_documents  # noqa: E402
+from hgner import schemes  # noqa: E402
+from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
 from hgner.features import QUOTE_MARKS, FeatureConfig, learn_truecase  # noqa: E402
 from hgner.model import train  # noqa: E402
 
@@ -73,6 +74,10 @@ EXPERIMENTS = {
     "es-10-gaz-c2.05-quotes5": ("es", "10", QUOTES, ES_TRAIN),
     "es-10-gaz-c2.05-quotes20": ("es", "10", QUOTES, ES_TRAIN),
     "es-10-gaz-c2.05-quotes-nomarks": ("es", "10", QUOTES, ES_TRAIN),
+    # esp.train with its quoted entities extended over their quote marks (TRAINING_TRANSFORMS)
+    "es-10-gaz-c2.05-qmarks": ("es", "10", GAZ, ES_TRAIN),
+    "es-10-gaz-c2.05-qmarks-quotes": ("es", "10", QUOTES, ES_TRAIN),
+    "es-10-gaz-c2.05-qmarks-quotes5": ("es", "10", QUOTES, ES_TRAIN),
     "nl-corpus": ("nl", "corpus", FULL, TRAIN),
     "nl-sentence": ("nl", "sentence", FULL, TRAIN),
     "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), TRAIN),
@@ -98,6 +103,7 @@ FEATURE_OPTIONS = {
     "es-10-gaz-c2.05-quotes5": {"QUOTE_MAX_TOKENS": 5},
     "es-10-gaz-c2.05-quotes20": {"QUOTE_MAX_TOKENS": 20},
     "es-10-gaz-c2.05-quotes-nomarks": {"QUOTE_MARK_ATTRIBUTES": (None, None)},  # the spans' tokens only
+    "es-10-gaz-c2.05-qmarks-quotes5": {"QUOTE_MAX_TOKENS": 5},
     "nl-corpus-gaz-quotes5": {"QUOTE_MAX_TOKENS": 5},
     # ned.train quotes with straight ' tokens about as often as with "
     "nl-corpus-gaz-quotes5-apos": {"QUOTE_MAX_TOKENS": 5, "QUOTE_MARKS": {**QUOTE_MARKS, "'": "'"}},
@@ -106,10 +112,51 @@ CORPORA = {"es": ("nltk:conll2002/esp.train", "nltk:conll2002/esp.testa"),
            "nl": ("nltk:conll2002/ned.train", "nltk:conll2002/ned.testa")}
 
 
+ENTITY_QUOTES = {'"': '"', "«": "»", "“": "”"}  # opening quotation mark -> its closing mark
+
+
+def quoted_entities_include_marks(corpus: Corpus) -> tuple[Corpus, int]:
+    """``corpus`` with every chunk that is immediately preceded by an opening quotation mark token
+    and immediately followed by its closing one (``ENTITY_QUOTES``; straight ``"`` on both sides),
+    both tagged O, extended over the two marks (same type; tags rewritten in the corpus's scheme),
+    and how many chunks changed. A mark joins at most one chunk (``" A " B "``: B keeps out)."""
+    changed = 0
+    documents = []
+    for document in corpus.documents:
+        sentences = []
+        for sentence in document.sentences:
+            tokens, tags = sentence.tokens, sentence.tags
+            spans, taken, moved = [], set(), 0
+            for start, end, entity_type in schemes.chunks(tags or []):
+                before, after = start - 1, end
+                if (before >= 0 and after < len(tokens) and before not in taken
+                        and ENTITY_QUOTES.get(tokens[before]) == tokens[after]
+                        and tags[before] == "O" and tags[after] == "O"):
+                    start, end = before, after + 1
+                    taken.add(after)
+                    moved += 1
+                spans.append((start, end, entity_type))
+            if moved:
+                tags = schemes.render(spans, len(tokens), corpus.scheme)
+                if corpus.scheme != "IO":  # (IO merges touching chunks of one type)
+                    assert schemes.chunks(tags) == spans, (document.name, sentence.line)
+                changed += moved
+            sentences.append(Sentence(tokens, tags, sentence.line))
+        documents.append(Document(document.name, sentences))
+    return Corpus(corpus.name, corpus.scheme, documents, list(corpus.notes)), changed
+
+
+# experiments whose training corpus is transformed first (name -> transform: corpus -> (corpus, chunks changed))
+TRAINING_TRANSFORMS = {name: quoted_entities_include_marks for name in EXPERIMENTS if "-qmarks" in name}
+
+
 def run(name: str) -> dict:
     language, documents, settings, lbfgs = EXPERIMENTS[name]
     train_name, dev_name = CORPORA[language]
     train_corpus = regroup_documents(load_corpus(train_name), documents)
+    transform = TRAINING_TRANSFORMS.get(name)
+    if transform is not None:
+        train_corpus, changed = transform(train_corpus)
     dev = regroup_documents(load_corpus(dev_name), documents)
     config = FeatureConfig(**settings)
     lists = GAZETTEER_OPTIONS.get(name, {})
@@ -131,6 +178,9 @@ def run(name: str) -> dict:
             **lbfgs,
             **({"gazetteer_options": lists} if lists else {}),
             **({"feature_options": options} if options else {}),
+            # the dev set is never transformed; how many of its chunks the rule would change is a check of the rule
+            **({"training_transform": transform.__name__, "train_chunks_changed": changed,
+                "testa_chunks_matching": transform(dev)[1]} if transform else {}),
             "testa_f1": scores["f1"],
             "testa_per_type": scores["per_type"],
             "training_seconds": model.metadata["training"]["seconds"],
@@ -150,6 +200,7 @@ def table() -> None:
         features = r["features"].items()
         changes = [f"{k} {v}" for k, v in features if {**FeatureConfig().to_json(), **FULL}[k] != v]
         changes += [f"lists {k} {v}" for k, v in r.get("gazetteer_options", {}).items()]
+        changes += [f"train {r['training_transform']}"] if "training_transform" in r else []
         changes = ", ".join(changes + [f"{k} {v}" for k, v in r.get("feature_options", {}).items()])
         print(f"| {r['name']} | {r['documents']} | {changes or 'full'} | {r['c1']} | {r['c2']} | "
               f"{r['max_iterations']} | {r['testa_f1']:.2f} | {r['training_seconds']:.0f} | "
