@@ -49,12 +49,6 @@ Document [document] (for tokens that start with a capital letter, in cased sente
     the document (when that is another occurrence); with ``context`` = k > 0, also ``c-1:l=`` /
     ``c+1:l=`` the lowercase neighbours of the word's first k capitalised occurrences in the
     document (context aggregation, Ratinov and Roth 2009).
-Quotes [quotes]: for a span of 1..``QUOTE_MAX_TOKENS`` tokens between an opening quotation mark
-    token and its closing one in the same sentence, ``q=open`` / ``q=close`` for the two marks and
-    ``q=`` each token's place between them (``S`` alone, ``B`` first, ``I`` inside, ``E`` last),
-    as in ``El premio " Don Quijote " ...``. Straight ``"`` tokens pair in order (the first with
-    the second, the third with the fourth, ...), ``«`` with the next ``»``, ``“`` with ``”`` and
-    ``‘`` with ``’``; a longer span gets nothing; of nested spans, the outer one's places win.
 
 Configuration (:class:`FeatureConfig`, stored in the model's metadata, so a model is always
 featurised as it was trained) and resources (:class:`FeatureResources`, stored in the model
@@ -87,7 +81,6 @@ class FeatureConfig:
     document: bool = False
     gazetteer: bool = False
     context: int = 0
-    quotes: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -108,9 +101,6 @@ BASELINE = FeatureConfig()
 TRUECASE_FILE = "truecase.json"
 GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
-QUOTE_MAX_TOKENS = 10  # the longest quoted span (tokens between the marks) whose tokens get q= attributes
-QUOTE_MARKS = {'"': '"', "«": "»", "“": "”", "‘": "’"}  # opening quotation mark -> its closing mark
-QUOTE_MARK_ATTRIBUTES = ("q=open", "q=close")  # those of the opening and the closing mark of a span
 
 
 @dataclass
@@ -390,7 +380,7 @@ class _Document:
 
     def slots(self, si: int) -> list[list[str | None]]:
         """The attributes of sentence ``si`` that every token has at most one of, one list over
-        the tokens per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``, ``q=``."""
+        the tokens per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
         config, words, lowers = self.config, self.words[si], self.lowers[si]
         slots: list[list[str | None]] = []
         if config.conjunctions:
@@ -402,8 +392,6 @@ class _Document:
         if config.truecase:
             slots.append(["caseless" if self.caseless[si] else None] * len(words))
             slots.append(list(map(self._truecase_shapes.__getitem__, words)))
-        if config.quotes:
-            slots.append(quote_positions(words))
         return slots
 
     def _truecase_shape_of(self, word: str) -> str | None:
@@ -591,23 +579,6 @@ def document_unary(sentences: Sequence[Sequence[str]], config: FeatureConfig, re
     :func:`document_features`' attributes summed per token, without building the strings of the
     per-word-type attributes (the tagging path)."""
     return scores.unary(_Document(sentences, config, resources))
-
-
-def quote_positions(words: Sequence[str]) -> list[str | None]:
-    """Per token of a sentence, its ``q=`` attribute (see the module docstring), None for a token
-    outside every quoted span of at most ``QUOTE_MAX_TOKENS`` tokens."""
-    positions: list[str | None] = [None] * len(words)
-    opened: dict[str, int] = {}  # closing mark -> position of the opening mark waiting for it
-    for i, word in enumerate(words):
-        start = opened.pop(word, None)
-        if start is None:
-            if word in QUOTE_MARKS:
-                opened[QUOTE_MARKS[word]] = i
-        elif 0 < i - start - 1 <= QUOTE_MAX_TOKENS:
-            inside = ["S"] if i - start == 2 else ["B", *["I"] * (i - start - 3), "E"]
-            opening, closing = QUOTE_MARK_ATTRIBUTES
-            positions[start:i + 1] = [opening, *(f"q={p}" for p in inside), closing]
-    return positions
 
 
 def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], resources: FeatureResources) -> list[list[str]]:

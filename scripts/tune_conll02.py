@@ -11,14 +11,12 @@ made from it. The CoNLL-2002 test sets (testb) are not used anywhere.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
-from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -26,7 +24,7 @@ from build_models import ROOT, TRAINING, build_gazetteer, f1, record, tokens_per
 
 from hgner import schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
-from hgner.features import QUOTE_MARKS, FeatureConfig, learn_truecase  # noqa: E402
+from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
 from hgner.model import train  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_conll02.jsonl"
@@ -35,7 +33,6 @@ FULL = dict(window=2, affixes=4, conjunctions=True, truecase=True, document=True
 GAZ = dict(FULL, gazetteer=True)  # the shipped es-conll02 / nl-conll02 features
 TRAIN = TRAINING  # the shipped models' default L-BFGS settings (c1 0.05, c2 0.01, 150 iterations)
 ES_TRAIN = dict(TRAIN, c2=0.05)  # es-conll02's since this tuning (scripts/build_models.py)
-QUOTES = dict(GAZ, quotes=True)
 
 # name -> (language, documents mode, feature settings, L-BFGS settings)
 EXPERIMENTS = {
@@ -69,15 +66,8 @@ EXPERIMENTS = {
     "es-10-gaz-c2.05-noconj": ("es", "10", dict(GAZ, conjunctions=False), ES_TRAIN),
     "es-10-gaz-c2.05-notc": ("es", "10", dict(GAZ, truecase=False), ES_TRAIN),
     "es-10-gaz-c2.05-alt": ("es", "10", GAZ, ES_TRAIN),  # with GAZETTEER_OPTIONS below
-    # quotation-mark attributes (features.quote_positions; QUOTE_MAX_TOKENS 10 unless FEATURE_OPTIONS says)
-    "es-10-gaz-c2.05-quotes": ("es", "10", QUOTES, ES_TRAIN),
-    "es-10-gaz-c2.05-quotes5": ("es", "10", QUOTES, ES_TRAIN),
-    "es-10-gaz-c2.05-quotes20": ("es", "10", QUOTES, ES_TRAIN),
-    "es-10-gaz-c2.05-quotes-nomarks": ("es", "10", QUOTES, ES_TRAIN),
     # esp.train with its quoted entities extended over their quote marks (TRAINING_TRANSFORMS)
     "es-10-gaz-c2.05-qmarks": ("es", "10", GAZ, ES_TRAIN),
-    "es-10-gaz-c2.05-qmarks-quotes": ("es", "10", QUOTES, ES_TRAIN),
-    "es-10-gaz-c2.05-qmarks-quotes5": ("es", "10", QUOTES, ES_TRAIN),
     "nl-corpus": ("nl", "corpus", FULL, TRAIN),
     "nl-sentence": ("nl", "sentence", FULL, TRAIN),
     "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), TRAIN),
@@ -90,23 +80,11 @@ EXPERIMENTS = {
     "nl-corpus-gaz-c1.02": ("nl", "corpus", GAZ, dict(TRAIN, c1=0.02)),
     "nl-corpus-gaz-ctx20": ("nl", "corpus", dict(GAZ, context=20), TRAIN),
     "nl-corpus-gaz-aff5": ("nl", "corpus", dict(GAZ, affixes=5), TRAIN),
-    "nl-corpus-gaz-quotes5": ("nl", "corpus", QUOTES, TRAIN),
-    "nl-corpus-gaz-quotes5-apos": ("nl", "corpus", QUOTES, TRAIN),
 }
 
 # experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
 GAZETTEER_OPTIONS = {
     "es-10-gaz-c2.05-alt": {"alternate_names": True},
-}
-# experiments run with other values of hgner.features' module settings (patched for training and scoring)
-FEATURE_OPTIONS = {
-    "es-10-gaz-c2.05-quotes5": {"QUOTE_MAX_TOKENS": 5},
-    "es-10-gaz-c2.05-quotes20": {"QUOTE_MAX_TOKENS": 20},
-    "es-10-gaz-c2.05-quotes-nomarks": {"QUOTE_MARK_ATTRIBUTES": (None, None)},  # the spans' tokens only
-    "es-10-gaz-c2.05-qmarks-quotes5": {"QUOTE_MAX_TOKENS": 5},
-    "nl-corpus-gaz-quotes5": {"QUOTE_MAX_TOKENS": 5},
-    # ned.train quotes with straight ' tokens about as often as with "
-    "nl-corpus-gaz-quotes5-apos": {"QUOTE_MAX_TOKENS": 5, "QUOTE_MARKS": {**QUOTE_MARKS, "'": "'"}},
 }
 CORPORA = {"es": ("nltk:conll2002/esp.train", "nltk:conll2002/esp.testa"),
            "nl": ("nltk:conll2002/ned.train", "nltk:conll2002/ned.testa")}
@@ -160,13 +138,11 @@ def run(name: str) -> dict:
     dev = regroup_documents(load_corpus(dev_name), documents)
     config = FeatureConfig(**settings)
     lists = GAZETTEER_OPTIONS.get(name, {})
-    options = FEATURE_OPTIONS.get(name, {})
     gazetteer = None
     if config.gazetteer:
         gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences), **lists)
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
-    patched = mock.patch.multiple("hgner.features", **options) if options else contextlib.nullcontext()
-    with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch, patched:
+    with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch
         model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, verbose=False, gazetteer=gazetteer)
         scores = f1(model, dev)
@@ -177,7 +153,6 @@ def run(name: str) -> dict:
             "features": config.to_json(),
             **lbfgs,
             **({"gazetteer_options": lists} if lists else {}),
-            **({"feature_options": options} if options else {}),
             # the dev set is never transformed; how many of its chunks the rule would change is a check of the rule
             **({"training_transform": transform.__name__, "train_chunks_changed": changed,
                 "testa_chunks_matching": transform(dev)[1]} if transform else {}),
@@ -198,7 +173,9 @@ def table() -> None:
     for line in RESULTS.read_text(encoding="utf-8").splitlines():
         r = {**TRAIN, **json.loads(line)}  # the early results have c1 only
         features = r["features"].items()
-        changes = [f"{k} {v}" for k, v in features if {**FeatureConfig().to_json(), **FULL}[k] != v]
+        defaults = {**FeatureConfig().to_json(), **FULL}
+        # a setting no longer in FeatureConfig (quotes: tried, then removed) was off by default
+        changes = [f"{k} {v}" for k, v in features if defaults.get(k, False) != v]
         changes += [f"lists {k} {v}" for k, v in r.get("gazetteer_options", {}).items()]
         changes += [f"train {r['training_transform']}"] if "training_transform" in r else []
         changes = ", ".join(changes + [f"{k} {v}" for k, v in r.get("feature_options", {}).items()])

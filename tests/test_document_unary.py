@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hgner import features
-from hgner.corpus import Corpus, Document, Sentence, load_corpus
-from hgner.features import FeatureConfig
-from hgner.model import CrfModel, train
+from hgner.corpus import load_corpus
+from hgner.model import CrfModel
 from corpus_support import needs_corpus
 
 WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acme", "Corp", "of", "New", "York",
@@ -32,17 +31,6 @@ def test_unary_equals_strings_on_the_tiny_corpus(tiny_model, tiny_corpus):
 @given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=4))
 def test_unary_equals_strings_on_random_documents(shipped, document):
     assert_same_unary(shipped, [document])
-
-
-def test_unary_equals_strings_with_quotes(tmp_path, tiny_corpus):
-    """The quote attributes (one more one-per-token kind) too, on a model trained with them."""
-    quoted = Corpus("quoted", tiny_corpus.scheme, [
-        Document(d.name, [Sentence(['"', *s.tokens[:2], '"', *s.tokens[2:]], ["O", *s.tags[:2], "O", *s.tags[2:]])
-                          for s in d.sentences]) for d in tiny_corpus.documents])
-    model = train(quoted, tmp_path / "quoted", config=FeatureConfig(quotes=True), max_iterations=20, verbose=False)
-    assert any(a.startswith("q=") for a in model.attribute_index)
-    documents = [[s.tokens for s in d.sentences] for d in quoted.documents]
-    assert_same_unary(model, [*documents, [["«", "John", "»", "said", '"', "Paris", "“", "x", "”", '"', '"']]])
 
 
 def test_empty_documents_and_sentences(shipped):

@@ -5,13 +5,11 @@ from __future__ import annotations
 import pytest
 
 from hgner.features import (
-    QUOTE_MAX_TOKENS,
     FeatureConfig,
     FeatureResources,
     document_features,
     is_caseless,
     learn_truecase,
-    quote_positions,
     sentence_features,
     short_shape,
     word_attributes,
@@ -144,7 +142,7 @@ def test_features_are_deterministic_and_document_local():
 
 def test_config_round_trip():
     config = FeatureConfig(window=3, affixes=5, conjunctions=True, truecase=False, document=True, gazetteer=True,
-                           context=4, quotes=True)
+                           context=4)
     assert FeatureConfig.from_json(config.to_json()) == config
     assert FeatureConfig.from_json({}) == FeatureConfig()
     with pytest.raises(ValueError):
@@ -172,21 +170,6 @@ def test_context_aggregation():
     assert {"c-1:l=bill", "c+1:l=met", "c-1:l=<s>", "c+1:l=said"} <= set(features[1][0])
     one = document_features(document, FeatureConfig(document=True, context=1))
     assert "c+1:l=said" not in one[1][0] and "c+1:l=met" in one[1][0]
-
-
-def test_quotes():
-    tokens = ["Vio", '"', "Don", "Quijote", '"', "y", "«", "Fuenteovejuna", "»", "en", '"', "Madrid", "."]
-    features = document_features([tokens], FeatureConfig(quotes=True))[0]
-    found = [[a for a in token if a.startswith("q=")] for token in features]
-    assert found[:9] == [[], ["q=open"], ["q=B"], ["q=E"], ["q=close"], [], ["q=open"], ["q=S"], ["q=close"]]
-    assert found[9:] == [[], [], [], []]  # the third " has no partner
-    assert not any(a.startswith("q=") for token in document_features([tokens], FeatureConfig())[0] for a in token)
-    assert quote_positions(["«", "a", "“", "b", "”", "»", "»", "”"]) == [
-        "q=open", "q=B", "q=I", "q=I", "q=E", "q=close", None, None]  # nested: the outer span's places
-    long = ['"', *["a"] * (QUOTE_MAX_TOKENS + 1), '"', "b", '"', "c", '"']
-    assert quote_positions(long)[:-3] == [None] * (QUOTE_MAX_TOKENS + 4)  # too long, but the pair is used up
-    assert quote_positions(long)[-3:] == ["q=open", "q=S", "q=close"]
-    assert quote_positions(['"', '"', "«", "»"]) == [None] * 4  # nothing between the marks
 
 
 def test_resources_round_trip(tmp_path):
