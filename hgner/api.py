@@ -6,13 +6,11 @@ crfsuite load with the first model.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ModelError
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
 from .tokenizer import DEFAULT_LANGUAGE
 
@@ -87,15 +85,12 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
     """The :class:`ModelInfo` of a shipped model or a model directory, read from ``meta.json``
     alone (no weights are loaded)."""
     from . import schemes
-    from .model import META_FILE, model_directory
+    from .model import model_directory, read_metadata
 
     directory = model_directory(name_or_path)
-    try:
-        metadata = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
-        labels = sorted({schemes.split_tag(label)[1] for label in metadata["labels"]} - {""})
-        scheme = metadata["scheme"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ModelError(f"model {directory}: cannot read {META_FILE} ({error})") from None
+    metadata = read_metadata(directory)
+    labels = sorted({schemes.split_tag(label)[1] for label in metadata["labels"]} - {""})
+    scheme = metadata["scheme"]
     scores = metadata.get("scores", {})
     dev = {corpus: figures["f1"] for corpus, figures in scores.get("dev", {}).items()}
     if "dev" in metadata:  # written by `hgner train --dev`

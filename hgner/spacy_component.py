@@ -34,6 +34,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import ensure_path
 
 from .errors import HgnerError
+from .fileio import write_text
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
 from .tokenizer import TextTokenizer, split_sentences
 
@@ -139,7 +140,7 @@ class HgnerComponent:
         """Write ``cfg`` and a copy of the model directory as ``model/``."""
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
-        (path / CFG_FILE).write_text(json.dumps(self.cfg, indent=2) + "\n", encoding="utf-8")
+        write_text(path / CFG_FILE, json.dumps(self.cfg, indent=2) + "\n")
         source = self._model_directory()
         target = path / MODEL_DIR
         if source.resolve() != target.resolve():
@@ -148,11 +149,12 @@ class HgnerComponent:
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
+        from .validation import check, read_json
+
         path = ensure_path(path)
-        try:
-            self.cfg = json.loads((path / CFG_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise HgnerError(f"{path / CFG_FILE}: cannot read the hgner component settings ({error})") from None
+        cfg = read_json(path / CFG_FILE, raises=HgnerError)
+        check(cfg, "component", path / CFG_FILE, raises=HgnerError)
+        self.cfg = cfg
         self.model_path = path / MODEL_DIR
         self._tagger = None
         return self

@@ -14,6 +14,7 @@ import spacy
 from spacy import displacy
 
 import hgner.spacy_component  # noqa: F401  (registers the factory when running from a source tree)
+from hgner.errors import HgnerError
 from hgner.tag import Tagger
 from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
@@ -106,6 +107,19 @@ def test_round_trip_without_original_model(tag_model, tmp_path):
     assert loaded.get_pipe("hgner").cfg["overwrite"] is True
     assert [ents(d) for d in loaded.pipe(TEXTS)] == before
 
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[1, 2]", r"cfg: top level: expected a JSON object of the hgner component's settings, got a list"),
+    ('{"model": "x"}', r"cfg: top level: missing required field 'decoder'"),
+    ("{", r"cfg: not valid JSON"),
+])
+def test_damaged_settings_file_is_named(tag_model, tmp_path, text, message):
+    nlp = pipeline(tag_model, decoder="viterbi")
+    nlp.to_disk(tmp_path / "pipeline")
+    (tmp_path / "pipeline" / "hgner" / "cfg").write_text(text, encoding="utf-8")
+    with pytest.raises(HgnerError, match=message):
+        spacy.load(tmp_path / "pipeline")
 
 def test_two_processes_give_the_same_entities(tag_model):
     nlp = pipeline(tag_model)
