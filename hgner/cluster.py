@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from .evaluation import DocumentOutcome, DocumentScorer, EvaluationPlan
     from .model import CrfModel
 
-PART_BYTES = 256_000  # input text per part (one task, one output file): about 46,000 tokens of news, a few
+PART_BYTES = 256_000  # input text per part (one task, one output file): about 48,000 tokens of news, a few
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
 PART_MAX_FILES = 2_000  # text files per part at most
 MANIFEST = "manifest.json"

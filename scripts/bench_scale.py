@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 from bench_tag import first_output_seconds, spacy_tokens_per_second  # noqa: E402  (scripts/ is on the path when a script runs)
+from hgner.cluster import PART_BYTES
 from hgner.corpus import load_corpus
 from hgner.tag import DEFAULT_MODEL
 
@@ -137,6 +138,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_scale-") as temporary:
         folder = Path(temporary)
         paths, tokens = write_repeated(folder / "in", train, args.tokens)
+        input_bytes = sum(Path(path).stat().st_size for path in paths)
         figures.update(documents=len(paths), tokens=tokens)
         (folder / "testb.txt").write_text("\n".join(text for text, _ in testb), encoding="utf-8")
         testb_tokens = sum(count for _, count in testb)
@@ -168,7 +170,8 @@ def main() -> None:
         figures["overhead"] = {k: round(v, 4) for k, v in overhead.items()}
 
     per_core = one["tokens_per_cpu_second"]
-    corpus, part_tokens = 10**8, 180_000  # parts of 1 MB of news text hold about 180,000 tokens
+    corpus, part_tokens = 10**8, PART_BYTES * tokens / input_bytes  # tokens a part of this text holds
+    figures["part_tokens"] = round(part_tokens)
     figures["estimate_1e8_tokens_hours"] = {
         str(cores): round((corpus / (per_core * cores) + corpus / part_tokens * overhead["per_part_seconds"] / cores)
                           / 3600, 2)
