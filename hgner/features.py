@@ -394,19 +394,26 @@ class _Document:
                       else tokens for si, tokens in enumerate(sentences)]
         self.lowers = [[w.lower() for w in words] for words in self.words]
 
-    def slots(self, si: int) -> list[list[str | None]]:
-        """The attributes of sentence ``si`` that every token has at most one of, one list over
-        the tokens per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
-        config, words, lowers = self.config, self.words[si], self.lowers[si]
+    def slots(self) -> list[list[str | None]]:
+        """The attributes that every token has at most one of, one list over the document's tokens
+        per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
+        config = self.config
+        words = [w for sentence in self.words for w in sentence]
         slots: list[list[str | None]] = []
         if config.conjunctions:
-            padded = ["<s>", *lowers, "</s>"]
-            shapes = ["<s>", *map(short_shape, words), "</s>"]
-            slots.append([f"-1|0:l={padded[i]}|{lower}" for i, lower in enumerate(lowers)])
-            slots.append([f"0|+1:l={lower}|{padded[i + 2]}" for i, lower in enumerate(lowers)])
-            slots.append([f"-1|0|+1:s={shapes[i]}|{shapes[i + 1]}|{shapes[i + 2]}" for i in range(len(words))])
+            lowers = [w for sentence in self.lowers for w in sentence]
+            before = [w for sentence in self.lowers if sentence for w in ("<s>", *sentence[:-1])]
+            after = [w for sentence in self.lowers if sentence for w in (*sentence[1:], "</s>")]
+            shapes = [list(map(short_shape, sentence)) for sentence in self.words]
+            shape_before = [s for sentence in shapes if sentence for s in ("<s>", *sentence[:-1])]
+            shape_after = [s for sentence in shapes if sentence for s in (*sentence[1:], "</s>")]
+            slots.append([f"-1|0:l={b}|{w}" for b, w in zip(before, lowers)])
+            slots.append([f"0|+1:l={w}|{a}" for w, a in zip(lowers, after)])
+            slots.append([f"-1|0|+1:s={b}|{s}|{a}" for b, s, a in
+                          zip(shape_before, [s for sentence in shapes for s in sentence], shape_after)])
         if config.truecase:
-            slots.append(["caseless" if self.caseless[si] else None] * len(words))
+            slots.append([flag for caseless, sentence in zip(self.caseless, self.words)
+                          for flag in ["caseless" if caseless else None] * len(sentence)])
             slots.append(list(map(self._truecase_shapes.__getitem__, words)))
         return slots
 
@@ -470,10 +477,12 @@ def document_features(
     sums the weights in the same order."""
     document = _Document(sentences, config, resources)
     offsets, affixes = _offsets(config), config.affixes
+    slots = document.slots()
     out = []
+    start = 0  # the sentence's first token in the document
     for si, words in enumerate(document.words):
         n = len(words)
-        slots, ragged = document.slots(si), document.ragged(si)
+        ragged = document.ragged(si)
         features = []
         for i, word in enumerate(words):
             attributes = list(word_attributes(word, affixes))
@@ -484,10 +493,11 @@ def document_features(
             for offset in offsets:
                 if 0 <= i + offset < n:
                     attributes.extend(neighbour_attributes(words[i + offset], offset))
-            attributes.extend(slot[i] for slot in slots if slot[i] is not None)
+            attributes.extend(slot[start + i] for slot in slots if slot[start + i] is not None)
             attributes.extend(ragged.get(i, ()))
             features.append(attributes)
         out.append(features)
+        start += n
     return out
 
 
@@ -578,13 +588,10 @@ class AttributeScores:
                 inside[inside] = sentence[source[inside]] == sentence[inside]
                 for column in (2 * k, 2 * k + 1):
                     unary[inside] += weights[ids[source[inside], column]]
-        sentences = range(len(document.words))
-        by_sentence = [document.slots(si) for si in sentences]
-        for kind in range(len(by_sentence[0]) if by_sentence else 0):  # looked up in bulk: None and unknown give -1
-            slot = [a for slots in by_sentence for a in slots[kind]]
+        for slot in document.slots():  # looked up in bulk: None and unknown give -1
             unary += weights[np.fromiter(map(self.index.get, slot, repeat(-1)), np.int64, n)]
         tokens, attributes = [], []
-        for si, start in zip(sentences, starts.tolist()):
+        for si, start in enumerate(starts.tolist()):
             for i, extra in document.ragged(si).items():
                 tokens.extend([start + i] * len(extra))
                 attributes.extend(extra)
