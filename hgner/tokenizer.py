@@ -181,11 +181,10 @@ class TextTokenizer:
         of news text would be split by its regular expressions every time; tokenized alone, any
         chunk without a special case is cached. The tokens are the same either way."""
         if len(self._seen_chunks) < CACHED_CHUNKS:
-            tokenizer = self.nlp.tokenizer
-            new = set(text.split()).difference(self._seen_chunks)
-            for chunk in new:
+            tokenizer, seen = self.nlp.tokenizer, self._seen_chunks
+            for chunk in [c for c in dict.fromkeys(text.split()) if c not in seen]:  # in text order
                 tokenizer(chunk)
-            self._seen_chunks |= new
+                seen.add(chunk)
         return self.nlp.make_doc(text)
 
     @staticmethod
