@@ -65,7 +65,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache
 from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -314,7 +314,7 @@ class _DocumentTables:
                     if position and ti > 0:
                         self.run_positions.setdefault(tokens[ti].lower(), set()).add(position)
         self._best: dict[str, str | None] = {}
-        self._summaries: dict[str, tuple] = {}
+        self._summaries: dict[str, _WordSummary] = {}
 
     def context(self, lower: str, limit: int) -> tuple[str, ...]:
         """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``limit`` capitalised
@@ -339,21 +339,31 @@ class _DocumentTables:
             self._best[lower] = best
             return best
 
-    def summary(self, lower: str) -> tuple[int, int, tuple[str, ...], tuple[int, int] | None, tuple[str, ...]]:
-        """What the document attributes of any occurrence of ``lower`` start from: how often it
-        occurs lower case and capitalised at non-initial cased positions, its ``dp=`` attributes,
-        where it first occurs and the ``f-1:l=`` / ``f+1:l=`` attributes of that occurrence."""
+    def summary(self, lower: str) -> _WordSummary:
+        """What the document attributes of any occurrence of ``lower`` start from."""
         try:
             return self._summaries[lower]
         except KeyError:
             forms = self.forms.get(lower) or {}
-            n_cap = sum(c for form, c in forms.items() if form[:1].isupper())
-            positions = tuple(f"dp={p}" for p in sorted(self.run_positions.get(lower, ())))
             first = self.first.get(lower)
-            around = () if first is None else (f"f-1:l={_word_at(self, first[0], first[1] - 1)}",
-                                               f"f+1:l={_word_at(self, first[0], first[1] + 1)}")
-            self._summaries[lower] = result = (forms.get(lower, 0), n_cap, positions, first, around)
-            return result
+            self._summaries[lower] = summary = _WordSummary(
+                n_lower=forms.get(lower, 0),
+                n_cap=sum(c for form, c in forms.items() if form[:1].isupper()),
+                positions=tuple(f"dp={p}" for p in sorted(self.run_positions.get(lower, ()))),
+                first=first,
+                around=() if first is None else (f"f-1:l={_word_at(self, first[0], first[1] - 1)}",
+                                                 f"f+1:l={_word_at(self, first[0], first[1] + 1)}"))
+            return summary
+
+
+class _WordSummary(NamedTuple):
+    """A word's document attributes before one occurrence is left out of the counts."""
+
+    n_lower: int  # occurrences in lower case at non-initial positions of cased sentences
+    n_cap: int  # capitalised occurrences there
+    positions: tuple[str, ...]  # dp= attributes: its places in runs of capitalised tokens
+    first: tuple[int, int] | None  # (sentence, token) of its first occurrence in a cased sentence
+    around: tuple[str, ...]  # f-1:l= / f+1:l= the words around that first occurrence
 
 
 def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
