@@ -404,11 +404,15 @@ class _Document:
                       else tokens for si, tokens in enumerate(sentences)]
         self.lowers = [[w.lower() for w in words] for words in self.words]
 
+    @cached_property
+    def flat_words(self) -> list[str]:
+        """The words of all sentences, in order."""
+        return [w for sentence in self.words for w in sentence]
+
     def slots(self) -> list[list[str | None]]:
         """The attributes that every token has at most one of, one list over the document's tokens
         per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
         config = self.config
-        words = [w for sentence in self.words for w in sentence]
         slots: list[list[str | None]] = []
         if config.conjunctions:
             lowers = [w for sentence in self.lowers for w in sentence]
@@ -424,7 +428,7 @@ class _Document:
         if config.truecase:
             slots.append([flag for caseless, sentence in zip(self.caseless, self.words)
                           for flag in ["caseless" if caseless else None] * len(sentence)])
-            slots.append(list(map(self._truecase_shapes.__getitem__, words)))
+            slots.append(list(map(self._truecase_shapes.__getitem__, self.flat_words)))
         return slots
 
     @cached_property
@@ -433,7 +437,7 @@ class _Document:
         neither the document nor the table knows it, None for a word without a cased letter."""
         best_form, table = self.tables.best_form, self.table
         shapes: dict[str, str | None] = {}
-        for word in {w for words in self.words for w in words}:
+        for word in set(self.flat_words):
             lower = word.lower()
             if lower == word.upper():
                 shapes[word] = None
@@ -446,29 +450,19 @@ class _Document:
         """The attributes a token may have several of, for the tokens of sentence ``si`` that have
         any (token -> attributes): gazetteer matches, document attributes and context aggregation."""
         config, resources, words, lowers = self.config, self.resources, self.words[si], self.lowers[si]
+        gazetteer = config.gazetteer and resources is not None and bool(resources.gazetteer)
+        document = config.document and not self.caseless[si]  # (then words are the tokens)
+        if not (gazetteer or document):
+            return {}
         capitalised = [i for i, word in enumerate(words) if word[:1].isupper()]
-        extra: dict[int, list[str]] = {}
-        if config.gazetteer and resources is not None and resources.gazetteer:
-            extra = _gazetteer_matches(words, lowers, capitalised, resources)
-        if config.document and not self.caseless[si]:  # words are the tokens
+        extra = _gazetteer_matches(words, lowers, capitalised, resources) if gazetteer else {}
+        if document:
             for i in capitalised:
                 attributes = extra.setdefault(i, [])
                 attributes.extend(_document_attributes(words[i], si, i, self.tables))
                 if config.context:
                     attributes.extend(self.tables.context(lowers[i], config.context))
         return extra
-
-
-class _Computed(dict):
-    """A cache: key -> ``compute(key)``, computed on a miss."""
-
-    def __init__(self, compute: Callable[[str], Any]) -> None:
-        super().__init__()
-        self.compute = compute
-
-    def __missing__(self, key: str) -> Any:
-        value = self[key] = self.compute(key)
-        return value
 
 
 def _offsets(config: FeatureConfig) -> list[int]:
@@ -514,12 +508,13 @@ def document_features(
 ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
 
 
-class _Rows(_Computed):
+class _Rows(dict):
     """Word -> its row of ``table`` (an array that doubles when full), the row ``compute(word)``
     filled on a miss."""
 
     def __init__(self, compute: Callable[[str], Any], width: int, dtype: type) -> None:
-        super().__init__(compute)
+        super().__init__()
+        self.compute = compute
         self.table = np.zeros((64, width), dtype)
 
     def __missing__(self, word: str) -> int:
@@ -575,7 +570,7 @@ class AttributeScores:
         """(n, K) state scores of the document's tokens."""
         if len(self.word_rows) >= ID_CACHE_TYPES or len(self.neighbour_rows) >= ID_CACHE_TYPES:
             self._clear()
-        words = [w for sentence in document.words for w in sentence]
+        words = document.flat_words
         n = len(words)
         lengths = np.array([len(s) for s in document.words], dtype=np.int64)
         ends = np.cumsum(lengths)

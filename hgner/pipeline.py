@@ -19,16 +19,16 @@ from .model import CrfModel
 
 @dataclass
 class DocumentGraph:
-    """A document prepared for decoding: its sentences (token lists), their lengths and its chain graph."""
+    """A document prepared for decoding: its sentences (token lists) and its chain graph."""
 
     sentences: Sequence[Sequence[str]]
-    lengths: list[int]
     chain: FactorGraph
     graph: FactorGraph  # the graph decoders see: the chain, or the chain plus skip edges
 
     def split(self, labels: np.ndarray) -> list[np.ndarray]:
         """Per-sentence pieces of a (n,) array."""
-        return np.split(labels, np.cumsum(self.lengths)[:-1]) if self.lengths else []
+        lengths = [len(s) for s in self.sentences]
+        return np.split(labels, np.cumsum(lengths)[:-1]) if lengths else []
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Pipeline:
     def prepare(self, sentences: Sequence[Sequence[str]]) -> DocumentGraph:
         chain = self.model.chain_graph(sentences)
         graph = chain if self.skip is None else self.skip.graph(chain, sentences)
-        return DocumentGraph(sentences, [len(s) for s in sentences], chain, graph)
+        return DocumentGraph(sentences, chain, graph)
 
     def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
         if isinstance(self.decoder, CrfsuiteReference):

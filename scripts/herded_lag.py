@@ -48,7 +48,7 @@ def main(argv: list[str]) -> None:
         reference = prepared.split(viterbi(prepared.chain))
         sampled = prepared.split(herded.decode(prepared.chain).labels)
         start = 0
-        for length, y_ref, y_her in zip(prepared.lengths, reference, sampled):
+        for length, y_ref, y_her in zip(map(len, prepared.sentences), reference, sampled):
             sentence = FactorGraph.chain(prepared.chain.unary[start:start + length], model.transitions, [length])
             start += length
             log_z = forward_backward(sentence)[1]
