@@ -460,9 +460,9 @@ def evaluate_raw(
         predicted = [[(e.start, e.end, e.label) for g in doc_groups for e in g.entities] for doc_groups in groups]
         result_score = score_spans((d.entities for d in documents), predicted, corpus.scheme)
         tags = [t for doc_groups in groups for g in doc_groups for t in g.tags]
-        if reference_tags is None:
-            reference_tags = [t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s)
-                              for t in g.tags]
+        if reference_tags is None:  # a Viterbi run (chain-only, so on the chain) has just decoded it: reused
+            reference_tags = tags if type(tagger.pipeline.decoder) is Viterbi else [
+                t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s) for t in g.tags]
         agreement = float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0
         flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
                 for doc_sentences, doc_groups in zip(tokenized, groups))
