@@ -34,12 +34,12 @@ the model: records stream to the part file one document at a time.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import json
 import logging
 import os
-import functools
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager

@@ -3,10 +3,10 @@
 A whole ``Doc`` is one document (skip edges may join any two of its sentences). The component
 tags the Doc's own tokens (whitespace tokens left out) sentence by sentence: the Doc's sentence
 boundaries when it has them, otherwise those of ``hgner tag``'s line-aware rules
-(:func:`hgner.tokenizer.split_sentences`; the Doc's own sentence annotation is left alone). Decoding is :class:`hgner.tag.Tagger`'s, so entities equal
-``hgner tag``'s for the same tokens. The component never re-tokenizes: for the tokens the model
-was trained on (as ``hgner tag`` makes them), give the pipeline hgner's tokenizer,
-``nlp.tokenizer = hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v1"``
+(:func:`hgner.tokenizer.split_sentences`; the Doc's own sentence annotation is left alone).
+Decoding is :class:`hgner.tag.Tagger`'s, so entities equal ``hgner tag``'s for the same tokens.
+The component never re-tokenizes: for the tokens the model was trained on (as ``hgner tag``
+makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer = hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v1"``
 in a config); spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
 
 Entities go to ``doc.ents`` (``target="ents"``) or to the span group ``doc.spans[target]``.
@@ -37,6 +37,7 @@ from .errors import HgnerError
 from .fileio import write_text
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
 from .tokenizer import TextTokenizer, split_sentences
+from .validation import check, read_json
 
 CONFIDENCE = "hgner_confidence"
 CFG_FILE = "cfg"
@@ -149,8 +150,6 @@ class HgnerComponent:
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
-        from .validation import check, read_json
-
         path = ensure_path(path)
         cfg = read_json(path / CFG_FILE, raises=HgnerError)
         check(cfg, "component", path / CFG_FILE, raises=HgnerError)
