@@ -7,7 +7,8 @@ boundaries when it has them, otherwise those of ``hgner tag``'s line-aware rules
 Decoding is :class:`hgner.tag.Tagger`'s, so entities equal ``hgner tag``'s for the same tokens.
 The component never re-tokenizes: for the tokens the model was trained on (as ``hgner tag``
 makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer =
-hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v1"`` in a config); spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
+hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v1"`` in a config);
+spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
 
 Entities go to ``doc.ents`` (``target="ents"``) or to the span group ``doc.spans[target]``.
 ``overwrite=True`` replaces what is there. ``overwrite=False`` (the default) keeps it: in
