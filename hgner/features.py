@@ -60,12 +60,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache
 from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -236,6 +236,21 @@ def neighbour_attributes(word: str, offset: int) -> tuple[str, ...]:
     return (f"{offset}:l={word.lower()}", f"{offset}:s={short_shape(word)}")
 
 
+def left_bigram(before: str, lower: str) -> str:
+    """``-1|0:l=``: the lowercase bigram of the previous token (``<s>`` at the start) and this one."""
+    return f"-1|0:l={before}|{lower}"
+
+
+def right_bigram(lower: str, after: str) -> str:
+    """``0|+1:l=``: the lowercase bigram of this token and the next (``</s>`` at the end)."""
+    return f"0|+1:l={lower}|{after}"
+
+
+def shape_trigram(before: str, shape: str, after: str) -> str:
+    """``-1|0|+1:s=``: the short shapes of the previous, this and the next token."""
+    return f"-1|0|+1:s={before}|{shape}|{after}"
+
+
 def is_caseless(tokens: Sequence[str]) -> bool:
     """True for a sentence whose casing carries no information (see the module docstring)."""
     cased = [t for t in tokens if t.upper() != t.lower()]
@@ -284,13 +299,13 @@ def _capital_runs(tokens: Sequence[str]) -> list[str]:
 class _DocumentTables:
     """What the document-level attributes need, built in one pass over a document."""
 
-    def __init__(self, sentences: Sequence[Sequence[str]], caseless: list[bool]) -> None:
+    def __init__(self, sentences: Sequence[Sequence[str]], caseless: list[bool], context: int) -> None:
         self.sentences = sentences
+        self.context_limit = context  # how many capitalised occurrences give context attributes
         self.forms: dict[str, dict[str, int]] = {}  # lowercase -> surface forms at non-initial cased positions
         self.run_positions: dict[str, set[str]] = {}
         self.first: dict[str, tuple[int, int]] = {}
         self.occurrences: dict[str, list[tuple[int, int]]] = {}  # capitalised occurrences, in order
-        self._context: dict[str, tuple[str, ...]] = {}
         forms, first, occurrences = self.forms, self.first, self.occurrences
         for si, tokens in enumerate(sentences):
             if caseless[si]:
@@ -314,20 +329,16 @@ class _DocumentTables:
                     if position and ti > 0:
                         self.run_positions.setdefault(tokens[ti].lower(), set()).add(position)
         self._best: dict[str, str | None] = {}
-        self._summaries: dict[str, _WordSummary] = {}
+        self._attributes: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
 
-    def context(self, lower: str, limit: int) -> tuple[str, ...]:
-        """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``limit`` capitalised
+    def context(self, lower: str) -> tuple[str, ...]:
+        """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``context`` capitalised
         occurrences of ``lower`` in the document (distinct, in order)."""
-        try:
-            return self._context[lower]
-        except KeyError:
-            seen: dict[str, None] = {}
-            for si, ti in self.occurrences.get(lower, ())[:limit]:
-                seen[f"c-1:l={_word_at(self, si, ti - 1)}"] = None
-                seen[f"c+1:l={_word_at(self, si, ti + 1)}"] = None
-            self._context[lower] = result = tuple(seen)
-            return result
+        seen: dict[str, None] = {}
+        for si, ti in self.occurrences.get(lower, ())[:self.context_limit]:
+            seen[f"c-1:l={_word_at(self, si, ti - 1)}"] = None
+            seen[f"c+1:l={_word_at(self, si, ti + 1)}"] = None
+        return tuple(seen)
 
     def best_form(self, lower: str) -> str | None:
         """The most frequent surface form of ``lower`` in the document (first seen wins ties)."""
@@ -339,31 +350,30 @@ class _DocumentTables:
             self._best[lower] = best
             return best
 
-    def summary(self, lower: str) -> _WordSummary:
-        """What the document attributes of any occurrence of ``lower`` start from."""
+    def attributes(self, lower: str, si: int, ti: int) -> tuple[str, ...]:
+        """The document attributes of token ``ti`` of sentence ``si``, a capitalised word of a
+        cased sentence with lowercase form ``lower`` (then its context attributes): cached by
+        ``lower``, whether the token starts its sentence and whether it is the first occurrence."""
+        first = self.first.get(lower)
+        key = (lower, ti > 0, first == (si, ti))
         try:
-            return self._summaries[lower]
+            return self._attributes[key]
         except KeyError:
-            forms = self.forms.get(lower) or {}
-            first = self.first.get(lower)
-            self._summaries[lower] = summary = _WordSummary(
-                n_lower=forms.get(lower, 0),
-                n_cap=sum(c for form, c in forms.items() if form[:1].isupper()),
-                positions=tuple(f"dp={p}" for p in sorted(self.run_positions.get(lower, ()))),
-                first=first,
-                around=() if first is None else (f"f-1:l={_word_at(self, first[0], first[1] - 1)}",
-                                                 f"f+1:l={_word_at(self, first[0], first[1] + 1)}"))
-            return summary
-
-
-class _WordSummary(NamedTuple):
-    """A word's document attributes before one occurrence is left out of the counts."""
-
-    n_lower: int  # occurrences in lower case at non-initial positions of cased sentences
-    n_cap: int  # capitalised occurrences there
-    positions: tuple[str, ...]  # dp= attributes: its places in runs of capitalised tokens
-    first: tuple[int, int] | None  # (sentence, token) of its first occurrence in a cased sentence
-    around: tuple[str, ...]  # f-1:l= / f+1:l= the words around that first occurrence
+            pass
+        forms = self.forms.get(lower) or {}
+        # the counts leave this occurrence out: a capitalised one is counted unless it starts its sentence
+        n_cap = sum(c for form, c in forms.items() if form[:1].isupper()) - (ti > 0)
+        attributes = ["d:lower"] if forms.get(lower, 0) > 0 else []
+        if n_cap > 0:
+            attributes.append("d:cap")
+        attributes.extend(f"dp={p}" for p in sorted(self.run_positions.get(lower, ())))
+        if first is not None and first != (si, ti):
+            attributes.append(f"f-1:l={_word_at(self, first[0], first[1] - 1)}")
+            attributes.append(f"f+1:l={_word_at(self, first[0], first[1] + 1)}")
+        if self.context_limit:
+            attributes.extend(self.context(lower))
+        self._attributes[key] = result = tuple(attributes)
+        return result
 
 
 def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
@@ -399,7 +409,7 @@ class _Document:
             # a document without a capital letter is lowercased text: every sentence with a letter is caseless
             caseless = [any(t.lower() != t.upper() for t in tokens) for tokens in sentences]
         self.caseless = caseless
-        self.tables = _DocumentTables(sentences, caseless) if (truecase or config.document) else None
+        self.tables = _DocumentTables(sentences, caseless, config.context) if (truecase or config.document) else None
         self.words = [[_truecase_word(w, self.tables, self.table, resources) for w in tokens] if caseless[si]
                       else tokens for si, tokens in enumerate(sentences)]
         self.lowers = [[w.lower() for w in words] for words in self.words]
@@ -411,7 +421,8 @@ class _Document:
 
     def slots(self) -> list[list[str | None]]:
         """The attributes that every token has at most one of, one list over the document's tokens
-        per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``."""
+        per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``. The tagging path
+        (:meth:`AttributeScores.unary`) looks up the same kinds, in the same order, by id."""
         config = self.config
         slots: list[list[str | None]] = []
         if config.conjunctions:
@@ -421,15 +432,18 @@ class _Document:
             shapes = [list(map(short_shape, sentence)) for sentence in self.words]
             shape_before = [s for sentence in shapes if sentence for s in ("<s>", *sentence[:-1])]
             shape_after = [s for sentence in shapes if sentence for s in (*sentence[1:], "</s>")]
-            slots.append([f"-1|0:l={b}|{w}" for b, w in zip(before, lowers)])
-            slots.append([f"0|+1:l={w}|{a}" for w, a in zip(lowers, after)])
-            slots.append([f"-1|0|+1:s={b}|{s}|{a}" for b, s, a in
-                          zip(shape_before, [s for sentence in shapes for s in sentence], shape_after)])
+            slots.append(list(map(left_bigram, before, lowers)))
+            slots.append(list(map(right_bigram, lowers, after)))
+            slots.append(list(map(shape_trigram, shape_before, [s for sentence in shapes for s in sentence], shape_after)))
         if config.truecase:
-            slots.append([flag for caseless, sentence in zip(self.caseless, self.words)
-                          for flag in ["caseless" if caseless else None] * len(sentence)])
+            slots.append(self.caseless_flags())
             slots.append(list(map(self._truecase_shapes.__getitem__, self.flat_words)))
         return slots
+
+    def caseless_flags(self) -> list[str | None]:
+        """``caseless`` for each token of a caseless sentence, None for the others."""
+        return [flag for caseless, sentence in zip(self.caseless, self.words)
+                for flag in ["caseless" if caseless else None] * len(sentence)]
 
     @cached_property
     def _truecase_shapes(self) -> dict[str, str | None]:
@@ -457,11 +471,9 @@ class _Document:
         capitalised = [i for i, word in enumerate(words) if word[:1].isupper()]
         extra = _gazetteer_matches(words, lowers, capitalised, resources) if gazetteer else {}
         if document:
+            attributes = self.tables.attributes
             for i in capitalised:
-                attributes = extra.setdefault(i, [])
-                attributes.extend(_document_attributes(words[i], si, i, self.tables))
-                if config.context:
-                    attributes.extend(self.tables.context(lowers[i], config.context))
+                extra.setdefault(i, []).extend(attributes(lowers[i], si, i))
         return extra
 
 
@@ -506,6 +518,9 @@ def document_features(
 
 
 ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
+NGRAM_CACHE_ENTRIES = 500_000  # bigrams or shape trigrams a cache holds before it starts again
+_SENTENCE_START, _SENTENCE_END = 0, 1  # the codes of ``<s>`` and ``</s>`` among lowercase words and shapes
+_PAIR = 1 << 32  # bigram key = code of the first word * _PAIR + code of the second (codes stay below 2**31)
 
 
 class _Rows(dict):
@@ -530,15 +545,50 @@ class _Rows(dict):
         return np.fromiter(map(self.__getitem__, words), np.int64, len(words))
 
 
+class _Codes(dict):
+    """String -> a small integer code, given in order of first sight (``strings[code]``)."""
+
+    def __init__(self, first: Iterable[str]) -> None:
+        super().__init__()
+        self.strings: list[str] = []
+        for string in first:
+            self[string]  # noqa: B018 - gives it the next code
+
+    def __missing__(self, string: str) -> int:
+        self[string] = code = len(self.strings)
+        self.strings.append(string)
+        return code
+
+
+class _Lookup(dict):
+    """Key -> ``compute(key)``, computed on a miss."""
+
+    def __init__(self, compute: Callable[[Any], int]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, key: Any) -> int:
+        self[key] = value = self.compute(key)
+        return value
+
+    def of(self, keys: Iterable[Any], n: int) -> np.ndarray:
+        """(n,) the values of the n ``keys``."""
+        if len(self) >= NGRAM_CACHE_ENTRIES:
+            self.clear()
+        return np.fromiter(map(self.__getitem__, keys), np.int64, n)
+
+
 class AttributeScores:
     """A model's weights applied during featurising: the tagging path's :func:`document_unary`.
 
     What depends on one word type only is computed once per type and cached: the summed weights
-    (K,) of its own attributes (:func:`word_attributes`), and the ids of the attributes it gives
-    its neighbours (:func:`neighbour_attributes`). Unary rows are then built by whole-document
-    array operations, adding weights in the order of the attribute strings, so they equal the
-    string path's rows (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`) bit for
-    bit. The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types (bounded memory).
+    (K,) of its own attributes (:func:`word_attributes`), the ids of the attributes it gives its
+    neighbours (:func:`neighbour_attributes`), and codes of its lowercase form and short shape.
+    The conjunctions' attribute ids are cached by those codes. Unary rows are then built by
+    whole-document array operations, adding weights in the order of the attribute strings, so they
+    equal the string path's rows (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`)
+    bit for bit. The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types, or
+    :data:`NGRAM_CACHE_ENTRIES` n-grams (bounded memory).
 
     Args:
         index: attribute -> row of ``weights``.
@@ -555,46 +605,54 @@ class AttributeScores:
         self._clear()
 
     def _clear(self) -> None:
+        self.lowers = _Codes(("<s>", "</s>"))
+        self.shapes = _Codes(("<s>", "</s>"))
         self.word_rows = _Rows(self._word_sum, self.weights.shape[1], np.float64)
-        self.neighbour_rows = _Rows(self._neighbour_ids, 2 * len(self.offsets), np.int64)
+        # per word type: the ids of its neighbour attributes by offset, then its lowercase and shape codes
+        self.type_rows = _Rows(self._type_codes, 2 * len(self.offsets) + 2, np.int64)
+        strings, shapes, get = self.lowers.strings, self.shapes.strings, self.index.get
+        self.left_bigrams = _Lookup(lambda key: get(left_bigram(strings[key // _PAIR], strings[key % _PAIR]), -1))
+        self.right_bigrams = _Lookup(lambda key: get(right_bigram(strings[key // _PAIR], strings[key % _PAIR]), -1))
+        self.shape_trigrams = _Lookup(lambda key: get(shape_trigram(*(shapes[code] for code in key)), -1))
 
     def _word_sum(self, word: str) -> np.ndarray:
         ids = [a for a in map(self.index.get, word_attributes(word, self.config.affixes), repeat(-1)) if a >= 0]
         # a running sum adds the rows one at a time, in order, as the sparse product does
         return np.cumsum(self.weights[ids], axis=0)[-1] if ids else np.zeros(self.weights.shape[1])
 
-    def _neighbour_ids(self, word: str) -> list[int]:
-        return [self.index.get(a, -1) for offset in self.offsets for a in neighbour_attributes(word, offset)]
+    def _type_codes(self, word: str) -> list[int]:
+        ids = [self.index.get(a, -1) for offset in self.offsets for a in neighbour_attributes(word, offset)]
+        return [*ids, self.lowers[word.lower()], self.shapes[short_shape(word)]]
 
     def unary(self, document: _Document) -> np.ndarray:
         """(n, K) state scores of the document's tokens."""
-        if len(self.word_rows) >= ID_CACHE_TYPES or len(self.neighbour_rows) >= ID_CACHE_TYPES:
+        if len(self.word_rows) >= ID_CACHE_TYPES:
             self._clear()
         words = document.flat_words
         n = len(words)
         lengths = np.array([len(s) for s in document.words], dtype=np.int64)
         ends = np.cumsum(lengths)
         starts = ends - lengths
+        firsts, lasts = starts[lengths > 0], ends[lengths > 0] - 1
         sentence = np.repeat(np.arange(len(lengths)), lengths)
-        rows = self.word_rows.of(words)  # first: it may grow the table
+        rows = self.word_rows.of(words)  # before reading the table: it may grow
         unary = self.word_rows.table[rows]
+        rows = self.type_rows.of(words)
+        codes = self.type_rows.table[rows]  # (n, 2 * offsets + 2)
         weights = self.weights
-        for name, positions in (("BOS", starts[lengths > 0]), ("EOS", ends[lengths > 0] - 1)):
+        for name, positions in (("BOS", firsts), ("EOS", lasts)):
             a = self.index.get(name, -1)
             if a >= 0:
                 unary[positions] += weights[a]
-        if self.offsets:
-            rows = self.neighbour_rows.of(words)
-            ids = self.neighbour_rows.table[rows]  # (n, 2 * offsets)
-            token = np.arange(n)
-            for k, offset in enumerate(self.offsets):
-                source = token + offset
-                inside = (source >= 0) & (source < n)
-                inside[inside] = sentence[source[inside]] == sentence[inside]
-                for column in (2 * k, 2 * k + 1):
-                    unary[inside] += weights[ids[source[inside], column]]
-        for slot in document.slots():  # looked up in bulk: None and unknown give -1
-            unary += weights[np.fromiter(map(self.index.get, slot, repeat(-1)), np.int64, n)]
+        token = np.arange(n)
+        for k, offset in enumerate(self.offsets):
+            source = token + offset
+            inside = (source >= 0) & (source < n)
+            inside[inside] = sentence[source[inside]] == sentence[inside]
+            for column in (2 * k, 2 * k + 1):
+                unary[inside] += weights[codes[source[inside], column]]
+        for ids in self._slot_ids(document, codes[:, -2], codes[:, -1], firsts, lasts):
+            unary += weights[ids]
         tokens, attributes = [], []
         for si, start in enumerate(starts.tolist()):
             for i, extra in document.ragged(si).items():
@@ -603,6 +661,29 @@ class AttributeScores:
         ids = np.fromiter(map(self.index.get, attributes, repeat(-1)), np.int64, len(attributes))
         np.add.at(unary, tokens, weights[ids])  # each token's in order, as the sparse product adds them
         return unary
+
+    def _slot_ids(self, document: _Document, lowers: np.ndarray, shapes: np.ndarray, firsts: np.ndarray,
+                  lasts: np.ndarray) -> Iterator[np.ndarray]:
+        """(n,) attribute ids of each of :meth:`_Document.slots`' kinds, in its order (-1: none).
+
+        Args:
+            lowers, shapes: (n,) the tokens' lowercase and short-shape codes.
+            firsts, lasts: the first and last tokens of the document's sentences.
+        """
+        n = len(lowers)
+        if self.config.conjunctions:
+            before, after = np.roll(lowers, 1), np.roll(lowers, -1)
+            before[firsts], after[lasts] = _SENTENCE_START, _SENTENCE_END
+            yield self.left_bigrams.of((before * _PAIR + lowers).tolist(), n)
+            yield self.right_bigrams.of((lowers * _PAIR + after).tolist(), n)
+            before, after = np.roll(shapes, 1), np.roll(shapes, -1)
+            before[firsts], after[lasts] = _SENTENCE_START, _SENTENCE_END
+            yield self.shape_trigrams.of(zip(before.tolist(), shapes.tolist(), after.tolist()), n)
+        if self.config.truecase:
+            yield np.fromiter(map(self.index.get, document.caseless_flags(), repeat(-1)), np.int64, n)
+            tc_ids = {word: -1 if shape is None else self.index.get(shape, -1)
+                      for word, shape in document._truecase_shapes.items()}
+            yield np.fromiter(map(tc_ids.__getitem__, document.flat_words), np.int64, n)
 
 
 def document_unary(sentences: Sequence[Sequence[str]], config: FeatureConfig, resources: FeatureResources | None,
@@ -643,23 +724,6 @@ def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], capitalised:
 _JOINERS = frozenset(
     {"of", "de", "la", "le", "and", "&", "-", "du", "del", "van", "von", "der", "al", "el", "da", "do"}
 )
-
-
-def _document_attributes(word: str, si: int, i: int, tables: _DocumentTables) -> list[str]:
-    lower = word.lower()
-    n_lower, n_cap, positions, first, around = tables.summary(lower)
-    if i > 0:  # this occurrence is counted in the table: leave it out
-        if word == lower:
-            n_lower -= 1
-        elif word[:1].isupper():
-            n_cap -= 1
-    attributes = ["d:lower"] if n_lower > 0 else []
-    if n_cap > 0:
-        attributes.append("d:cap")
-    attributes.extend(positions)
-    if first is not None and first != (si, i):
-        attributes.extend(around)
-    return attributes
 
 
 def _word_at(tables: _DocumentTables, si: int, ti: int) -> str:

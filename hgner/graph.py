@@ -125,9 +125,10 @@ class FactorGraph:
         lengths = np.asarray([n] if lengths is None else lengths, dtype=np.int64)
         if lengths.sum() != n:
             raise GraphError(f"sentence lengths add up to {lengths.sum()}, expected {n} variables")
-        starts = np.arange(n - 1)
+        joined = np.ones(max(n - 1, 0), bool)  # variable i is joined to i + 1
         boundary = np.cumsum(lengths)[:-1] - 1  # last variable of every sentence but the final one
-        heads = np.setdiff1d(starts, boundary)
+        joined[boundary[(boundary >= 0) & (boundary < n - 1)]] = False
+        heads = np.flatnonzero(joined)
         edges = np.stack([heads, heads + 1], axis=1)
         return cls(unary, edges, transitions, labels=labels)
 

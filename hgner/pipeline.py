@@ -27,8 +27,8 @@ class DocumentGraph:
 
     def split(self, labels: np.ndarray) -> list[np.ndarray]:
         """Per-sentence pieces of a (n,) array."""
-        lengths = [len(s) for s in self.sentences]
-        return np.split(labels, np.cumsum(lengths)[:-1]) if lengths else []
+        ends = np.cumsum([len(s) for s in self.sentences]).tolist()
+        return [labels[start:end] for start, end in zip([0, *ends], ends)]
 
 
 @dataclass
@@ -65,7 +65,7 @@ class Pipeline:
             return DocumentResult(tags, labels)
         decoding = self.decoder.decode(prepared.graph)
         names = self.model.labels
-        tags = [[names[k] for k in piece] for piece in prepared.split(decoding.labels)]
+        tags = [list(map(names.__getitem__, piece.tolist())) for piece in prepared.split(decoding.labels)]
         return DocumentResult(tags, decoding.labels, decoding.marginals, decoding.stats)
 
     def decode(self, sentences: Sequence[Sequence[str]]) -> DocumentResult:

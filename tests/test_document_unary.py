@@ -43,7 +43,7 @@ def test_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
     scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config)
     monkeypatch.setattr(shipped, "attribute_scores", scores)
     assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
-    assert len(scores.word_rows) == len(scores.neighbour_rows) == len(set(WORDS[5:]))  # emptied before the last
+    assert len(scores.word_rows) == len(scores.type_rows) == len(set(WORDS[5:]))  # emptied before the last
 
 
 @pytest.fixture(scope="module")
