@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 NAME = "hgner.conll"
 VERSION = 1
 DEFAULT_LANGUAGE = "en"
+SPACY_NAME = f"{NAME}.v{VERSION}"  # the name spaCy's registry knows these rules by
+CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a ChunkCachingTokenizer has spaCy cache
 
 # The language-specific adjustments, one entry per language (every language spaCy has gets the
 # common rules of make_tokenizer): abbreviations that keep their final period, beyond spaCy's own.
@@ -49,9 +51,10 @@ def describe() -> dict[str, Any]:
     return {"name": NAME, "version": VERSION}
 
 
-def make_tokenizer(nlp: Language) -> Tokenizer:
+def make_tokenizer(nlp: Language) -> ChunkCachingTokenizer:
     """A tokenizer for ``nlp``'s language that splits as the CoNLL corpora do:
-    ``nlp = spacy.blank("en"); nlp.tokenizer = make_tokenizer(nlp)``."""
+    ``nlp = spacy.blank("en"); nlp.tokenizer = make_tokenizer(nlp)``. It is spaCy's
+    ``Tokenizer`` with adjusted rules, wrapped in a :class:`ChunkCachingTokenizer`."""
     from spacy.tokenizer import Tokenizer
     from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
 
@@ -70,7 +73,7 @@ def make_tokenizer(nlp: Language) -> Tokenizer:
             rules[abbreviation.upper()] = [{"ORTH": abbreviation.upper()}]
     for abbreviation in ABBREVIATIONS.get(nlp.lang, ()):
         rules[abbreviation] = [{"ORTH": abbreviation}]
-    return Tokenizer(
+    tokenizer = Tokenizer(
         nlp.vocab,
         rules=rules,
         prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
@@ -79,6 +82,53 @@ def make_tokenizer(nlp: Language) -> Tokenizer:
         token_match=defaults.token_match,
         url_match=defaults.url_match,
     )
+    tokenizer.max_cache_size = CACHED_CHUNKS
+    return ChunkCachingTokenizer(tokenizer)
+
+
+class ChunkCachingTokenizer:
+    """A spaCy ``Tokenizer`` that has each whitespace-separated chunk not seen before tokenized
+    alone first, in text order, then the whole text: the tokens are the same, but faster.
+
+    spaCy caches how it splits each chunk, but caches nothing more of a text after the text's
+    first special case, such as ``'s`` or ``Mr.`` (spaCy issue 13950), so most chunks of news text
+    would be split by its regular expressions every time; tokenized alone, any chunk without a
+    special case is cached. After :data:`CACHED_CHUNKS` chunks (spaCy's cache size here) it stops.
+    Everything else (``vocab``, ``rules``, ``explain``, serialization, setting ``token_match``...)
+    is the wrapped tokenizer's."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        object.__setattr__(self, "tokenizer", tokenizer)
+        object.__setattr__(self, "_seen_chunks", set())
+
+    def __call__(self, text: str) -> Doc:
+        seen = self._seen_chunks
+        if len(seen) < CACHED_CHUNKS:
+            tokenizer = self.tokenizer
+            for chunk in [c for c in dict.fromkeys(text.split()) if c not in seen]:  # in text order
+                tokenizer(chunk)
+                seen.add(chunk)
+        return self.tokenizer(text)
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
+        return map(self, texts)
+
+    def __getattr__(self, name: str) -> Any:  # only for names the wrapper does not have
+        return getattr(self.tokenizer, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.tokenizer, name, value)
+
+    def __reduce__(self) -> tuple[type, tuple[Tokenizer]]:
+        return ChunkCachingTokenizer, (self.tokenizer,)
+
+    def from_disk(self, path: Any, **kwargs: Any) -> ChunkCachingTokenizer:
+        self.tokenizer.from_disk(path, **kwargs)
+        return self
+
+    def from_bytes(self, data: bytes, **kwargs: Any) -> ChunkCachingTokenizer:
+        self.tokenizer.from_bytes(data, **kwargs)
+        return self
 
 
 def _is_emoticon(text: str) -> bool:
@@ -94,11 +144,9 @@ def _splits_inside(pattern: str, word: str) -> bool:
     return any(0 < m.start() < len(word) for m in re.finditer(pattern, word))
 
 
-SPACY_NAME = f"{NAME}.v{VERSION}"  # the name spaCy's registry knows these rules by
-CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a TextTokenizer has spaCy cache
 
 
-def create_tokenizer() -> Callable[[Language], Tokenizer]:
+def create_tokenizer() -> Callable[[Language], ChunkCachingTokenizer]:
     """spaCy's registered tokenizer ``hgner.conll.v1`` (entry point ``spacy_tokenizers``), for a
     pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v1"``."""
     return make_tokenizer
@@ -149,7 +197,6 @@ class TextTokenizer:
 
     def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
         self.language = language
-        self._seen_chunks: set[str] = set()
 
     @cached_property
     def nlp(self) -> Language:
@@ -160,32 +207,18 @@ class TextTokenizer:
         # built from the config, so spaCy's default tokenizer is never built only to be replaced
         registry.tokenizers.register(SPACY_NAME, func=create_tokenizer)  # as the entry point does, if not installed
         nlp = spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})
-        nlp.tokenizer.max_cache_size = CACHED_CHUNKS
         # spaCy computes every lexical attribute of each new word; split_sentences reads these two
         getters = nlp.vocab.lex_attr_getters
         nlp.vocab.lex_attr_getters = {attribute: getters[attribute] for attribute in (IS_SPACE, IS_PUNCT)}
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
-        return split_sentences(self._make_doc(text), text)
+        return split_sentences(self.nlp.make_doc(text), text)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
         """The sentences of each text (spaCy's tokenizer takes one text at a time: ``batch_size``
         is for the interface's other tokenizers)."""
         return map(self, texts)
-
-    def _make_doc(self, text: str) -> Doc:
-        """The text tokenized, each whitespace-separated chunk not seen before tokenized alone
-        first. spaCy caches how it splits each chunk, but caches nothing more of a text after the
-        text's first special case, such as ``'s`` or ``Mr.`` (spaCy issue 13950), so most chunks
-        of news text would be split by its regular expressions every time; tokenized alone, any
-        chunk without a special case is cached. The tokens are the same either way."""
-        if len(self._seen_chunks) < CACHED_CHUNKS:
-            tokenizer, seen = self.nlp.tokenizer, self._seen_chunks
-            for chunk in [c for c in dict.fromkeys(text.split()) if c not in seen]:  # in text order
-                tokenizer(chunk)
-                seen.add(chunk)
-        return self.nlp.make_doc(text)
 
     @staticmethod
     def from_doc(doc: Doc, text: str | None = None) -> list[TokenizedSentence]:

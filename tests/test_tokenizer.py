@@ -101,6 +101,26 @@ def test_spacy_users_get_the_same_tokens():
     assert registry.tokenizers.get("hgner.conll.v1")() is make_tokenizer
 
 
+def test_the_tokenizer_is_spacys_in_a_pipeline(tmp_path):
+    """The chunk-caching wrapper behaves as spaCy's Tokenizer: a config pipeline saves and loads,
+    it pickles (nlp.pipe with n_process > 1), and settings reach the wrapped tokenizer."""
+    import pickle
+
+    import spacy
+
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "hgner.conll.v1"}}})
+    nlp.tokenizer.add_special_case("AL-AIN", [{"ORTH": "AL"}, {"ORTH": "-AIN"}])
+    text = "AL-AIN won 2-1 on 1996-12-06"
+    expected = ["AL", "-AIN", "won", "2-1", "on", "1996-12-06"]
+    assert [t.text for t in nlp(text)] == expected
+    nlp.to_disk(tmp_path / "pipeline")
+    assert [t.text for t in spacy.load(tmp_path / "pipeline")(text)] == expected  # the special case was saved
+    assert [t.text for t in pickle.loads(pickle.dumps(nlp.tokenizer))(text)] == expected
+    assert [t.text for t in nlp("(hello)")] == ["(", "hello", ")"]
+    nlp.tokenizer.token_match = lambda chunk: chunk == "(hello)"
+    assert [t.text for t in nlp("(hello)")] == ["(hello)"]
+
+
 def test_no_token_holds_whitespace():
     """spaCy's Spanish exceptions include EE. UU., one token with a space; CoNLL tokens have none."""
     assert [s.tokens for s in TextTokenizer("es")("Llegó a EE. UU. ayer .")] == [["Llegó", "a", "EE.", "UU.", "ayer", "."]]
@@ -155,13 +175,13 @@ def test_offsets_point_back_into_any_text(pieces):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=40))
 def test_chunks_tokenized_alone_first_give_spacys_tokens(pieces):
-    """TextTokenizer has spaCy tokenize each new chunk alone first, so that spaCy caches it: the
-    tokens stay those of a spaCy tokenizer that only ever sees whole texts."""
+    """make_tokenizer's tokenizer has spaCy tokenize each new chunk alone first, so that spaCy
+    caches it: the tokens stay those of a spaCy tokenizer that only ever sees whole texts."""
     text = "".join(pieces)
     assert TOKENIZER(text) == split_sentences(WHOLE_TEXTS(text), text)
 
 
-WHOLE_TEXTS = make_tokenizer(TOKENIZER.nlp)
+WHOLE_TEXTS = make_tokenizer(TOKENIZER.nlp).tokenizer  # spaCy's Tokenizer, unwrapped
 
 
 @pytest.fixture(scope="module")
