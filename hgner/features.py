@@ -672,18 +672,25 @@ class AttributeScores:
         """
         n = len(lowers)
         if self.config.conjunctions:
-            before, after = np.roll(lowers, 1), np.roll(lowers, -1)
-            before[firsts], after[lasts] = _SENTENCE_START, _SENTENCE_END
+            before, after = _neighbours(lowers, firsts, lasts)
             yield self.left_bigrams.of((before * _PAIR + lowers).tolist(), n)
             yield self.right_bigrams.of((lowers * _PAIR + after).tolist(), n)
-            before, after = np.roll(shapes, 1), np.roll(shapes, -1)
-            before[firsts], after[lasts] = _SENTENCE_START, _SENTENCE_END
+            before, after = _neighbours(shapes, firsts, lasts)
             yield self.shape_trigrams.of(zip(before.tolist(), shapes.tolist(), after.tolist()), n)
         if self.config.truecase:
             yield np.fromiter(map(self.index.get, document.caseless_flags(), repeat(-1)), np.int64, n)
             tc_ids = {word: -1 if shape is None else self.index.get(shape, -1)
                       for word, shape in document._truecase_shapes.items()}
             yield np.fromiter(map(tc_ids.__getitem__, document.flat_words), np.int64, n)
+
+
+def _neighbours(codes: np.ndarray, firsts: np.ndarray, lasts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) each token's previous and next token's code, the codes of ``<s>`` / ``</s>`` at the
+    sentences' ``firsts`` / ``lasts`` tokens."""
+    before, after = np.empty_like(codes), np.empty_like(codes)
+    before[1:], after[:-1] = codes[:-1], codes[1:]
+    before[firsts], after[lasts] = _SENTENCE_START, _SENTENCE_END
+    return before, after
 
 
 def document_unary(sentences: Sequence[Sequence[str]], config: FeatureConfig, resources: FeatureResources | None,
