@@ -437,7 +437,7 @@ class _Document:
             slots.append(list(map(shape_trigram, shape_before, [s for sentence in shapes for s in sentence], shape_after)))
         if config.truecase:
             slots.append(self.caseless_flags())
-            slots.append(list(map(self._truecase_shapes.__getitem__, self.flat_words)))
+            slots.append(list(map(self.truecase_shapes.__getitem__, self.flat_words)))
         return slots
 
     def caseless_flags(self) -> list[str | None]:
@@ -446,7 +446,7 @@ class _Document:
                 for flag in ["caseless" if caseless else None] * len(sentence)]
 
     @cached_property
-    def _truecase_shapes(self) -> dict[str, str | None]:
+    def truecase_shapes(self) -> dict[str, str | None]:
         """Each word of the document -> ``tc=`` the short shape of its truecased form, ``tc=?`` when
         neither the document nor the table knows it, None for a word without a cased letter."""
         best_form, table = self.tables.best_form, self.table
@@ -680,7 +680,7 @@ class AttributeScores:
         if self.config.truecase:
             yield np.fromiter(map(self.index.get, document.caseless_flags(), repeat(-1)), np.int64, n)
             tc_ids = {word: -1 if shape is None else self.index.get(shape, -1)
-                      for word, shape in document._truecase_shapes.items()}
+                      for word, shape in document.truecase_shapes.items()}
             yield np.fromiter(map(tc_ids.__getitem__, document.flat_words), np.int64, n)
 
 

@@ -46,6 +46,16 @@ def test_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
     assert len(scores.word_rows) == len(scores.type_rows) == len(set(WORDS[5:]))  # emptied before the last
 
 
+def test_ngram_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
+    monkeypatch.setattr(features, "NGRAM_CACHE_ENTRIES", 4)
+    scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config)
+    monkeypatch.setattr(shipped, "attribute_scores", scores)
+    assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
+    # each cache was emptied before the last document's n-grams, one per token, went in
+    assert len(scores.left_bigrams) == len(scores.right_bigrams) == len(WORDS) - 5
+    assert len(scores.word_rows) == len(set(WORDS))  # the word types are kept
+
+
 @pytest.fixture(scope="module")
 def shipped() -> CrfModel:
     return CrfModel.load("en-conll03")  # truecasing, document attributes, context and gazetteer
