@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "omitted; given, it overrides leniently: tags are read as conlleval reads them)")
     train.add_argument("--documents", type=_documents, default="auto", metavar="corpus|sentence|N",
                        help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
-                            "(default auto: the corpus's own, groups of 10 sentences when it has none)")
+                            "(default auto: the corpus's own, groups of 40 sentences when it has none)")
     train.add_argument("--model-scheme", type=_scheme, default="IO",
                        help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
                             "IOB2 or BIOES (often a little better with Viterbi)")
@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "overrides leniently: tags are read as conlleval reads them)")
     evaluate.add_argument("--documents", type=_documents, default="auto", metavar="corpus|sentence|N",
                           help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
-                               "(default auto: the corpus's own, groups of 10 sentences when it has none)")
+                               "(default auto: the corpus's own, groups of 40 sentences when it has none)")
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "

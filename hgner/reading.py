@@ -13,8 +13,9 @@ predicted tags are written (``--predictions``); entity scores do not depend on i
 **Documents** (``--documents``): ``corpus`` keeps the corpus's own documents (``-DOCSTART-``
 lines; a file without them is one document), ``sentence`` makes every sentence a document, N
 groups N consecutive sentences. The default, ``auto``, keeps the corpus's documents when it has
-more than one, and otherwise warns and uses :data:`NO_DOCUMENTS` (groups of 10 sentences: best on
-esp.testa, ahead of one per sentence and of the whole file, see ``scripts/TUNING.md``):
+more than one, and otherwise warns and uses :data:`NO_DOCUMENTS` (groups of 40 sentences: on
+esp.testa, ahead of groups of 5-20 sentences, one per sentence and the whole file, and level with
+30-120; see ``scripts/TUNING.md``):
 document-level features and skip edges spanning a whole corpus join unrelated articles, and
 per-document report figures become corpus totals.
 """
@@ -28,7 +29,7 @@ from . import schemes
 from .corpus import Corpus, convert_corpus, load_corpus, regroup_documents
 from .errors import HgnerError
 
-NO_DOCUMENTS = "10"
+NO_DOCUMENTS = "40"
 DOCUMENT_MODES = ("auto", "corpus", "sentence")
 
 

@@ -45,10 +45,10 @@ def test_documents_option():
 def test_corpus_without_docstart_is_warned_about_and_split():
     log = io.StringIO()
     corpus, mode = read_tagged(SPANISH, log=log)
-    assert mode == NO_DOCUMENTS == "10" and len(corpus.documents) == 5 and len(corpus.sentences) == 48
+    assert mode == NO_DOCUMENTS == "40" and len(corpus.documents) == 2 and len(corpus.sentences) == 48
     assert "no -DOCSTART- document boundaries (48 sentences in one document)" in log.getvalue()
-    assert "reading one document per 10 sentences" in log.getvalue()
-    assert "documents: 10 (5 documents)" in corpus.notes
+    assert "reading one document per 40 sentences" in log.getvalue()
+    assert "documents: 40 (2 documents)" in corpus.notes
     for option, documents in (("corpus", 1), ("sentence", 48), ("7", 7)):
         log = io.StringIO()
         corpus, mode = read_tagged(SPANISH, documents=option, log=log)
