@@ -144,8 +144,6 @@ def _splits_inside(pattern: str, word: str) -> bool:
     return any(0 < m.start() < len(word) for m in re.finditer(pattern, word))
 
 
-
-
 def create_tokenizer() -> Callable[[Language], ChunkCachingTokenizer]:
     """spaCy's registered tokenizer ``hgner.conll.v1`` (entry point ``spacy_tokenizers``), for a
     pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v1"``."""
