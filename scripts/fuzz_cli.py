@@ -163,7 +163,7 @@ def output_path(rng: random.Random, work: Path, inputs: list[Path], suffix: str)
         return str(work / f"out{suffix}")
     options = [
         str(work / "missing-folder" / f"out{suffix}"), str(work), "/dev/full", "/proc/version", f"/proc/self/x{suffix}",
-        str(work / f"out.\udcff{suffix}"), str(work / f"out.unknownext"), str(work / "out"), "",
+        str(work / f"out.\udcff{suffix}"), str(work / "out.unknownext"), str(work / "out"), "",
     ]
     if inputs:
         source = rng.choice(inputs)
