@@ -162,7 +162,8 @@ def test_tokenizer_mismatch_warns(tag_model, tmp_path, capsys):
 
 
 def test_chunked_decoding_equals_whole(tag_model, monkeypatch):
-    """Small blocks and groups (as for a 5 MB text) change nothing on the chain; offsets stay right."""
+    """Small blocks and groups (as for a 5 MB text) keep the offsets right, and on this text the
+    entities too (in general a group's document attributes see only its own sentences: hgner.tag)."""
     text = " ".join([MESSY] * 20)
     whole = [e for g in Tagger(tag_model).tag_text(text) for e in g.entities]
     monkeypatch.setattr(tag, "BLOCK_CHARS", 150)
