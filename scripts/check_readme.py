@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 ARTICLE = "Jim Smith flew from New York to Paris on Monday.\n\nAngela Merkel met the European Union's leaders in Brussels.\n"
-PLACEHOLDER = re.compile(r"\b(CORPUS|FILE|DIR|NAME|PATH|TEXT|INPUT|MODEL)\b")
+PLACEHOLDER = re.compile(r"\b(CORPUS|FILE|DIR|NAME|PATH|TEXT|INPUT|MODEL)\b|\.\.\.")
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
 _INLINE = re.compile(r"`(hgner [^`]+)`")
 _OPERATORS = {"&&", "||", "|", ";", "&"}
@@ -118,7 +118,7 @@ def runnable(command: Command) -> tuple[str | None, str]:
     line = " && ".join(parts)
     if "pytest" in line:
         return None, "the test command"
-    if PLACEHOLDER.search(line.split("#")[0]) or "..." in line.split("#")[0]:
+    if PLACEHOLDER.search(line.split("#")[0]):
         return None, "has placeholders"
     return line, ""
 
