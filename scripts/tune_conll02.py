@@ -69,12 +69,7 @@ EXPERIMENTS = {
     # esp.train with its quoted entities extended over their quote marks (TRAINING_TRANSFORMS)
     "es-10-gaz-c2.05-qmarks": ("es", "10", GAZ, ES_TRAIN),
     # the shipped settings with other document groupings (esp.train has no -DOCSTART-)
-    "es-5-gaz-c2.05": ("es", "5", GAZ, ES_TRAIN),
-    "es-20-gaz-c2.05": ("es", "20", GAZ, ES_TRAIN),
-    "es-30-gaz-c2.05": ("es", "30", GAZ, ES_TRAIN),
-    "es-40-gaz-c2.05": ("es", "40", GAZ, ES_TRAIN),
-    "es-80-gaz-c2.05": ("es", "80", GAZ, ES_TRAIN),
-    "es-160-gaz-c2.05": ("es", "160", GAZ, ES_TRAIN),
+    **{f"es-{n}-gaz-c2.05": ("es", str(n), GAZ, ES_TRAIN) for n in (5, 20, 30, 40, 80, 160)},
     "nl-corpus": ("nl", "corpus", FULL, TRAIN),
     "nl-sentence": ("nl", "sentence", FULL, TRAIN),
     "nl-corpus-aff6": ("nl", "corpus", dict(FULL, affixes=6), TRAIN),
