@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from . import schemes
 from .corpus import Corpus, Document, relabel_tags, write_conll
-from .decoders import decoder_class, decoder_settings, make_decoder
+from .decoders import Decoder, decoder_class, decoder_settings, make_decoder
 from .decoders.chain import Viterbi, viterbi
 from .decoders.settings import settings_per_decoder
 from .errors import HgnerError
@@ -42,6 +42,13 @@ from .model import CrfModel
 from .pipeline import Pipeline
 from .report import name_width
 from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
+
+
+def _is_reference(decoder: Decoder) -> bool:
+    """Whether ``decoder`` is hgner's Viterbi, whose labels are the agreement reference, so that its
+    run can stand in for decoding the reference again. Identity, not a capability: crfsuite is
+    exact and chain-only too, but it is what the reference checks, so it never stands in for it."""
+    return type(decoder) is Viterbi
 
 
 @dataclass(frozen=True)
@@ -177,7 +184,7 @@ class DocumentScorer:
                                    shared={"sweeps": run.sweeps, "seed": run.seed})
             self.pipelines.append((run_graph, Pipeline(model, decoder, run_graph)))
         # a Viterbi run (chain-only, so on the chain) decodes the reference labelling itself: reused
-        self.reference_run = next((i for i, (_, p) in enumerate(self.pipelines) if type(p.decoder) is Viterbi), None)
+        self.reference_run = next((i for i, (_, p) in enumerate(self.pipelines) if _is_reference(p.decoder)), None)
         warm_up = self.builder.prepare([["Warm", "up", "."]])
         for run_graph, pipeline in self.pipelines:
             pipeline.decode_prepared(warm_up if run_graph == plan.graph else replace(warm_up, graph=warm_up.chain))
@@ -461,7 +468,7 @@ def evaluate_raw(
         result_score = score_spans((d.entities for d in documents), predicted, corpus.scheme)
         tags = [t for doc_groups in groups for g in doc_groups for t in g.tags]
         if reference_tags is None:  # a Viterbi run (chain-only, so on the chain) has just decoded it: reused
-            reference_tags = tags if type(tagger.pipeline.decoder) is Viterbi else [
+            reference_tags = tags if _is_reference(tagger.pipeline.decoder) else [
                 t for d, s in zip(documents, tokenized) for g in reference.tag_sentences(d.text, s) for t in g.tags]
         agreement = float(np.mean([a == b for a, b in zip(tags, reference_tags)])) if tags else 1.0
         flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
