@@ -93,7 +93,6 @@ def test_listings(tag_model):
     assert info.size == sum(p.stat().st_size for p in tag_model.iterdir() if p.is_file())
 
 
-
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("scores", {"dev": {"conll2003:testa": {"precision": 90}}}, r"scores\.dev\.conll2003:testa: missing required field 'f1'"),
     ("dev", {"corpus": "x", "f1": "high"}, r"dev\.f1: expected an F1 score 0\.\.100, got 'high'"),
@@ -109,6 +108,7 @@ def test_model_info_checks_the_figures_it_reads(tag_model, tmp_path, field, valu
     (directory / "meta.json").write_text(json.dumps({**meta, field: value}), encoding="utf-8")
     with pytest.raises(ModelError, match=message):
         hgner.model_info(directory)
+
 
 def api_section() -> str:
     text = README.read_text(encoding="utf-8")

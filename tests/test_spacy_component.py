@@ -108,7 +108,6 @@ def test_round_trip_without_original_model(tag_model, tmp_path):
     assert [ents(d) for d in loaded.pipe(TEXTS)] == before
 
 
-
 @pytest.mark.parametrize(("text", "message"), [
     ("[1, 2]", r"cfg: top level: expected a JSON object of the hgner component's settings, got a list"),
     ('{"model": "x"}', r"cfg: top level: missing required field 'decoder'"),
@@ -120,6 +119,7 @@ def test_damaged_settings_file_is_named(tag_model, tmp_path, text, message):
     (tmp_path / "pipeline" / "hgner" / "cfg").write_text(text, encoding="utf-8")
     with pytest.raises(HgnerError, match=message):
         spacy.load(tmp_path / "pipeline")
+
 
 def test_two_processes_give_the_same_entities(tag_model):
     nlp = pipeline(tag_model)

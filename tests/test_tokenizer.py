@@ -172,6 +172,9 @@ def test_offsets_point_back_into_any_text(pieces):
             previous_end = end
 
 
+WHOLE_TEXTS = make_tokenizer(TOKENIZER.nlp).tokenizer  # spaCy's Tokenizer, unwrapped
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=40))
 def test_chunks_tokenized_alone_first_give_spacys_tokens(pieces):
@@ -180,8 +183,6 @@ def test_chunks_tokenized_alone_first_give_spacys_tokens(pieces):
     text = "".join(pieces)
     assert TOKENIZER(text) == split_sentences(WHOLE_TEXTS(text), text)
 
-
-WHOLE_TEXTS = make_tokenizer(TOKENIZER.nlp).tokenizer  # spaCy's Tokenizer, unwrapped
 
 
 @pytest.fixture(scope="module")
