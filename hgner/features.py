@@ -330,15 +330,20 @@ class _DocumentTables:
                         self.run_positions.setdefault(tokens[ti].lower(), set()).add(position)
         self._best: dict[str, str | None] = {}
         self._attributes: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
+        self._context: dict[str, tuple[str, ...]] = {}
 
     def context(self, lower: str) -> tuple[str, ...]:
         """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``context`` capitalised
-        occurrences of ``lower`` in the document (distinct, in order)."""
-        seen: dict[str, None] = {}
-        for si, ti in self.occurrences.get(lower, ())[:self.context_limit]:
-            seen[f"c-1:l={_word_at(self, si, ti - 1)}"] = None
-            seen[f"c+1:l={_word_at(self, si, ti + 1)}"] = None
-        return tuple(seen)
+        occurrences of ``lower`` in the document (distinct, in order); once per ``lower``."""
+        try:
+            return self._context[lower]
+        except KeyError:
+            seen: dict[str, None] = {}
+            for si, ti in self.occurrences.get(lower, ())[:self.context_limit]:
+                seen[f"c-1:l={_word_at(self, si, ti - 1)}"] = None
+                seen[f"c+1:l={_word_at(self, si, ti + 1)}"] = None
+            self._context[lower] = result = tuple(seen)
+            return result
 
     def best_form(self, lower: str) -> str | None:
         """The most frequent surface form of ``lower`` in the document (first seen wins ties)."""
@@ -519,7 +524,8 @@ def document_features(
 
 ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
 NGRAM_CACHE_ENTRIES = 500_000  # bigrams or shape trigrams a cache holds before it starts again
-_SENTENCE_START, _SENTENCE_END = 0, 1  # the codes of ``<s>`` and ``</s>`` among lowercase words and shapes
+_MARKS = ("<s>", "</s>")  # the neighbours of a sentence's first and last tokens: coded first
+_SENTENCE_START, _SENTENCE_END = 0, 1  # their codes among lowercase words and shapes
 _PAIR = 1 << 32  # bigram key = code of the first word * _PAIR + code of the second (codes stay below 2**31)
 
 
@@ -605,8 +611,8 @@ class AttributeScores:
         self._clear()
 
     def _clear(self) -> None:
-        self.lowers = _Codes(("<s>", "</s>"))
-        self.shapes = _Codes(("<s>", "</s>"))
+        self.lowers = _Codes(_MARKS)
+        self.shapes = _Codes(_MARKS)
         self.word_rows = _Rows(self._word_sum, self.weights.shape[1], np.float64)
         # per word type: the ids of its neighbour attributes by offset, then its lowercase and shape codes
         self.type_rows = _Rows(self._type_codes, 2 * len(self.offsets) + 2, np.int64)
