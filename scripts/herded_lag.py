@@ -5,8 +5,10 @@ length and the exact probability of the Viterbi labelling, p(MAP) = exp(score(MA
 
 Herded returns the best labelling it visited (per sentence: sentences are separate components of
 a chain graph), so it misses the MAP of a sentence whose MAP it never visits; a sampler visits a
-labelling about p(MAP) x sweeps times. Prints agreement by sentence length and by p(MAP), and how
-many disagreements herded's labelling scores lower than Viterbi's (a search miss).
+labelling about p(MAP) x sweeps times. Prints agreement by sentence length and by p(MAP), how
+many disagreements herded's labelling scores lower than Viterbi's (a search miss), and how many
+are *type swaps*: the same entity spans, some with another type. Single-site updates cannot make
+that move in one step: every state between the two mixes two types inside one entity.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from hgner.graph import FactorGraph  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.pipeline import Pipeline  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
+from hgner.schemes import chunks  # noqa: E402
 
 LENGTHS = [(1, 10), (11, 20), (21, 40), (41, 80), (81, 10**6)]
 P_MAP = [(0.5, 1.01), (0.1, 0.5), (0.01, 0.1), (0.0, 0.01)]
@@ -42,7 +45,7 @@ def main(argv: list[str]) -> None:
     corpus = read_tagged(args.dev, documents=args.documents or model.metadata.get("documents", "corpus"))[0]
     builder = Pipeline(model, make_decoder("viterbi"))
     herded = make_decoder("herded", sweeps=args.sweeps)
-    rows = []  # (length, p_map, agree, herded score - viterbi score)
+    rows = []  # (length, p_map, agree, herded score - viterbi score, type swap)
     for document in corpus.documents:
         prepared = builder.prepare([s.tokens for s in document.sentences])
         reference = prepared.split(viterbi(prepared.chain))
@@ -53,12 +56,16 @@ def main(argv: list[str]) -> None:
             start += length
             log_z = forward_backward(sentence)[1]
             p_map = float(np.exp(sentence.score(y_ref) - log_z))
-            rows.append((length, p_map, bool(np.array_equal(y_ref, y_her)), sentence.score(y_her) - sentence.score(y_ref)))
-    lengths, p_maps, agree, gaps = (np.array(column) for column in zip(*rows))
+            spans = [[(start, end) for start, end, _ in chunks([model.labels[y] for y in labels])]
+                     for labels in (y_ref, y_her)]
+            rows.append((length, p_map, bool(np.array_equal(y_ref, y_her)), sentence.score(y_her) - sentence.score(y_ref),
+                         spans[0] == spans[1]))
+    lengths, p_maps, agree, gaps, same_spans = (np.array(column) for column in zip(*rows))
     summary = {"model": model.name, "dev": args.dev, "sweeps": args.sweeps, "sentences": len(rows),
                "agreement": round(100 * agree.mean(), 2), "mean_length": round(float(lengths.mean()), 1),
                "labels": len(model.labels), "disagreements": int((~agree).sum()),
                "disagreements_scoring_lower": int(((~agree) & (gaps < -1e-9)).sum()),
+               "type_swaps": int(((~agree) & same_spans).sum()),
                "by_length": {}, "by_p_map": {}}
     for low, high in LENGTHS:
         chosen = (lengths >= low) & (lengths <= high)
