@@ -168,7 +168,9 @@ def load(name: str, scheme: str | None = None, offline: bool = False) -> Corpus:
     found = resolve(name)
     if found is None:
         if not Path(name).is_file():
-            raise HgnerError(f"corpus {name!r}: no such file, and not a catalogue name "
+            from .fileio import not_a_file
+
+            raise HgnerError(f"corpus {name!r}: {not_a_file(name)}, and not a catalogue name "
                              f"(expected a CoNLL file or one of: {', '.join(all_split_names())})")
         return registry.lookup(registry.corpus_readers, "conll")(CorpusSource(name, name, {}), scheme)
     manifest, split = found

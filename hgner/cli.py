@@ -89,7 +89,16 @@ def _documents(text: str) -> str:
 
 
 def _names(text: str) -> list[str]:
-    return [v.strip() for v in text.split(",") if v.strip()]
+    names = [v.strip() for v in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return names
+
+
+def _name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a name, got {text!r}")
+    return text.strip()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -225,17 +234,17 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
     reading.add_argument("--files", dest="reading", action="store_const", const="files",
                          help="every INPUT is a file: a missing one is an error")
     parser.add_argument("--model", default=tag.DEFAULT_MODEL, help=f"model name or directory (default {tag.DEFAULT_MODEL})")
-    parser.add_argument("--decoder", help=f"decoder (default {tag.DEFAULT_DECODER}; {tag.SKIP_DEFAULT_DECODER} with --graph "
+    parser.add_argument("--decoder", type=_name, help=f"decoder (default {tag.DEFAULT_DECODER}; {tag.SKIP_DEFAULT_DECODER} with --graph "
                                           "skip; hgner decoders lists them)")
     parser.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                         help=f"chain, or skip (skip edges within a document; documents over {tag.SKIP_MAX_TOKENS} "
                              "tokens are tagged in chunks of that size with a warning)")
-    parser.add_argument("--sweeps", type=int, help="sweeps for sampling decoders (their default when omitted)")
+    parser.add_argument("--sweeps", type=_positive_int, help="sweeps for sampling decoders (their default when omitted)")
     parser.add_argument("--seed", type=int, help="random seed for stochastic decoders")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a decoder setting (repeatable), e.g. --decoder gibbs --set schedule=constant")
     formats = {name: tag.output_format(name) for name in registry.names(registry.output_formats)}
-    parser.add_argument("--format", choices=list(formats), default="inline",
+    parser.add_argument("--format", choices=list(formats),
                         help="; ".join(f"{name}: {writer.summary}" for name, writer in formats.items()) + " (default inline)")
     parser.add_argument("--scheme", type=_scheme, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
     parser.add_argument("--min-confidence", type=_probability, metavar="X",
@@ -244,7 +253,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                         help=f"files to read from a directory INPUT, recursively (default {tag.DEFAULT_GLOB!r})")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE instead of standard output (a directory for --format brat)")
-    parser.add_argument("-j", "--jobs", type=int, default=1,
+    parser.add_argument("-j", "--jobs", type=_positive_int,
                         help="worker processes for several input files (default 1); output stays in input order")
     scale = parser.add_argument_group("corpus scale (Dask; pip install 'hgner[dask]')")
     scale.add_argument("--cluster", metavar="SPEC",
@@ -254,9 +263,9 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
     scale.add_argument("--out", metavar="DIR",
                        help="with --cluster: the folder for part-NNNNN.jsonl files (one record per document: source, "
                             "text, entities) and manifest.json; rerunning the same command resumes an unfinished job")
-    scale.add_argument("--text-column", default="text", help="with --cluster: the text field of JSONL/Parquet records "
+    scale.add_argument("--text-column", help="with --cluster: the text field of JSONL/Parquet records "
                                                              "(default text)")
-    scale.add_argument("--part-format", choices=["jsonl", "parquet"], default="jsonl",
+    scale.add_argument("--part-format", choices=["jsonl", "parquet"],
                        help="with --cluster: write the parts as JSONL (default) or Parquet (needs pyarrow)")
 
 
@@ -388,8 +397,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.input != "raw" and args.layout != "lines":
         raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
-    for path in filter(None, outputs.values()):
-        check_writable(path)
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        if path:
+            check_writable(path)
+            if Path(path).resolve() in seen:
+                raise HgnerError(f"{seen[Path(path).resolve()]} and {option} both name {path}: give each its own file")
+            seen[Path(path).resolve()] = option
     if args.plot:
         check_plot_format(args.plot)
     model = CrfModel.load(args.model)

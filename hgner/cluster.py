@@ -7,10 +7,12 @@ Install with ``pip install 'hgner[dask]'``. Three ways in:
   ``.ndjson``) or Parquet (``.parquet``, needs pyarrow) files with one document per record in
   their ``--text-column``. A folder gives the text files plain ``hgner tag`` reads from it
   (:func:`hgner.tag.folder_files`: those matching ``--glob``, ``*.txt`` by default, recursively,
-  hidden ones left out) and its JSONL and Parquet files, less the ``--out`` folder. The work is
+  hidden ones left out) and its JSONL and Parquet files, less the ``--out`` folder and the part
+  files of earlier jobs' output folders (an input folder inside ``--out`` is refused). The work is
   cut into *parts* of about :data:`PART_BYTES` of input, in
   input order; each part is one task and one output file ``part-NNNNN.jsonl``, written atomically
-  and then committed by a ``part-NNNNN.done.json`` marker holding its counts. ``manifest.json``
+  and then committed by a ``part-NNNNN.done.json`` marker holding its counts, size and sha256
+  (a part file deleted or changed since is tagged again). ``manifest.json``
   describes the job (the inputs: arguments, files, bytes and a checksum of the file listing;
   model, decoder, parts, counts). Rerunning the same
   command skips the committed parts, so a crashed or interrupted job resumes and no part is
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import HgnerError
-from .fileio import atomic_write, write_text
+from .fileio import atomic_write, file_sha256, write_text
 from .tag import DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, folder_files
 
 if TYPE_CHECKING:
@@ -63,6 +65,7 @@ PART_BYTES = 256_000  # input text per part (one task, one output file): about 4
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
 PART_MAX_FILES = 2_000  # text files per part at most
 MANIFEST = "manifest.json"
+_PART_NAME = re.compile(r"part-\d{5}\.(?:jsonl|parquet)")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
@@ -195,9 +198,13 @@ def find_inputs(arguments: Iterable[str], exclude: str | Path | None = None, pat
     :func:`hgner.tag.folder_files` gives plain ``hgner tag`` too, their JSONL and Parquet files,
     ``exclude``'s tree left out) and glob patterns; each file once."""
     found: dict[str, None] = {}
+    skip = Path(exclude).resolve() if exclude is not None else None
     for argument in arguments:
         if os.path.isdir(argument):
-            files = folder_files(argument, (pattern, *RECORD_GLOBS), exclude)
+            if skip is not None and (skip == Path(argument).resolve() or skip in Path(argument).resolve().parents):
+                raise HgnerError(f"{argument}: an input folder that is, or is inside, the --out folder; "
+                                 "choose another --out")
+            files = [p for p in folder_files(argument, (pattern, *RECORD_GLOBS), exclude) if not _is_output_part(p)]
         elif os.path.isfile(argument):
             files = [Path(argument)]
         elif glob.has_magic(argument):
@@ -211,6 +218,12 @@ def find_inputs(arguments: Iterable[str], exclude: str | Path | None = None, pat
     if not found:
         raise HgnerError("no input files (expected files, folders or glob patterns)")
     return list(found)
+
+
+def _is_output_part(path: Path) -> bool:
+    """A part file of an hgner job's output folder: a folder input leaves these out (an earlier
+    job's output is not input)."""
+    return _PART_NAME.fullmatch(path.name) is not None and (path.parent / MANIFEST).is_file()
 
 
 def plan_parts(paths: list[str], text_column: str, part_bytes: int = PART_BYTES) -> list[list[Piece]]:
@@ -346,12 +359,32 @@ def marker_path(out: str | Path, part: Part) -> Path:
     return Path(out) / f"{Path(part.name).stem}.done.json"
 
 
+def _file_digest(path: Path) -> dict[str, Any]:
+    """``{"bytes", "sha256"}`` of a part file."""
+    return {"bytes": path.stat().st_size, "sha256": file_sha256(path)}
+
+
+def committed_counts(out: str | Path, part: Part) -> dict[str, int] | None:
+    """The counts of a committed part: its marker's, when the part file is there with the size and
+    sha256 the marker records; None otherwise (a part deleted or changed since is tagged again)."""
+    marker, target = marker_path(out, part), Path(out) / part.name
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+        if target.is_file() and _file_digest(target) == {"bytes": record["bytes"], "sha256": record["sha256"]}:
+            return {key: int(record[key]) for key in ("documents", "tokens", "entities")}
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
 def tag_part(job: PartJob, part: Part) -> dict[str, int]:
-    """In a worker: tag one part into its file, then commit it with its marker; returns its counts.
-    A part whose marker exists (written by a worker that died before reporting) is not redone."""
+    """In a worker: tag one part into its file, then commit it with its marker (its counts, and the
+    file's size and sha256); returns its counts. A part already committed (by a worker that died
+    before reporting) is not redone."""
     marker = marker_path(job.out, part)
-    if marker.is_file():
-        return json.loads(marker.read_text(encoding="utf-8"))
+    counts = committed_counts(job.out, part)
+    if counts is not None:
+        return counts
     tagger = worker_tagger(job.settings)
     counts = {"documents": 0, "tokens": 0, "entities": 0}
     records = _part_records(tagger, job, part, counts)
@@ -366,7 +399,7 @@ def tag_part(job: PartJob, part: Part) -> dict[str, int]:
         with atomic_write(target) as out:
             for record in records:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    write_text(marker, json.dumps(counts) + "\n")
+    write_text(marker, json.dumps({**counts, **_file_digest(target)}) + "\n")
     return counts
 
 
@@ -425,11 +458,13 @@ def tag_to_folder(
     _claim_folder(out, description)
     manifest = {"job": description, "parts": [p.name for p in parts], "complete": False, "counts": None}
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    pending = [p for p in parts if not marker_path(out, p).is_file()]
+    pending = [p for p in parts if committed_counts(out, p) is None]
     _run_parts(client, job, pending, progress)
     for stale in out.glob(".part-*.part"):  # temporary files of workers that died mid-write
         stale.unlink(missing_ok=True)
-    per_part = [json.loads(marker_path(out, p).read_text(encoding="utf-8")) for p in parts]
+    per_part = [committed_counts(out, p) for p in parts]
+    if None in per_part:
+        raise HgnerError(f"--out {out}: a part changed while the job ran; run the command again")
     manifest.update(complete=True, counts={
         "parts": len(parts),
         "parts_this_run": len(pending),
@@ -508,8 +543,9 @@ def run_tag(args: Any) -> int:
                                                                                   file=sys.stderr))
     settings = TagSettings.make(args.model, decoder, args.graph, args.sweeps, args.seed, parse_assignments(args.set))
     with connect(args.cluster) as client:
-        manifest = tag_to_folder(client, args.inputs, args.out, settings, text_column=args.text_column,
-                                 part_format=args.part_format, pattern=args.glob, progress=sys.stderr.isatty())
+        manifest = tag_to_folder(client, args.inputs, args.out, settings, text_column=args.text_column or "text",
+                                 part_format=args.part_format or "jsonl", pattern=args.glob,
+                                 progress=sys.stderr.isatty())
     counts = manifest["counts"]
     print(f"hgner tag: {counts['documents']} documents, {counts['tokens']} tokens, {counts['entities']} entities "
           f"in {counts['parts']} parts ({counts['parts_this_run']} tagged now) in {args.out}", file=sys.stderr)

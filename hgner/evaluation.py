@@ -256,9 +256,9 @@ def evaluate(
     itself (predictions are kept only as the ``predictions`` files, written as they come). With a
     Dask ``client`` the documents are scored in batches on its workers (:mod:`hgner.cluster`):
     the same figures; the seconds are then summed over the workers."""
-    for name in ("sweeps", "seed"):
+    for name, option in (("sweeps", "--sweeps"), ("seed", "--seeds")):
         if name in (settings or {}):
-            raise HgnerError(f"--set {name}=...: give {name} with --{name}s, which evaluate varies")
+            raise HgnerError(f"--set {name}=...: give {name} with {option}, which evaluate varies")
     per_decoder = settings_per_decoder(settings or {}, decoders)
     plan = EvaluationPlan(graph, mode, corpus.scheme, tuple(plan_runs(decoders, sweeps, seeds)),
                           tuple((name, tuple(sorted(values.items()))) for name, values in per_decoder.items()))

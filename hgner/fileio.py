@@ -51,7 +51,7 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     except OSError as error:
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o666 & ~_umask()
+        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o666 & ~umask()
         os.chmod(temporary, mode)
         with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="surrogateescape")) as out:
             yield out
@@ -103,7 +103,16 @@ def _remove(path: str) -> None:
         pass
 
 
-def _umask() -> int:
+def not_a_file(path: str | os.PathLike) -> str:
+    """Why ``path`` cannot be read as a file: ``no such file``, ``is a directory`` or ``not a
+    regular file`` (a device, FIFO or socket)."""
+    if not os.path.exists(path):
+        return "no such file"
+    return "is a directory" if os.path.isdir(path) else "not a regular file (a device, pipe or socket)"
+
+
+def umask() -> int:
+    """The process's umask (read by setting it, then restoring it)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -45,7 +45,7 @@ import pycrfsuite
 from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import ModelError
-from .fileio import file_sha256, write_text
+from .fileio import file_sha256, umask, write_text
 from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeScores, FeatureConfig, FeatureResources, document_features,
                        document_unary,
                        learn_truecase)
@@ -504,6 +504,7 @@ def model_workspace(out: Path) -> Iterator[Path]:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
+        work.chmod(0o777 & ~umask())  # mkdtemp's folder is private; a model directory is made as mkdir makes one
     except OSError as error:
         raise ModelError(f"{out}: cannot create the model directory ({error.strerror or error})") from None
     try:

@@ -130,14 +130,9 @@ def function_words(corpus: Corpus, language: str | None, *, min_count: int = MIN
 
 def stop_words(language: str) -> frozenset[str]:
     """spaCy's stop words for ``language`` (an ISO code spaCy knows), lower case."""
-    from spacy.util import get_lang_class
+    from .tokenizer import language_defaults
 
-    try:
-        defaults = get_lang_class(language).Defaults
-    except ImportError:
-        raise ModelError(f"language {language!r}: spaCy has no language of that code (expected an ISO code "
-                         f"such as en, es, nl, de)") from None
-    return frozenset(word.lower() for word in defaults.stop_words)
+    return frozenset(word.lower() for word in language_defaults(language).stop_words)
 
 
 def skip_edges(sentences: Sequence[Sequence[str]], config: SkipConfig = SkipConfig()) -> np.ndarray:

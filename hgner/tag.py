@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
-from .errors import HgnerError
-from .fileio import atomic_write, file_identity, refuse_inputs, write_text
-from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer, TokenizedSentence, describe
+from .errors import HgnerError, ModelError
+from .fileio import atomic_write, file_identity, not_a_file, refuse_inputs, write_text
+from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer, TokenizedSentence, describe, language_defaults
 
 if TYPE_CHECKING:
     from .model import CrfModel
@@ -141,6 +141,9 @@ class Tagger:
         from .pipeline import Pipeline
 
         decoder = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph; fails before the model loads
+        for name, value in (("sweeps", sweeps), ("seed", seed)):
+            if value is not None and name in (settings or {}):
+                raise HgnerError(f"--{name} {value} and --set {name}={settings[name]}: give {name} once")
         crf = model if isinstance(model, CrfModel) else CrfModel.load(model)
         # settings are strict; the shared options go only to the decoders that take them (viterbi takes marginals)
         shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
@@ -151,6 +154,10 @@ class Tagger:
         self.group_tokens = CHAIN_GROUP_TOKENS if graph == "chain" else SKIP_MAX_TOKENS
         self.warn = warn
         self.tokenizer = TextTokenizer(crf.metadata.get("language", DEFAULT_LANGUAGE))
+        try:
+            language_defaults(self.tokenizer.language)  # before any text is read
+        except ModelError as error:
+            raise ModelError(f"model {crf.name!r} ({crf.directory}): {error}") from None
         trained_with = crf.metadata.get("tokenizer")
         if trained_with != describe():
             warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
@@ -697,7 +704,7 @@ def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = D
             inputs.append(Input(argument, path=argument, relative=Path(argument).name))
         else:
             hint = "" if reading == "files" else " (use --text to tag the argument itself)"
-            raise HgnerError(f"{argument}: no such file{hint}")
+            raise HgnerError(f"{argument}: {not_a_file(argument)}{hint}")
     return inputs
 
 
@@ -787,14 +794,23 @@ def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
     from .decoders.settings import parse_assignments
 
-    if getattr(args, "cluster", None) or getattr(args, "out", None):
-        if not args.cluster:
-            raise HgnerError("--out needs --cluster (e.g. --cluster local:1)")
+    cluster_only = {"--out": args.out, "--text-column": args.text_column, "--part-format": args.part_format}
+    if not args.cluster:
+        for option, value in cluster_only.items():
+            if value is not None:
+                raise HgnerError(f"{option} needs --cluster (e.g. --cluster local:1)")
+    else:
+        local_only = {"-o": args.output, "--format": args.format, "--scheme": args.scheme,
+                      "--min-confidence": args.min_confidence, "-j": args.jobs}
+        for option, value in local_only.items():
+            if value is not None:
+                raise HgnerError(f"{option} is not used with --cluster, which writes part files in --out "
+                                 "(one JSONL or Parquet record per document, with every entity)")
         from .cluster import run_tag
 
         return run_tag(args)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
-    writer = output_format(args.format)
+    writer = output_format(args.format or "inline")
     settings = parse_assignments(args.set)
     inputs = resolve_inputs(args.inputs, args.reading, args.glob)
     options = OutputOptions(args.output, args.scheme, len(inputs))
@@ -806,5 +822,5 @@ def run(args: argparse.Namespace) -> int:
         refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], "-o",
                       read_stdin=any(i.path == "-" for i in inputs))
     with _opened(writer, args.output) as out:
-        tag_inputs(tagger, inputs, writer(out, options), progress=sys.stderr.isatty(), jobs=args.jobs)
+        tag_inputs(tagger, inputs, writer(out, options), progress=sys.stderr.isatty(), jobs=args.jobs or 1)
     return 0

@@ -46,6 +46,20 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
 _KEPT_WHOLE = ("AL-AIN", "Jean-Luc", "al-Boushi", "1996-12-06", "2-1", "km/h", "1/2", "237km", "665M")
 
 
+def language_defaults(language: str) -> Any:
+    """spaCy's ``Defaults`` for ``language`` (an ISO code such as en, es, nl); a
+    :class:`~hgner.errors.ModelError` when spaCy has no language of that code."""
+    from spacy.util import get_lang_class
+
+    from .errors import ModelError
+
+    try:
+        return get_lang_class(language).Defaults
+    except ImportError:
+        raise ModelError(f"language {language!r}: spaCy has no language of that code (expected an ISO code "
+                         "such as en, es, nl, de)") from None
+
+
 def describe() -> dict[str, Any]:
     """The ``meta.json`` record of these rules."""
     return {"name": NAME, "version": VERSION}
@@ -202,6 +216,7 @@ class TextTokenizer:
         from spacy.attrs import IS_PUNCT, IS_SPACE
         from spacy.util import registry
 
+        language_defaults(self.language)  # an unknown code is a one-line error, not spaCy's ImportError
         # built from the config, so spaCy's default tokenizer is never built only to be replaced
         registry.tokenizers.register(SPACY_NAME, func=create_tokenizer)  # as the entry point does, if not installed
         nlp = spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import skip
+from . import schemes, skip
 from .corpus import Corpus
+from .errors import HgnerError
 from .evaluation import evaluate
 from .model import SKIP_FILES, CrfModel, train, write_metadata
 from .tokenizer import DEFAULT_LANGUAGE
@@ -35,6 +36,14 @@ def build_model(
     list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
     :func:`hgner.model.train` (features, scheme, regularisation, ...)."""
     skip.stop_words(language)  # an unknown language code fails before training
+    types = _entity_types(train_corpus)
+    dropped = {name for name, target in (options.get("label_map") or {}).items() if target == "O"}
+    if dropped - types:
+        raise HgnerError(f"--drop-type {', '.join(sorted(dropped - types))}: no such entity type in "
+                         f"{train_corpus.name} (its types: {', '.join(sorted(types)) or 'none'})")
+    if dev is not None and not _entity_types(dev) & (types - dropped):
+        raise HgnerError(f"development corpus {dev.name}: no entity of the model's types "
+                         f"({', '.join(sorted(types - dropped)) or 'none'}) to score or tune on")
     say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
     say(f"training on {train_corpus.name}: {len(train_corpus.documents)} documents, "
         f"{len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens (language {language})")
@@ -63,3 +72,8 @@ def build_model(
         write_metadata(model.directory, model.metadata, changed=SKIP_FILES)  # skip.build wrote them
 
     return train(train_corpus, out, language=language, documents=documents, finish=finish, **options)
+
+
+def _entity_types(corpus: Corpus) -> set[str]:
+    """The entity types of ``corpus``'s gold tags."""
+    return {schemes.split_tag(tag)[1] for sentence in corpus.sentences for tag in sentence.tags} - {""}

@@ -122,6 +122,11 @@ def test_train_command_writes_a_model(tmp_path, corpus_file, capsys):
         (["train", "--train", "c", "--out", "o", "--max-iterations", "0"], "argument --max-iterations: expected a whole number"),
         (["train", "--train", "c", "--out", "o", "--max-iterations", "-1"], "argument --max-iterations: expected a whole number"),
         (["evaluate", "--corpus", "c", "--seeds", "99999999999999999999"], "argument --seeds: expected a whole number 1..10000"),
+        (["evaluate", "--corpus", "c", "--decoders", ","], "argument --decoders: expected comma-separated names"),
+        (["evaluate", "--corpus", "c", "--decoders", ""], "argument --decoders: expected comma-separated names"),
+        (["tag", "--decoder", "", "text"], "argument --decoder: expected a name"),
+        (["tag", "-j", "0", "text"], "argument -j/--jobs: expected a whole number"),
+        (["tag", "--sweeps", "0", "text"], "argument --sweeps: expected a whole number"),
     ],
 )
 def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
@@ -130,6 +135,47 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
     assert exit_.value.code == 2
     error = one_line_error(capsys)
     assert error.startswith(f"hgner {argv[0]}: error: ") and expected in error
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["tag", "--text-column", "body", "text"], "--text-column needs --cluster"),
+        (["tag", "--part-format", "parquet", "text"], "--part-format needs --cluster"),
+        (["tag", "--cluster", "local:1", "--out", "o", "-o", "x.txt", "in"], "-o is not used with --cluster"),
+        (["tag", "--cluster", "local:1", "--out", "o", "--format", "html", "in"], "--format is not used with --cluster"),
+        (["tag", "--cluster", "local:1", "--out", "o", "--min-confidence", "0.5", "in"],
+         "--min-confidence is not used with --cluster"),
+        (["tag", "--decoder", "gibbs", "--sweeps", "5", "--set", "sweeps=10", "text"],
+         "--sweeps 5 and --set sweeps=10: give sweeps once"),
+        (["evaluate", "--corpus", "CORPUS", "--decoders", "gibbs", "--set", "sweeps=3"],
+         "give sweeps with --sweeps, which evaluate varies"),
+        (["evaluate", "--corpus", "CORPUS", "--json", "same.out", "--predictions", "same.out"],
+         "--json and --predictions both name same.out"),
+        (["evaluate", "--corpus", "."], "corpus '.': is a directory"),
+    ],
+)
+def test_conflicting_or_misplaced_options_exit_2(argv, expected, tiny_model, corpus_file, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = [str(corpus_file) if arg == "CORPUS" else arg for arg in argv]
+    assert main([*argv, "--model", str(tiny_model.directory)]) == 2
+    assert expected in one_line_error(capsys)
+    assert not (tmp_path / "same.out").exists()
+
+
+def test_train_refuses_a_dev_corpus_without_entities_and_unknown_drop_types(tmp_path, corpus_file, capsys):
+    empty = tmp_path / "empty.conll"
+    empty.write_text("")
+    def error() -> str:  # train notes the corpora's schemes on stderr before it fails
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        return err.strip().splitlines()[-1]
+
+    assert main(["train", "--train", str(corpus_file), "--dev", str(empty), "--out", str(tmp_path / "m")]) == 2
+    assert f"development corpus {empty}: no entity of the model's types" in error()
+    assert main(["train", "--train", str(corpus_file), "--drop-type", "FOO", "--out", str(tmp_path / "m")]) == 2
+    assert "--drop-type FOO: no such entity type" in error()
+    assert not (tmp_path / "m").exists()
 
 
 def test_unknown_plot_format_fails_before_any_work(tmp_path, tiny_model, corpus_file, capsys):

@@ -109,8 +109,22 @@ def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model,
     assert read_parts(out) == before and not list(out.glob(".*.part"))
     assert tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)["counts"][
         "parts_this_run"] == 0
+    parts[0].unlink()  # deleted after its commit: tagged again, as is a part whose bytes changed
+    parts[2].write_text("garbage\n")
+    third = tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
+    assert third["counts"]["parts_this_run"] == 2 and read_parts(out) == before
     with pytest.raises(HgnerError, match="another job .*decoder"):
         tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, TagSettings.make(tag_model, "herded"), part_bytes=300)
+
+
+def test_folder_inputs_leave_out_earlier_output_and_refuse_the_out_folder(client, tag_model, tmp_path):
+    write_files(tmp_path / "in", documents(2))
+    settings = TagSettings.make(tag_model)
+    tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "in" / "out", settings)
+    manifest = tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "out2", settings)
+    assert manifest["counts"]["documents"] == 2  # not the first job's part file
+    with pytest.raises(HgnerError, match="inside, the --out folder"):
+        tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "in", settings)
 
 
 def test_bad_records_name_file_and_line(client, tag_model, tmp_path):

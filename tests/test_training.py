@@ -60,6 +60,21 @@ def test_unknown_language_fails_before_training(tmp_path, capsys):
     assert not (tmp_path / "m").exists()
 
 
+def test_model_directory_has_the_umask_permissions_and_its_language_is_checked(tmp_path, capsys):
+    import json
+
+    from hgner.fileio import umask
+
+    out = tmp_path / "m"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2"]) == 0
+    assert out.stat().st_mode & 0o777 == 0o777 & ~umask()  # not the private mode of a temporary folder
+    meta = json.loads((out / "meta.json").read_text())
+    (out / "meta.json").write_text(json.dumps({**meta, "language": "zz"}))
+    capsys.readouterr()
+    assert main(["tag", "--model", str(out), "Juan vive en Madrid ."]) == 2
+    assert f"({out}): language 'zz': spaCy has no language" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name, language", [("es-conll02", "es"), ("nl-conll02", "nl")])
 def test_shipped_conll02_models_are_complete(name, language):
     from hgner.decoders.chain import viterbi

@@ -20,7 +20,7 @@ from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, pick, relabel, \
     run_in_slices, sweep_stats, uniform_blocks
-from .settings import Positive, Seed, Sweeps, TimeLimit
+from .settings import Seed, Sweeps, Temperature, TimeLimit
 
 
 
@@ -78,7 +78,7 @@ class AnnealedGibbs(Decoder):
         sweeps: passes over all variables (1..MAX_SWEEPS).
         seed: seed of the random generator.
         schedule: ``linear``, ``exponential`` or ``constant`` (see :func:`temperatures`).
-        initial_temperature: temperature of the first sweep (> 0), and of every sweep if constant.
+        initial_temperature: temperature of the first sweep (>= 1e-6), and of every sweep if constant.
         time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
@@ -88,7 +88,7 @@ class AnnealedGibbs(Decoder):
 
     def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0,
                  schedule: Literal["linear", "exponential", "constant"] = "linear",
-                 initial_temperature: Positive = 1.0, time_limit: TimeLimit = None) -> None:
+                 initial_temperature: Temperature = 1.0, time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.seed = seed
         self.schedule = schedule

@@ -120,9 +120,10 @@ def test_registered_with_their_settings() -> None:
     ({"sweeps": 10**13}, "sweeps must be an integer in [1, 100000000], got 10000000000000"),
     ({"seed": -1}, "seed must be an integer >= 0, got -1"),
     ({"schedule": "cosine"}, "schedule must be one of linear, exponential, constant, got 'cosine'"),
-    ({"initial_temperature": 0.0}, "initial_temperature must be a finite number > 0, got 0.0"),
-    ({"initial_temperature": float("nan")}, "initial_temperature must be a finite number > 0, got nan"),
-    ({"initial_temperature": True}, "initial_temperature must be a finite number > 0, got True"),
+    ({"initial_temperature": 0.0}, "initial_temperature must be a finite number >= 1e-06, got 0.0"),
+    ({"initial_temperature": 1e-320}, "initial_temperature must be a finite number >= 1e-06, got 1e-320"),
+    ({"initial_temperature": float("nan")}, "initial_temperature must be a finite number >= 1e-06, got nan"),
+    ({"initial_temperature": True}, "initial_temperature must be a finite number >= 1e-06, got True"),
 ])
 def test_gibbs_rejects_bad_settings(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
