@@ -89,7 +89,7 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
 
     directory = model_directory(name_or_path)
     metadata = read_metadata(directory)
-    labels = sorted({schemes.split_tag(label)[1] for label in metadata["labels"]} - {""})
+    labels = schemes.entity_types(metadata["labels"])
     scheme = metadata["scheme"]
     scores = metadata.get("scores", {})
     dev = {corpus: figures["f1"] for corpus, figures in scores.get("dev", {}).items()}

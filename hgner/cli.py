@@ -103,7 +103,10 @@ def _name(text: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__, tag
+    from .reading import NO_DOCUMENTS
 
+    documents_help = ("documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
+                      f"(default auto: the corpus's own, groups of {NO_DOCUMENTS} sentences when it has none)")
     parser = _Parser(prog="hgner", description=__doc__)
     parser.add_argument("--version", action="version", version=f"hgner {__version__}")
     parser.add_argument("--debug", action="store_true",
@@ -122,8 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--scheme", type=_scheme, help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected and printed when "
                                         "omitted; given, it overrides leniently: tags are read as conlleval reads them)")
     train.add_argument("--documents", type=_documents, default="auto", metavar="corpus|sentence|N",
-                       help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
-                            "(default auto: the corpus's own, groups of 40 sentences when it has none)")
+                       help=documents_help)
     train.add_argument("--model-scheme", type=_scheme, default="IO",
                        help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
                             "IOB2 or BIOES (often a little better with Viterbi)")
@@ -149,8 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--scheme", type=_scheme, help="tag scheme of the corpus (detected and printed when omitted; given, it "
                                            "overrides leniently: tags are read as conlleval reads them)")
     evaluate.add_argument("--documents", type=_documents, default="auto", metavar="corpus|sentence|N",
-                          help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
-                               "(default auto: the corpus's own, groups of 40 sentences when it has none)")
+                          help=documents_help)
     evaluate.add_argument("--mode", choices=["conlleval", "strict"], default="conlleval", help="scoring mode (default conlleval)")
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
@@ -245,7 +246,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                         help="a decoder setting (repeatable), e.g. --decoder gibbs --set schedule=constant")
     formats = {name: tag.output_format(name) for name in registry.names(registry.output_formats)}
     parser.add_argument("--format", choices=list(formats),
-                        help="; ".join(f"{name}: {writer.summary}" for name, writer in formats.items()) + " (default inline)")
+                        help="; ".join(f"{name}: {writer.summary}" for name, writer in formats.items()) + f" (default {tag.DEFAULT_FORMAT})")
     parser.add_argument("--scheme", type=_scheme, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
     parser.add_argument("--min-confidence", type=_probability, metavar="X",
                         help="leave out entities whose confidence is below X (entities without one are kept)")
@@ -397,13 +398,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.input != "raw" and args.layout != "lines":
         raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
-    seen: dict[Path, str] = {}
-    for option, path in outputs.items():
-        if path:
-            check_writable(path)
-            if Path(path).resolve() in seen:
-                raise HgnerError(f"{seen[Path(path).resolve()]} and {option} both name {path}: give each its own file")
-            seen[Path(path).resolve()] = option
+    named: dict[Path, str] = {}  # file -> the option that names it
+    for option, path in filter(lambda item: item[1], outputs.items()):
+        check_writable(path)
+        earlier = named.setdefault(Path(path).resolve(), option)
+        if earlier != option:
+            raise HgnerError(f"{earlier} and {option} both name {path}: give each its own file")
     if args.plot:
         check_plot_format(args.plot)
     model = CrfModel.load(args.model)

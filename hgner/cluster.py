@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .errors import HgnerError
 from .fileio import atomic_write, file_sha256, write_text
-from .tag import DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, folder_files
+from .tag import DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, folder_files, refuse_given_twice
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -137,6 +137,7 @@ class TagSettings:
         from .decoders import make_decoder
         from .model import model_directory
 
+        refuse_given_twice(sweeps, seed, settings)
         make_decoder(decoder, settings or {}, shared={"sweeps": sweeps, "seed": seed})
         directory = model_directory(model)
         reference = str(model) if Path(str(model)).name == str(model) and not Path(str(model)).exists() \
@@ -458,17 +459,15 @@ def tag_to_folder(
     _claim_folder(out, description)
     manifest = {"job": description, "parts": [p.name for p in parts], "complete": False, "counts": None}
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    pending = [p for p in parts if committed_counts(out, p) is None]
-    _run_parts(client, job, pending, progress)
+    counts = {p.name: committed_counts(out, p) for p in parts}
+    pending = [p for p in parts if counts[p.name] is None]
+    counts.update(_run_parts(client, job, pending, progress))
     for stale in out.glob(".part-*.part"):  # temporary files of workers that died mid-write
         stale.unlink(missing_ok=True)
-    per_part = [committed_counts(out, p) for p in parts]
-    if None in per_part:
-        raise HgnerError(f"--out {out}: a part changed while the job ran; run the command again")
     manifest.update(complete=True, counts={
         "parts": len(parts),
         "parts_this_run": len(pending),
-        **{key: sum(c[key] for c in per_part) for key in ("documents", "tokens", "entities")},
+        **{key: sum(c[key] for c in counts.values()) for key in ("documents", "tokens", "entities")},
     })
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest
@@ -506,25 +505,28 @@ def _claim_folder(out: Path, description: dict[str, Any]) -> None:
         raise HgnerError(f"--out {out}: cannot create ({error.strerror or error})") from None
 
 
-def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) -> None:
-    """Run the part tasks and wait for all; the first failing task's error stops the job."""
+def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) -> dict[str, dict[str, int]]:
+    """Run the part tasks and wait for all; returns each part's counts by name. The first failing
+    task's error stops the job."""
     import sys
 
     from distributed import as_completed
     from tqdm import tqdm
 
     if not parts:
-        return
+        return {}
     token = abs(hash((job, parts[0].name, len(parts))))
-    futures = [client.submit(tag_part, job, part, key=f"hgner-tag-{part.name}-{token:x}", pure=False)
-               for part in parts]
+    futures = {client.submit(tag_part, job, part, key=f"hgner-tag-{part.name}-{token:x}", pure=False): part.name
+               for part in parts}
+    counts = {}
     try:
         with tqdm(total=len(parts), unit="part", disable=not progress, file=sys.stderr, leave=False) as bar:
             for future in as_completed(futures):
-                future.result()  # re-raises the task's error here
+                counts[futures[future]] = future.result()  # re-raises the task's error here
                 bar.update(1)
     finally:
-        client.cancel(futures)
+        client.cancel(list(futures))
+    return counts
 
 
 def run_tag(args: Any) -> int:
@@ -542,10 +544,11 @@ def run_tag(args: Any) -> int:
     decoder = decoder_for_graph(args.decoder, args.graph, lambda message: print(f"hgner tag: warning: {message}",
                                                                                   file=sys.stderr))
     settings = TagSettings.make(args.model, decoder, args.graph, args.sweeps, args.seed, parse_assignments(args.set))
+    given = {key: value for key, value in (("text_column", args.text_column), ("part_format", args.part_format))
+             if value is not None}  # options not given keep tag_to_folder's defaults
     with connect(args.cluster) as client:
-        manifest = tag_to_folder(client, args.inputs, args.out, settings, text_column=args.text_column or "text",
-                                 part_format=args.part_format or "jsonl", pattern=args.glob,
-                                 progress=sys.stderr.isatty())
+        manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
+                                 progress=sys.stderr.isatty(), **given)
     counts = manifest["counts"]
     print(f"hgner tag: {counts['documents']} documents, {counts['tokens']} tokens, {counts['entities']} entities "
           f"in {counts['parts']} parts ({counts['parts_this_run']} tagged now) in {args.out}", file=sys.stderr)

@@ -141,7 +141,7 @@ class CrfModel:
 
     @property
     def entity_types(self) -> list[str]:
-        return sorted({schemes.split_tag(label)[1] for label in self.labels} - {""})
+        return schemes.entity_types(self.labels)
 
     def features(self, sentences: Sequence[Sequence[str]]) -> Features:
         """Attributes of a document given as token lists, one list per sentence."""

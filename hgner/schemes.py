@@ -46,6 +46,11 @@ def split_tag(tag: str) -> tuple[str, str]:
     return prefix, entity_type
 
 
+def entity_types(tags: Iterable[str]) -> list[str]:
+    """The entity types of ``tags``, sorted (``["B-PER", "O", "I-LOC"] -> ["LOC", "PER"]``)."""
+    return sorted({split_tag(tag)[1] for tag in tags} - {""})
+
+
 def _end_of_chunk(prev_prefix: str, prefix: str, prev_type: str, entity_type: str) -> bool:
     if prev_prefix in ("E", "S"):
         return True

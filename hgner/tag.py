@@ -49,6 +49,7 @@ DEFAULT_MODEL = "en-conll03"  # the best measured configuration with confidences
 DEFAULT_DECODER = "viterbi"
 SKIP_DEFAULT_DECODER = "exact"  # what `hgner tag --graph skip` uses without --decoder (certified MAP; README)
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
+DEFAULT_FORMAT = "inline"
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
 CHAIN_GROUP_TOKENS = 20_000  # tokens decoded at once on the chain graph
 SKIP_MAX_TOKENS = 200_000  # longest document the skip graph decodes whole
@@ -141,9 +142,7 @@ class Tagger:
         from .pipeline import Pipeline
 
         decoder = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph; fails before the model loads
-        for name, value in (("sweeps", sweeps), ("seed", seed)):
-            if value is not None and name in (settings or {}):
-                raise HgnerError(f"--{name} {value} and --set {name}={settings[name]}: give {name} once")
+        refuse_given_twice(sweeps, seed, settings)
         crf = model if isinstance(model, CrfModel) else CrfModel.load(model)
         # settings are strict; the shared options go only to the decoders that take them (viterbi takes marginals)
         shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
@@ -758,6 +757,14 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     writer.close()
 
 
+def refuse_given_twice(sweeps: int | None, seed: int | None, settings: Mapping[str, Any] | None) -> None:
+    """An :class:`HgnerError` when ``--sweeps`` or ``--seed`` is given and the decoder settings
+    (``--set``) give it too: :func:`~hgner.decoders.make_decoder` would quietly take the setting."""
+    for name, value in (("sweeps", sweeps), ("seed", seed)):
+        if value is not None and name in (settings or {}):
+            raise HgnerError(f"--{name} {value} and --set {name}={settings[name]}: give {name} once")
+
+
 def decoder_for_graph(name: str | None, graph: str, warn: Callable[[str], None]) -> str:
     """The decoder to tag with: ``name``, or the default when it is None. On a graph with skip
     edges a chain-only decoder is an error naming the decoders that take them, except the default,
@@ -810,7 +817,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_tag(args)
     warn = lambda message: print(f"hgner tag: warning: {message}", file=sys.stderr)  # noqa: E731
-    writer = output_format(args.format or "inline")
+    writer = output_format(args.format or DEFAULT_FORMAT)
     settings = parse_assignments(args.set)
     inputs = resolve_inputs(args.inputs, args.reading, args.glob)
     options = OutputOptions(args.output, args.scheme, len(inputs))

@@ -36,12 +36,12 @@ def build_model(
     list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
     :func:`hgner.model.train` (features, scheme, regularisation, ...)."""
     skip.stop_words(language)  # an unknown language code fails before training
-    types = _entity_types(train_corpus)
+    types = set(_entity_types(train_corpus))
     dropped = {name for name, target in (options.get("label_map") or {}).items() if target == "O"}
     if dropped - types:
         raise HgnerError(f"--drop-type {', '.join(sorted(dropped - types))}: no such entity type in "
                          f"{train_corpus.name} (its types: {', '.join(sorted(types)) or 'none'})")
-    if dev is not None and not _entity_types(dev) & (types - dropped):
+    if dev is not None and not types.intersection(_entity_types(dev)) - dropped:
         raise HgnerError(f"development corpus {dev.name}: no entity of the model's types "
                          f"({', '.join(sorted(types - dropped)) or 'none'}) to score or tune on")
     say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
@@ -74,6 +74,6 @@ def build_model(
     return train(train_corpus, out, language=language, documents=documents, finish=finish, **options)
 
 
-def _entity_types(corpus: Corpus) -> set[str]:
+def _entity_types(corpus: Corpus) -> list[str]:
     """The entity types of ``corpus``'s gold tags."""
-    return {schemes.split_tag(tag)[1] for sentence in corpus.sentences for tag in sentence.tags} - {""}
+    return schemes.entity_types(tag for sentence in corpus.sentences for tag in sentence.tags)

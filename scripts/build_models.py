@@ -212,16 +212,12 @@ def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus]
     return scores
 
 
-def read(name: str, documents: str) -> tuple[Corpus, str]:
-    """The corpus with its documents grouped as ``documents`` says, and the mode used (``auto`` resolved)."""
-    return read_tagged(name, documents=documents)
-
-
 def build(name: str, tests: dict[str, Corpus]) -> dict:
     settings = MODELS[name]
     out = ROOT / "models" / name
-    train_corpus = read(settings["train"], settings["documents"])[0]
-    dev, dev_documents = read(settings["dev"], settings.get("dev_documents", settings["documents"]))
+    train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
+    # the dev corpus grouped as dev_documents says, and the mode used ("auto" resolved)
+    dev, dev_documents = read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))
     gazetteer = None
     if settings["features"].gazetteer:
         gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences))
