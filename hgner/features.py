@@ -4,8 +4,12 @@ No part-of-speech tags are needed, so raw text is featurised exactly like a CoNL
 Every attribute is a string with value 1 (crfsuite's ``name=value`` convention). The entry
 point is :func:`document_features` (a document is the unit: document-level attributes look at
 the other sentences). What a token contributes depends on its word type (cached per type), on
-its neighbours' words (a few look-ups) and, when enabled, on a handful of per-document tables
-built in one pass over the document. Featurising stays a few dictionary look-ups per token.
+its neighbours' words and, when enabled, on a handful of per-document tables. A document is
+first made an array of word-type rows of a :class:`Vocabulary` (codes of each type's lowercase
+form and shape, and its flags); the caseless sentences, the document tables and the keys of the
+attributes that depend on more than one word are then found by whole-document array operations,
+and made into strings (:func:`document_features`) or weight-row ids (:class:`AttributeScores`,
+the tagging path) from those codes, so both paths follow one set of rules.
 
 Attributes of a token (``[cfg]`` names the :class:`FeatureConfig` field that enables them):
 
@@ -62,7 +66,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache, partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -115,17 +119,20 @@ class FeatureResources:
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._entries: dict[str, tuple[str, ...]] = {}  # entry -> the lists it is on
-        for list_name, entries in sorted(self.gazetteer.items()):
-            for entry in entries:
-                self._entries[entry] = (*self._entries.get(entry, ()), list_name)
+        self.list_names = sorted(self.gazetteer)
+        self._entries: dict[str, tuple[int, ...]] = {}  # entry -> the lists it is on (indices in list_names)
+        for list_index, list_name in enumerate(self.list_names):
+            for entry in self.gazetteer[list_name]:
+                self._entries[entry] = (*self._entries.get(entry, ()), list_index)
+        # the entries' beginnings at a space ("new", "new york" of "new york city"): where a match may start
+        self.entry_starts = frozenset(entry[:i] for entry in self._entries for i, c in enumerate(entry + " ") if c == " ")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FeatureResources) and (self.truecase, self.gazetteer) == (
             other.truecase, other.gazetteer)
 
-    def lookup(self, entry: str) -> tuple[str, ...]:
-        """The gazetteer lists a lowercase space-separated token string is on."""
+    def lookup(self, entry: str) -> tuple[int, ...]:
+        """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
         return self._entries.get(entry, ())
 
     def save(self, directory: str | Path) -> list[str]:
@@ -251,14 +258,42 @@ def shape_trigram(before: str, shape: str, after: str) -> str:
     return f"-1|0|+1:s={before}|{shape}|{after}"
 
 
+# Flags of a word type (bits of a Vocabulary row's FLAGS column)
+CAPITALISED = 1  # starts with an upper-case letter
+CASED = 2  # has a letter with case
+ALL_UPPER = 4  # str.isupper
+ALL_LOWER = 8  # str.islower
+HAS_UPPER = 16  # has an upper-case letter
+OWN_LOWERCASE = 32  # equal to its lowercase form
+STARTS_ENTRY = 64  # a gazetteer entry may start with it (its lowercase form; set by the Vocabulary)
+
+
+@lru_cache(maxsize=200_000)
+def word_flags(word: str) -> int:
+    """The word's flags (``CAPITALISED | CASED | ...``), which the document-level rules read."""
+    lower = word.lower()
+    return ((CAPITALISED if word[:1].isupper() else 0) | (CASED if lower != word.upper() else 0)
+            | (ALL_UPPER if word.isupper() else 0) | (ALL_LOWER if word.islower() else 0)
+            | (HAS_UPPER if any(map(str.isupper, word)) else 0) | (OWN_LOWERCASE if word == lower else 0))
+
+
+def caseless_sentences(flags: np.ndarray, sentence: np.ndarray, n_sentences: int) -> np.ndarray:
+    """(S,) whether each sentence is caseless (see the module docstring; the document-wide rule is
+    :class:`_Document`'s), from its tokens' :func:`word_flags` (n,) and sentence numbers (n,)."""
+    cased = (flags & CASED) != 0
+
+    def count(selected: np.ndarray) -> np.ndarray:
+        return np.bincount(sentence[selected], minlength=n_sentences)
+
+    n_cased = count(cased)
+    upper, lower = count(cased & ((flags & ALL_UPPER) != 0)), count(cased & ((flags & ALL_LOWER) != 0))
+    return (n_cased > 0) & ((upper == n_cased) | ((n_cased >= 3) & (lower == n_cased)))
+
+
 def is_caseless(tokens: Sequence[str]) -> bool:
     """True for a sentence whose casing carries no information (see the module docstring)."""
-    cased = [t for t in tokens if t.upper() != t.lower()]
-    if not cased:
-        return False
-    if all(t.isupper() for t in cased):
-        return True
-    return len(cased) >= 3 and all(t.islower() for t in cased)
+    flags = np.fromiter(map(word_flags, tokens), np.int64, len(tokens))
+    return bool(caseless_sentences(flags, np.zeros(len(tokens), np.int64), 1)[0])
 
 
 def learn_truecase(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
@@ -269,286 +304,33 @@ def learn_truecase(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
         if is_caseless(tokens):
             continue
         for word in tokens[1:]:
-            if word.upper() != word.lower():
+            if word_flags(word) & CASED:
                 counts.setdefault(word.lower(), Counter())[word] += 1
     return {lower: forms.most_common(1)[0][0] for lower, forms in counts.items()}
 
 
-def _capital_runs(tokens: Sequence[str]) -> list[str]:
-    """For each token, its position in a run of capitalised tokens (S, B, I, E), or '' if none."""
-    positions = [""] * len(tokens)
-    i, n = 0, len(tokens)
-    while i < n:
-        if tokens[i][:1].isupper():
-            j = i
-            while j + 1 < n and tokens[j + 1][:1].isupper():
-                j += 1
-            if i == j:
-                positions[i] = "S"
-            else:
-                positions[i] = "B"
-                positions[j] = "E"
-                for k in range(i + 1, j):
-                    positions[k] = "I"
-            i = j + 1
-        else:
-            i += 1
-    return positions
-
-
-class _DocumentTables:
-    """What the document-level attributes need, built in one pass over a document."""
-
-    def __init__(self, sentences: Sequence[Sequence[str]], caseless: list[bool], context: int) -> None:
-        self.sentences = sentences
-        self.context_limit = context  # how many capitalised occurrences give context attributes
-        self.forms: dict[str, dict[str, int]] = {}  # lowercase -> surface forms at non-initial cased positions
-        self.run_positions: dict[str, set[str]] = {}
-        self.first: dict[str, tuple[int, int]] = {}
-        self.occurrences: dict[str, list[tuple[int, int]]] = {}  # capitalised occurrences, in order
-        forms, first, occurrences = self.forms, self.first, self.occurrences
-        for si, tokens in enumerate(sentences):
-            if caseless[si]:
-                continue
-            for ti, word in enumerate(tokens):
-                lower = word.lower()
-                if lower == word.upper():  # no cased letter
-                    continue
-                if lower not in first:
-                    first[lower] = (si, ti)
-                if word[:1].isupper():
-                    occurrences.setdefault(lower, []).append((si, ti))
-                if ti > 0:
-                    counts = forms.get(lower)
-                    if counts is None:
-                        forms[lower] = {word: 1}
-                    else:
-                        counts[word] = counts.get(word, 0) + 1
-            if any(w[:1].isupper() for w in tokens[1:]):
-                for ti, position in enumerate(_capital_runs(tokens)):
-                    if position and ti > 0:
-                        self.run_positions.setdefault(tokens[ti].lower(), set()).add(position)
-        self._best: dict[str, str | None] = {}
-        self._attributes: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
-        self._context: dict[str, tuple[str, ...]] = {}
-
-    def context(self, lower: str) -> tuple[str, ...]:
-        """``c-1:l=`` / ``c+1:l=`` the lowercase neighbours of the first ``context`` capitalised
-        occurrences of ``lower`` in the document (distinct, in order); once per ``lower``."""
-        try:
-            return self._context[lower]
-        except KeyError:
-            seen: dict[str, None] = {}
-            for si, ti in self.occurrences.get(lower, ())[:self.context_limit]:
-                seen[f"c-1:l={_word_at(self, si, ti - 1)}"] = None
-                seen[f"c+1:l={_word_at(self, si, ti + 1)}"] = None
-            self._context[lower] = result = tuple(seen)
-            return result
-
-    def best_form(self, lower: str) -> str | None:
-        """The most frequent surface form of ``lower`` in the document (first seen wins ties)."""
-        try:
-            return self._best[lower]
-        except KeyError:
-            counts = self.forms.get(lower)
-            best = max(counts, key=counts.__getitem__) if counts else None
-            self._best[lower] = best
-            return best
-
-    def attributes(self, lower: str, si: int, ti: int) -> tuple[str, ...]:
-        """The document attributes of token ``ti`` of sentence ``si``, a capitalised word of a
-        cased sentence with lowercase form ``lower`` (then its context attributes): cached by
-        ``lower``, whether the token starts its sentence and whether it is the first occurrence."""
-        first = self.first.get(lower)
-        key = (lower, ti > 0, first == (si, ti))
-        try:
-            return self._attributes[key]
-        except KeyError:
-            pass
-        forms = self.forms.get(lower) or {}
-        # the counts leave this occurrence out: a capitalised one is counted unless it starts its sentence
-        n_cap = sum(c for form, c in forms.items() if form[:1].isupper()) - (ti > 0)
-        attributes = ["d:lower"] if forms.get(lower, 0) > 0 else []
-        if n_cap > 0:
-            attributes.append("d:cap")
-        attributes.extend(f"dp={p}" for p in sorted(self.run_positions.get(lower, ())))
-        if first is not None and first != (si, ti):
-            attributes.append(f"f-1:l={_word_at(self, first[0], first[1] - 1)}")
-            attributes.append(f"f+1:l={_word_at(self, first[0], first[1] + 1)}")
-        if self.context_limit:
-            attributes.extend(self.context(lower))
-        self._attributes[key] = result = tuple(attributes)
-        return result
-
-
-def _truecase_word(word: str, tables: _DocumentTables, table: dict[str, str],
-                   resources: FeatureResources | None) -> str:
-    lower = word.lower()
-    best = tables.best_form(lower)
-    if best is not None:
-        return best
-    known = table.get(lower)
-    if known is not None:
-        return known
-    if word.isupper() and len(word) > 1:
-        return word.title()
-    if resources is not None and resources.lookup(lower):  # a name or place the training text never showed
-        return word.title()
-    return word
-
-
-class _Document:
-    """What featurising a document needs beyond its tokens, computed once: per sentence whether
-    it is caseless and the words it is featurised as (truecased in caseless sentences), and the
-    document tables."""
-
-    def __init__(self, sentences: Sequence[Sequence[str]], config: FeatureConfig,
-                 resources: FeatureResources | None) -> None:
-        self.sentences = sentences
-        self.config = config
-        self.resources = resources
-        self.table = resources.truecase if resources is not None else {}
-        truecase = config.truecase
-        caseless = [is_caseless(tokens) for tokens in sentences] if truecase else [False] * len(sentences)
-        if truecase and not all(caseless) and not any(c.isupper() for tokens in sentences for t in tokens for c in t):
-            # a document without a capital letter is lowercased text: every sentence with a letter is caseless
-            caseless = [any(t.lower() != t.upper() for t in tokens) for tokens in sentences]
-        self.caseless = caseless
-        self.tables = _DocumentTables(sentences, caseless, config.context) if (truecase or config.document) else None
-        self.words = [[_truecase_word(w, self.tables, self.table, resources) for w in tokens] if caseless[si]
-                      else tokens for si, tokens in enumerate(sentences)]
-        self.lowers = [[w.lower() for w in words] for words in self.words]
-
-    @cached_property
-    def flat_words(self) -> list[str]:
-        """The words of all sentences, in order."""
-        return [w for sentence in self.words for w in sentence]
-
-    def slots(self) -> list[list[str | None]]:
-        """The attributes that every token has at most one of, one list over the document's tokens
-        per kind (None: the token has none): conjunctions, ``caseless``, ``tc=``. The tagging path
-        (:meth:`AttributeScores.unary`) looks up the same kinds, in the same order, by id."""
-        config = self.config
-        slots: list[list[str | None]] = []
-        if config.conjunctions:
-            lowers = [w for sentence in self.lowers for w in sentence]
-            before = [w for sentence in self.lowers if sentence for w in ("<s>", *sentence[:-1])]
-            after = [w for sentence in self.lowers if sentence for w in (*sentence[1:], "</s>")]
-            shapes = [list(map(short_shape, sentence)) for sentence in self.words]
-            shape_before = [s for sentence in shapes if sentence for s in ("<s>", *sentence[:-1])]
-            shape_after = [s for sentence in shapes if sentence for s in (*sentence[1:], "</s>")]
-            slots.append(list(map(left_bigram, before, lowers)))
-            slots.append(list(map(right_bigram, lowers, after)))
-            slots.append(list(map(shape_trigram, shape_before, [s for sentence in shapes for s in sentence], shape_after)))
-        if config.truecase:
-            slots.append(self.caseless_flags())
-            slots.append(list(map(self.truecase_shapes.__getitem__, self.flat_words)))
-        return slots
-
-    def caseless_flags(self) -> list[str | None]:
-        """``caseless`` for each token of a caseless sentence, None for the others."""
-        return [flag for caseless, sentence in zip(self.caseless, self.words)
-                for flag in ["caseless" if caseless else None] * len(sentence)]
-
-    @cached_property
-    def truecase_shapes(self) -> dict[str, str | None]:
-        """Each word of the document -> ``tc=`` the short shape of its truecased form, ``tc=?`` when
-        neither the document nor the table knows it, None for a word without a cased letter."""
-        best_form, table = self.tables.best_form, self.table
-        shapes: dict[str, str | None] = {}
-        for word in set(self.flat_words):
-            lower = word.lower()
-            if lower == word.upper():
-                shapes[word] = None
-            else:
-                known = best_form(lower) or table.get(lower)
-                shapes[word] = "tc=?" if known is None else f"tc={short_shape(known)}"
-        return shapes
-
-    def ragged(self, si: int) -> dict[int, list[str]]:
-        """The attributes a token may have several of, for the tokens of sentence ``si`` that have
-        any (token -> attributes): gazetteer matches, document attributes and context aggregation."""
-        config, resources, words, lowers = self.config, self.resources, self.words[si], self.lowers[si]
-        gazetteer = config.gazetteer and resources is not None and bool(resources.gazetteer)
-        document = config.document and not self.caseless[si]  # (then words are the tokens)
-        if not (gazetteer or document):
-            return {}
-        capitalised = [i for i, word in enumerate(words) if word[:1].isupper()]
-        extra = _gazetteer_matches(words, lowers, capitalised, resources) if gazetteer else {}
-        if document:
-            attributes = self.tables.attributes
-            for i in capitalised:
-                extra.setdefault(i, []).extend(attributes(lowers[i], si, i))
-        return extra
-
-
-def _offsets(config: FeatureConfig) -> list[int]:
-    return [k for k in range(-config.window, config.window + 1) if k]
-
-
-def document_features(
-    sentences: Sequence[Sequence[str]],
-    config: FeatureConfig,
-    resources: FeatureResources | None = None,
-) -> list[list[list[str]]]:
-    """Features of every sentence of a document (the unit tagging and training work on): one list
-    of attribute strings per token, one list of those per sentence. Per token, in this order: the
-    word type's attributes, ``BOS``/``EOS``, the neighbours' attributes by offset, the one-per-token
-    kinds (:meth:`_Document.slots`), then the rest (:meth:`_Document.ragged`); :func:`document_unary`
-    sums the weights in the same order."""
-    document = _Document(sentences, config, resources)
-    offsets, affixes = _offsets(config), config.affixes
-    slots = document.slots()
-    out = []
-    start = 0  # the sentence's first token in the document
-    for si, words in enumerate(document.words):
-        n = len(words)
-        ragged = document.ragged(si)
-        features = []
-        for i, word in enumerate(words):
-            attributes = list(word_attributes(word, affixes))
-            if i == 0:
-                attributes.append("BOS")
-            if i == n - 1:
-                attributes.append("EOS")
-            for offset in offsets:
-                if 0 <= i + offset < n:
-                    attributes.extend(neighbour_attributes(words[i + offset], offset))
-            attributes.extend(slot[start + i] for slot in slots if slot[start + i] is not None)
-            attributes.extend(ragged.get(i, ()))
-            features.append(attributes)
-        out.append(features)
-        start += n
-    return out
-
-
-ID_CACHE_TYPES = 200_000  # word types an AttributeScores cache holds before it starts again (as word_attributes)
-NGRAM_CACHE_ENTRIES = 500_000  # bigrams or shape trigrams a cache holds before it starts again
+ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
+NGRAM_CACHE_ENTRIES = 500_000  # keys an attribute-id cache holds before it starts again
 _MARKS = ("<s>", "</s>")  # the neighbours of a sentence's first and last tokens: coded first
 _SENTENCE_START, _SENTENCE_END = 0, 1  # their codes among lowercase words and shapes
 _PAIR = 1 << 32  # bigram key = code of the first word * _PAIR + code of the second (codes stay below 2**31)
 
 
-class _Rows(dict):
-    """Word -> its row of ``table`` (an array that doubles when full), the row ``compute(word)``
-    filled on a miss."""
+class _Table:
+    """Rows appended to an array that doubles when full: ``array[:len(self)]`` holds them."""
 
-    def __init__(self, compute: Callable[[str], Any], width: int, dtype: type) -> None:
-        super().__init__()
-        self.compute = compute
-        self.table = np.zeros((64, width), dtype)
+    def __init__(self, width: int, dtype: type) -> None:
+        self.array = np.zeros((64, width), dtype)
+        self.size = 0
 
-    def __missing__(self, word: str) -> int:
-        row = len(self)
-        if row == len(self.table):
-            self.table = np.concatenate([self.table, np.zeros_like(self.table)])
-        self.table[row] = self.compute(word)
-        self[word] = row
-        return row
+    def __len__(self) -> int:
+        return self.size
 
-    def of(self, words: list[str]) -> np.ndarray:
-        """(len(words),) the rows of ``words``, made where missing."""
-        return np.fromiter(map(self.__getitem__, words), np.int64, len(words))
+    def append(self, row: Any) -> None:
+        if self.size == len(self.array):
+            self.array = np.concatenate([self.array, np.zeros_like(self.array)])
+        self.array[self.size] = row
+        self.size += 1
 
 
 class _Codes(dict):
@@ -569,125 +351,103 @@ class _Codes(dict):
 class _Lookup(dict):
     """Key -> ``compute(key)``, computed on a miss."""
 
-    def __init__(self, compute: Callable[[Any], int]) -> None:
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
         super().__init__()
         self.compute = compute
 
-    def __missing__(self, key: Any) -> int:
+    def __missing__(self, key: Any) -> Any:
         self[key] = value = self.compute(key)
         return value
 
     def of(self, keys: Iterable[Any], n: int) -> np.ndarray:
-        """(n,) the values of the n ``keys``."""
+        """(n,) the integer values of the n ``keys``."""
         if len(self) >= NGRAM_CACHE_ENTRIES:
             self.clear()
         return np.fromiter(map(self.__getitem__, keys), np.int64, n)
 
 
-class AttributeScores:
-    """A model's weights applied during featurising: the tagging path's :func:`document_unary`.
+LOWER, SHAPE, FLAGS = 0, 1, 2  # the columns of a Vocabulary row
 
-    What depends on one word type only is computed once per type and cached: the summed weights
-    (K,) of its own attributes (:func:`word_attributes`), the ids of the attributes it gives its
-    neighbours (:func:`neighbour_attributes`), and codes of its lowercase form and short shape.
-    The conjunctions' attribute ids are cached by those codes. Unary rows are then built by
-    whole-document array operations, adding weights in the order of the attribute strings, so they
-    equal the string path's rows (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`)
-    bit for bit. The caches are emptied when they hold :data:`ID_CACHE_TYPES` word types, or
-    :data:`NGRAM_CACHE_ENTRIES` n-grams (bounded memory).
 
-    Args:
-        index: attribute -> row of ``weights``.
-        weights: (A, K) weight of each attribute for each label.
-        config: the model's feature configuration.
-    """
+class Vocabulary(dict):
+    """The word types seen so far, each a row (word -> row; ``words[row]``) of ``table``: the code
+    of its lowercase form (``lowers.strings[code]``), of its short shape (``shapes.strings``) and
+    its :func:`word_flags`. Documents become arrays of rows, so the document-level attributes are
+    found with whole-document array operations; attributes are then made from codes
+    (:func:`slot_attribute`, :func:`ragged_attribute`). The tagging path keeps one per model
+    (:class:`AttributeScores`), the string path makes one per document."""
 
-    def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig) -> None:
-        self.index = index
-        self.config = config
-        # (A + 1, K): a row of zeros last, where an unknown attribute's id -1 points
-        self.weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
-        self.offsets = _offsets(config)
-        self._clear()
-
-    def _clear(self) -> None:
+    def __init__(self, resources: FeatureResources | None) -> None:
+        super().__init__()
+        self.resources = resources if resources is not None else FeatureResources()
         self.lowers = _Codes(_MARKS)
         self.shapes = _Codes(_MARKS)
-        self.word_rows = _Rows(self._word_sum, self.weights.shape[1], np.float64)
-        # per word type: the ids of its neighbour attributes by offset, then its lowercase and shape codes
-        self.type_rows = _Rows(self._type_codes, 2 * len(self.offsets) + 2, np.int64)
-        strings, shapes, get = self.lowers.strings, self.shapes.strings, self.index.get
-        self.left_bigrams = _Lookup(lambda key: get(left_bigram(strings[key // _PAIR], strings[key % _PAIR]), -1))
-        self.right_bigrams = _Lookup(lambda key: get(right_bigram(strings[key // _PAIR], strings[key % _PAIR]), -1))
-        self.shape_trigrams = _Lookup(lambda key: get(shape_trigram(*(shapes[code] for code in key)), -1))
+        self.words: list[str] = []
+        self.rows = _Table(3, np.int64)
+        # lowercase code -> shape code of its form in the truecasing table (-1: not there)
+        self.known_shapes = _Lookup(self._known_shape)
 
-    def _word_sum(self, word: str) -> np.ndarray:
-        ids = [a for a in map(self.index.get, word_attributes(word, self.config.affixes), repeat(-1)) if a >= 0]
-        # a running sum adds the rows one at a time, in order, as the sparse product does
-        return np.cumsum(self.weights[ids], axis=0)[-1] if ids else np.zeros(self.weights.shape[1])
+    @property
+    def table(self) -> np.ndarray:
+        """(types, 3) LOWER, SHAPE and FLAGS of each row (read it after :meth:`of`, which may grow it)."""
+        return self.rows.array
 
-    def _type_codes(self, word: str) -> list[int]:
-        ids = [self.index.get(a, -1) for offset in self.offsets for a in neighbour_attributes(word, offset)]
-        return [*ids, self.lowers[word.lower()], self.shapes[short_shape(word)]]
+    def __missing__(self, word: str) -> int:
+        self[word] = row = len(self.words)
+        self.words.append(word)
+        lower = word.lower()
+        flags = word_flags(word) | (STARTS_ENTRY if lower in self.resources.entry_starts else 0)
+        self.rows.append((self.lowers[lower], self.shapes[short_shape(word)], flags))
+        return row
 
-    def unary(self, document: _Document) -> np.ndarray:
-        """(n, K) state scores of the document's tokens."""
-        if len(self.word_rows) >= ID_CACHE_TYPES:
-            self._clear()
-        words = document.flat_words
-        n = len(words)
-        lengths = np.array([len(s) for s in document.words], dtype=np.int64)
-        ends = np.cumsum(lengths)
-        starts = ends - lengths
-        firsts, lasts = starts[lengths > 0], ends[lengths > 0] - 1
-        sentence = np.repeat(np.arange(len(lengths)), lengths)
-        rows = self.word_rows.of(words)  # before reading the table: it may grow
-        unary = self.word_rows.table[rows]
-        rows = self.type_rows.of(words)
-        codes = self.type_rows.table[rows]  # (n, 2 * offsets + 2)
-        weights = self.weights
-        for name, positions in (("BOS", firsts), ("EOS", lasts)):
-            a = self.index.get(name, -1)
-            if a >= 0:
-                unary[positions] += weights[a]
-        token = np.arange(n)
-        for k, offset in enumerate(self.offsets):
-            source = token + offset
-            inside = (source >= 0) & (source < n)
-            inside[inside] = sentence[source[inside]] == sentence[inside]
-            for column in (2 * k, 2 * k + 1):
-                unary[inside] += weights[codes[source[inside], column]]
-        for ids in self._slot_ids(document, codes[:, -2], codes[:, -1], firsts, lasts):
-            unary += weights[ids]
-        tokens, attributes = [], []
-        for si, start in enumerate(starts.tolist()):
-            for i, extra in document.ragged(si).items():
-                tokens.extend([start + i] * len(extra))
-                attributes.extend(extra)
-        ids = np.fromiter(map(self.index.get, attributes, repeat(-1)), np.int64, len(attributes))
-        np.add.at(unary, tokens, weights[ids])  # each token's in order, as the sparse product adds them
-        return unary
+    def of(self, words: Sequence[str]) -> np.ndarray:
+        """(len(words),) the rows of ``words``, made where missing."""
+        return np.fromiter(map(self.__getitem__, words), np.int64, len(words))
 
-    def _slot_ids(self, document: _Document, lowers: np.ndarray, shapes: np.ndarray, firsts: np.ndarray,
-                  lasts: np.ndarray) -> Iterator[np.ndarray]:
-        """(n,) attribute ids of each of :meth:`_Document.slots`' kinds, in its order (-1: none).
+    def _known_shape(self, lower_code: int) -> int:
+        form = self.resources.truecase.get(self.lowers.strings[lower_code])
+        return -1 if form is None else self.shapes[short_shape(form)]
 
-        Args:
-            lowers, shapes: (n,) the tokens' lowercase and short-shape codes.
-            firsts, lasts: the first and last tokens of the document's sentences.
-        """
-        n = len(lowers)
-        if self.config.conjunctions:
-            before, after = _neighbours(lowers, firsts, lasts)
-            yield self.left_bigrams.of((before * _PAIR + lowers).tolist(), n)
-            yield self.right_bigrams.of((lowers * _PAIR + after).tolist(), n)
-            before, after = _neighbours(shapes, firsts, lasts)
-            yield self.shape_trigrams.of(zip(before.tolist(), shapes.tolist(), after.tolist()), n)
-        if self.config.truecase:
-            yield np.fromiter(map(self.index.get, document.caseless_flags(), repeat(-1)), np.int64, n)
-            tc_ids = {word: -1 if shape is None else self.index.get(shape, -1)
-                      for word, shape in document.truecase_shapes.items()}
-            yield np.fromiter(map(tc_ids.__getitem__, document.flat_words), np.int64, n)
+
+# Ragged attribute keys: kind * _KIND + value
+_KIND = 1 << 40
+_GAZETTEER, _D_LOWER, _D_CAP, _RUN, _FIRST_BEFORE, _FIRST_AFTER, _CONTEXT_BEFORE, _CONTEXT_AFTER = range(1, 9)
+_RUN_PLACES = "BEIS"  # the places in a run of capitalised tokens, bit k of a run mask for _RUN_PLACES[k]
+_MATCH_PLACES = "SBIE"  # the places in a gazetteer match
+# a token's ragged attributes come in this order: gazetteer matches, then the document attributes
+_ORDER_DOCUMENT = 1_000
+# the keys of d:lower, d:cap and dp=B, E, I, S, in their order
+_FLAG_KEYS = np.array([_D_LOWER * _KIND, _D_CAP * _KIND, *(_RUN * _KIND + bit for bit in range(len(_RUN_PLACES)))])
+
+
+def ragged_attribute(vocabulary: Vocabulary, key: int) -> str:
+    """The attribute string of a key of :meth:`_Document.ragged_keys`."""
+    kind, value = divmod(key, _KIND)
+    if kind == _GAZETTEER:
+        list_index, place = divmod(value, len(_MATCH_PLACES))
+        return f"g={vocabulary.resources.list_names[list_index]}:{_MATCH_PLACES[place]}"
+    if kind == _D_LOWER:
+        return "d:lower"
+    if kind == _D_CAP:
+        return "d:cap"
+    if kind == _RUN:
+        return f"dp={_RUN_PLACES[value]}"
+    prefix = {_FIRST_BEFORE: "f-1", _FIRST_AFTER: "f+1", _CONTEXT_BEFORE: "c-1", _CONTEXT_AFTER: "c+1"}[kind]
+    return f"{prefix}:l={vocabulary.lowers.strings[value]}"
+
+
+_NO_CASE, _UNKNOWN_CASE = -2, -1  # truecase-shape keys of a word without a cased letter / a word nobody knows
+
+# The attributes every token has at most one of, in their order (:meth:`_Document.slot_keys`): kind ->
+# the attribute string of a key (None: the token has none).
+SLOT_ATTRIBUTES: dict[str, Callable[[Vocabulary, Any], str | None]] = {
+    "left_bigram": lambda v, key: left_bigram(v.lowers.strings[key // _PAIR], v.lowers.strings[key % _PAIR]),
+    "right_bigram": lambda v, key: right_bigram(v.lowers.strings[key // _PAIR], v.lowers.strings[key % _PAIR]),
+    "shape_trigram": lambda v, key: shape_trigram(*(v.shapes.strings[code] for code in key)),
+    "caseless": lambda v, key: "caseless" if key else None,
+    "truecase_shape": lambda v, key: (None if key == _NO_CASE else "tc=?" if key == _UNKNOWN_CASE
+                                      else f"tc={v.shapes.strings[key]}"),
+}
 
 
 def _neighbours(codes: np.ndarray, firsts: np.ndarray, lasts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -699,21 +459,339 @@ def _neighbours(codes: np.ndarray, firsts: np.ndarray, lasts: np.ndarray) -> tup
     return before, after
 
 
-def document_unary(sentences: Sequence[Sequence[str]], config: FeatureConfig, resources: FeatureResources | None,
-                   scores: AttributeScores) -> np.ndarray:
-    """(n, K) the state scores of a document's tokens (all sentences, in order): the weights of
-    :func:`document_features`' attributes summed per token, without building the strings of the
-    per-word-type attributes (the tagging path)."""
-    return scores.unary(_Document(sentences, config, resources))
+def _starts(groups: np.ndarray) -> np.ndarray:
+    """(m,) for each element of sorted ``groups`` (m,), the index of its group's first element."""
+    first = np.ones(len(groups), bool)
+    first[1:] = groups[1:] != groups[:-1]
+    return np.maximum.accumulate(np.where(first, np.arange(len(groups)), 0))
 
 
-def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], capitalised: list[int],
-                       resources: FeatureResources) -> dict[int, list[str]]:
-    """Token -> ``g=LIST:P`` for every gazetteer list an n-gram of capitalised tokens through it is
-    on, longest n-gram first at each start (P: ``S`` single token, ``B`` first, ``I`` inside, ``E``
-    last), for the tokens that have any. ``capitalised``: the positions of the capitalised words."""
+class _DocumentTables:
+    """What the document-level attributes need, for each lowercase form of the document (its *form
+    number*, the index of its code in ``codes``), from the tokens of the cased sentences.
+
+    Args:
+        lower, flags, rows: (n,) the tokens' lowercase codes, flags and vocabulary rows.
+        position: (n,) each token's place in its sentence.
+        cased_sentence: (n,) whether the token's sentence is cased (not caseless).
+        before, after: (n,) the lowercase codes of each token's neighbours.
+        context: how many capitalised occurrences of a word give context attributes.
+    """
+
+    def __init__(self, lower: np.ndarray, flags: np.ndarray, rows: np.ndarray, position: np.ndarray,
+                 cased_sentence: np.ndarray, before: np.ndarray, after: np.ndarray, context: int) -> None:
+        self.codes, self.form = np.unique(lower, return_inverse=True)  # (u,), (n,) each token's form number
+        u, form = len(self.codes), self.form
+        self.before, self.after = before, after
+        seen = np.flatnonzero(cased_sentence & ((flags & CASED) != 0))  # the tokens the tables count
+        forms, at = np.unique(form[seen], return_index=True)
+        self.first = np.full(u, -1)  # (u,) the first such token of each form
+        self.first[forms] = seen[at]
+        later = seen[position[seen] > 0]  # at non-initial positions
+        capitalised = (flags & CAPITALISED) != 0
+        self.n_capitalised = np.bincount(form[later[capitalised[later]]], minlength=u)  # (u,)
+        self.n_lowercase = np.bincount(form[later[(flags[later] & OWN_LOWERCASE) != 0]], minlength=u)  # (u,)
+        # (u,) each form's most frequent surface form (a vocabulary row; -1: none), the first seen on a tie
+        width = int(rows.max()) + 1 if len(rows) else 1
+        pairs, at, counts = np.unique(form[later] * width + rows[later], return_index=True, return_counts=True)
+        order = np.lexsort((at, -counts, pairs // width))
+        leaders = order[_starts(pairs[order] // width) == np.arange(len(order))]
+        self.best = np.full(u, -1)
+        self.best[pairs[leaders] // width] = pairs[leaders] % width
+        # (u,) the places (bits, _RUN_PLACES) each form takes in runs of capitalised tokens, sentence starts left out
+        in_run = capitalised & cased_sentence
+        previous, following = np.zeros_like(in_run), np.zeros_like(in_run)
+        previous[1:] = in_run[:-1] & (position[1:] > 0)
+        following[:-1] = in_run[1:] & (position[1:] > 0)
+        places = np.array([8, 1, 2, 4])[following + 2 * previous]  # S, B, E, I
+        counted = in_run & (position > 0)
+        self.runs = np.zeros(u, np.int64)
+        np.bitwise_or.at(self.runs, form[counted], places[counted])
+        self._context(np.flatnonzero(cased_sentence & capitalised), context)
+
+    def _context(self, occurrences: np.ndarray, limit: int) -> None:
+        """The context keys of each form: those of its first ``limit`` capitalised ``occurrences``,
+        each key once, in order (``context_keys[context_start[f]:][:context_count[f]]``)."""
+        occurrences = occurrences[np.argsort(self.form[occurrences], kind="stable")]
+        forms = self.form[occurrences]
+        kept = np.arange(len(occurrences)) - _starts(forms) < limit
+        occurrences, forms = occurrences[kept], forms[kept]
+        keys = np.stack([_CONTEXT_BEFORE * _KIND + self.before[occurrences],
+                         _CONTEXT_AFTER * _KIND + self.after[occurrences]], axis=1).ravel()
+        forms = np.repeat(forms, 2)
+        order = np.lexsort((np.arange(len(keys)), keys, forms))
+        repeated = np.zeros(len(keys), bool)
+        repeated[order[1:]] = (forms[order[1:]] == forms[order[:-1]]) & (keys[order[1:]] == keys[order[:-1]])
+        self.context_keys = keys[~repeated]
+        self.context_count = np.bincount(forms[~repeated], minlength=len(self.codes))
+        self.context_start = np.cumsum(self.context_count) - self.context_count
+
+    def forms_of(self, codes: np.ndarray) -> np.ndarray:
+        """(m,) the form numbers of lowercase ``codes`` (m,), -1 for a code not in the document."""
+        forms = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
+        return np.where(self.codes[forms] == codes, forms, -1) if len(self.codes) else np.full(len(codes), -1)
+
+    def document_keys(self, tokens: np.ndarray, position: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The document attributes (:data:`_D_LOWER` ... :data:`_CONTEXT_AFTER`) of ``tokens`` (m,),
+        capitalised words of cased sentences, as (tokens, keys, orders) pieces (position: (n,)
+        each token's place in its sentence)."""
+        form = self.form[tokens]
+        runs = self.runs[form]
+        flags = np.stack([self.n_lowercase[form] > 0, self.n_capitalised[form] - (position[tokens] > 0) > 0,
+                          *((runs >> bit) & 1 == 1 for bit in range(len(_RUN_PLACES)))], axis=1)
+        which, column = np.nonzero(flags)  # row by row, so each token's in order
+        yield tokens[which], _FLAG_KEYS[column], _ORDER_DOCUMENT + column
+        first = self.first[form]
+        later = first != tokens
+        first = first[later]
+        yield (np.repeat(tokens[later], 2),
+               np.stack([_FIRST_BEFORE * _KIND + self.before[first], _FIRST_AFTER * _KIND + self.after[first]], axis=1).ravel(),
+               np.tile([_ORDER_DOCUMENT + 6, _ORDER_DOCUMENT + 7], len(first)))
+        counts = self.context_count[form]
+        ends = np.cumsum(counts)
+        within = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
+        yield (np.repeat(tokens, counts), self.context_keys[np.repeat(self.context_start[form], counts) + within],
+               _ORDER_DOCUMENT + 8 + within)
+
+
+class _Document:
+    """A document's tokens as rows of a :class:`Vocabulary`, with what featurising needs beyond
+    them, found once by whole-document array operations: which sentences are caseless, the words
+    the tokens are featurised as (truecased in caseless sentences) and the document tables.
+    ``rows``, ``lower``, ``shape``, ``flags``: (n,) those of the words."""
+
+    def __init__(self, sentences: Sequence[Sequence[str]], config: FeatureConfig, vocabulary: Vocabulary) -> None:
+        self.config, self.vocabulary = config, vocabulary
+        lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
+        ends = np.cumsum(lengths)
+        self.starts = ends - lengths
+        self.firsts, self.lasts = self.starts[lengths > 0], ends[lengths > 0] - 1
+        self.sentence = np.repeat(np.arange(len(sentences)), lengths)  # (n,)
+        self.position = np.arange(len(self.sentence)) - self.starts[self.sentence]  # (n,)
+        rows = vocabulary.of([token for tokens in sentences for token in tokens])
+        lower, _, flags = vocabulary.table[rows].T
+        self.caseless = np.zeros(len(sentences), bool)
+        if config.truecase:
+            self.caseless = caseless_sentences(flags, self.sentence, len(sentences))
+            if not self.caseless.all() and not (flags & HAS_UPPER).any():
+                # a document without a capital letter is lowercased text: every sentence with a letter is caseless
+                self.caseless = np.bincount(self.sentence[(flags & CASED) != 0], minlength=len(sentences)) > 0
+        self.tables = None
+        if config.truecase or config.document:
+            before, after = _neighbours(lower, self.firsts, self.lasts)
+            self.tables = _DocumentTables(lower, flags, rows, self.position, ~self.caseless[self.sentence],
+                                          before, after, config.context)
+        self.words = list(sentences)
+        for si in np.flatnonzero(self.caseless).tolist():
+            start = self.starts[si]
+            forms = self.tables.form[start:start + len(sentences[si])].tolist()
+            self.words[si] = list(map(self._truecase, sentences[si], forms))
+            rows[start:start + len(sentences[si])] = vocabulary.of(self.words[si])
+        self.rows = rows
+        self.lower, self.shape, self.flags = vocabulary.table[rows].T
+
+    def _truecase(self, word: str, form: int) -> str:
+        """The truecased form of ``word``, whose form number is ``form`` (see the module docstring)."""
+        best = self.tables.best[form]
+        if best >= 0:
+            return self.vocabulary.words[best]
+        known = self.vocabulary.resources.truecase.get(word.lower())
+        if known is not None:
+            return known
+        if word.isupper() and len(word) > 1:
+            return word.title()
+        if self.vocabulary.resources.lookup(word.lower()):  # a name or place the training text never showed
+            return word.title()
+        return word
+
+    def slot_keys(self) -> Iterator[tuple[str, Iterable[Any]]]:
+        """The attributes every token has at most one of, by kind (:data:`SLOT_ATTRIBUTES`), in
+        their order: (kind, one key per token)."""
+        if self.config.conjunctions:
+            before, after = _neighbours(self.lower, self.firsts, self.lasts)
+            yield "left_bigram", (before * _PAIR + self.lower).tolist()
+            yield "right_bigram", (self.lower * _PAIR + after).tolist()
+            before, after = _neighbours(self.shape, self.firsts, self.lasts)
+            yield "shape_trigram", zip(before.tolist(), self.shape.tolist(), after.tolist())
+        if self.config.truecase:
+            if self.caseless.any():  # (none: no attribute, as adding the zero weights of None)
+                yield "caseless", self.caseless[self.sentence].tolist()
+            yield "truecase_shape", self._truecase_shapes().tolist()
+
+    def _truecase_shapes(self) -> np.ndarray:
+        """(n,) each word's truecase-shape key: the shape code of its form in the document (its
+        most frequent surface form there), else in the truecasing table, else _UNKNOWN_CASE;
+        _NO_CASE for a word without a cased letter."""
+        forms = self.tables.forms_of(self.lower)
+        best = np.where(forms >= 0, self.tables.best[forms], -1)
+        shapes = np.where(best >= 0, self.vocabulary.table[best, SHAPE], _UNKNOWN_CASE)
+        cased = (self.flags & CASED) != 0
+        unknown = np.flatnonzero(cased & (best < 0))
+        shapes[unknown] = self.vocabulary.known_shapes.of(self.lower[unknown].tolist(), len(unknown))
+        return np.where(cased, shapes, _NO_CASE)
+
+    def ragged_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """The attributes a token may have several of (gazetteer matches, document attributes,
+        context aggregation; :func:`ragged_attribute`) as (m,) tokens and (m,) keys, each token's
+        keys together and in order."""
+        config = self.config
+        capitalised = (self.flags & CAPITALISED) != 0
+        pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        if config.gazetteer and self.vocabulary.resources.gazetteer:
+            pieces.append(self._gazetteer_keys(np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))))
+        if config.document:
+            tokens = np.flatnonzero(capitalised & ~self.caseless[self.sentence])
+            pieces.extend(self.tables.document_keys(tokens, self.position))
+        if not pieces:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        tokens, keys, orders = (np.concatenate(arrays) for arrays in zip(*pieces))
+        order = np.lexsort((orders, tokens))
+        return tokens[order], keys[order]
+
+    def _gazetteer_keys(self, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The gazetteer matches in the sentences of ``starts`` (capitalised tokens a gazetteer entry
+        may start with), as (tokens, keys, orders)."""
+        tokens: list[int] = []
+        keys: list[int] = []
+        orders: list[int] = []
+        sentences, at = np.unique(self.sentence[starts], return_index=True)
+        for si, group in zip(sentences.tolist(), np.split(starts, at[1:])):
+            words, start = self.words[si], int(self.starts[si])
+            for i, lists, place in _gazetteer_matches(words, (group - start).tolist(), self.vocabulary.resources):
+                tokens.extend([start + i] * len(lists))
+                keys.extend(_GAZETTEER * _KIND + list_index * len(_MATCH_PLACES) + place for list_index in lists)
+                orders.extend(range(len(lists)))
+        return np.array(tokens, np.int64), np.array(keys, np.int64), np.array(orders, np.int64)
+
+
+def _offsets(config: FeatureConfig) -> list[int]:
+    return [k for k in range(-config.window, config.window + 1) if k]
+
+
+def document_features(
+    sentences: Sequence[Sequence[str]],
+    config: FeatureConfig,
+    resources: FeatureResources | None = None,
+) -> list[list[list[str]]]:
+    """Features of every sentence of a document (the unit tagging and training work on): one list
+    of attribute strings per token, one list of those per sentence. Per token, in this order: the
+    word type's attributes, ``BOS``/``EOS``, the neighbours' attributes by offset, the one-per-token
+    kinds (:meth:`_Document.slot_keys`), then the rest (:meth:`_Document.ragged_keys`);
+    :class:`AttributeScores` sums the weights in the same order."""
+    vocabulary = Vocabulary(resources)
+    document = _Document(sentences, config, vocabulary)
+    offsets, affixes = _offsets(config), config.affixes
+    slots = [list(map(partial(SLOT_ATTRIBUTES[kind], vocabulary), keys)) for kind, keys in document.slot_keys()]
+    ragged: list[list[str]] = [[] for _ in document.rows]
+    for token, key in zip(*(array.tolist() for array in document.ragged_keys())):
+        ragged[token].append(ragged_attribute(vocabulary, key))
+    out = []
+    start = 0  # the sentence's first token in the document
+    for words in document.words:
+        n = len(words)
+        features = []
+        for i, word in enumerate(words):
+            attributes = list(word_attributes(word, affixes))
+            if i == 0:
+                attributes.append("BOS")
+            if i == n - 1:
+                attributes.append("EOS")
+            for offset in offsets:
+                if 0 <= i + offset < n:
+                    attributes.extend(neighbour_attributes(words[i + offset], offset))
+            attributes.extend(slot[start + i] for slot in slots if slot[start + i] is not None)
+            attributes.extend(ragged[start + i])
+            features.append(attributes)
+        out.append(features)
+        start += n
+    return out
+
+
+class AttributeScores:
+    """A model's weights applied during featurising: the tagging path (:meth:`unary`).
+
+    Documents become arrays of :class:`Vocabulary` rows. What depends on one word type only is
+    computed once per type: the summed weights (K,) of its own attributes (:func:`word_attributes`)
+    and the ids of the attributes it gives its neighbours (:func:`neighbour_attributes`). The
+    other attributes' ids are cached by their keys (codes of :meth:`_Document.slot_keys` and
+    :meth:`_Document.ragged_keys`). Unary rows are built by whole-document array operations, adding
+    weights in the order of the attribute strings, so they equal the string path's rows
+    (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`) bit for bit. The caches
+    start again when the vocabulary holds :data:`ID_CACHE_TYPES` word types, or a cache of ids
+    :data:`NGRAM_CACHE_ENTRIES` keys (bounded memory).
+
+    Args:
+        index: attribute -> row of ``weights``.
+        weights: (A, K) weight of each attribute for each label.
+        config: the model's feature configuration.
+        resources: the model's feature resources.
+    """
+
+    def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig,
+                 resources: FeatureResources | None) -> None:
+        self.index = index
+        self.config = config
+        self.resources = resources
+        # (A + 1, K): a row of zeros last, where an unknown attribute's id -1 points
+        self.weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
+        self.offsets = _offsets(config)
+        self._clear()
+
+    def _clear(self) -> None:
+        vocabulary = self.vocabulary = Vocabulary(self.resources)
+        self.sums = _Table(self.weights.shape[1], np.float64)  # per vocabulary row: its own attributes' weights
+        self.neighbour_ids = _Table(2 * len(self.offsets), np.int64)  # per row: what it gives its neighbours
+        get = self.index.get
+        self.slot_ids = {kind: _Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1))
+                         for kind, attribute in SLOT_ATTRIBUTES.items()}
+        self.ragged_ids = _Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1))
+
+    def _word_sum(self, word: str) -> np.ndarray:
+        ids = [a for a in map(self.index.get, word_attributes(word, self.config.affixes), repeat(-1)) if a >= 0]
+        # a running sum adds the rows one at a time, in order, as the sparse product does
+        return np.cumsum(self.weights[ids], axis=0)[-1] if ids else np.zeros(self.weights.shape[1])
+
+    def _neighbour_ids(self, word: str) -> list[int]:
+        return [self.index.get(a, -1) for offset in self.offsets for a in neighbour_attributes(word, offset)]
+
+    def unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
+        """(n, K) state scores of a document's tokens (all sentences, in order)."""
+        if len(self.vocabulary) >= ID_CACHE_TYPES:
+            self._clear()
+        document = _Document(sentences, self.config, self.vocabulary)
+        for word in self.vocabulary.words[len(self.sums):]:
+            self.sums.append(self._word_sum(word))
+            self.neighbour_ids.append(self._neighbour_ids(word))
+        rows, sentence, weights = document.rows, document.sentence, self.weights
+        n = len(rows)
+        unary = self.sums.array[rows]
+        for name, positions in (("BOS", document.firsts), ("EOS", document.lasts)):
+            a = self.index.get(name, -1)
+            if a >= 0:
+                unary[positions] += weights[a]
+        neighbour_ids = self.neighbour_ids.array[rows]  # (n, 2 * offsets)
+        token = np.arange(n)
+        for k, offset in enumerate(self.offsets):
+            source = token + offset
+            inside = (source >= 0) & (source < n)
+            inside[inside] = sentence[source[inside]] == sentence[inside]
+            for column in (2 * k, 2 * k + 1):
+                unary[inside] += weights[neighbour_ids[source[inside], column]]
+        for kind, keys in document.slot_keys():
+            unary += weights[self.slot_ids[kind].of(keys, n)]
+        tokens, keys = document.ragged_keys()
+        np.add.at(unary, tokens, weights[self.ragged_ids.of(keys.tolist(), len(keys))])  # in order, as the sparse product
+        return unary
+
+
+def _gazetteer_matches(words: Sequence[str], capitalised: list[int],
+                       resources: FeatureResources) -> Iterator[tuple[int, tuple[int, ...], int]]:
+    """(token, the lists, place) for each token an n-gram of capitalised tokens through it is on
+    gazetteer lists, longest n-gram first at each start (place: index in :data:`_MATCH_PLACES`,
+    ``S`` single token, ``B`` first, ``I`` inside, ``E`` last). ``capitalised``: the positions of
+    the capitalised words."""
     n = len(words)
-    matches: dict[int, list[str]] = {}
+    lowers = [word.lower() for word in words]
     resume = 0  # the token after the last match: a match starts at or after it
     for i in capitalised:
         if i < resume:
@@ -727,25 +805,14 @@ def _gazetteer_matches(words: Sequence[str], lowers: Sequence[str], capitalised:
             lists = resources.lookup(" ".join(lowers[i:stop]))
             if lists:
                 for k in range(i, stop):
-                    position = "S" if stop - i == 1 else "B" if k == i else "E" if k == stop - 1 else "I"
-                    matches.setdefault(k, []).extend(f"g={name}:{position}" for name in lists)
+                    yield k, lists, 0 if stop - i == 1 else 1 if k == i else 3 if k == stop - 1 else 2
                 resume = stop
                 break
-    return matches
 
 
 _JOINERS = frozenset(
     {"of", "de", "la", "le", "and", "&", "-", "du", "del", "van", "von", "der", "al", "el", "da", "do"}
 )
-
-
-def _word_at(tables: _DocumentTables, si: int, ti: int) -> str:
-    tokens = tables.sentences[si]
-    if ti < 0:
-        return "<s>"
-    if ti >= len(tokens):
-        return "</s>"
-    return tokens[ti].lower()
 
 
 def sentence_features(tokens: Sequence[str], config: FeatureConfig,

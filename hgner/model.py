@@ -47,7 +47,6 @@ from .corpus import Corpus, relabel_tags
 from .errors import ModelError
 from .fileio import file_sha256, umask, write_text
 from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeScores, FeatureConfig, FeatureResources, document_features,
-                       document_unary,
                        learn_truecase)
 from .graph import FactorGraph
 from .tokenizer import DEFAULT_LANGUAGE
@@ -118,7 +117,8 @@ class CrfModel:
                              f"{sorted(metadata['labels'])}")
         self.labels: tuple[str, ...] = tuple(labels)
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
-        self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config)
+        self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config,
+                                                self.resources)
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> CrfModel:
@@ -150,7 +150,7 @@ class CrfModel:
     def document_unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
         """(n, K) state scores of a document's tokens, per-word-type work cached (the tagging path):
         equal to ``unary(features(sentences))`` bit for bit."""
-        return document_unary(sentences, self.feature_config, self.resources, self.attribute_scores)
+        return self.attribute_scores.unary(sentences)
 
     def unary(self, features: Features) -> np.ndarray:
         """(n, K) state scores of a document's tokens from their attribute strings: attribute

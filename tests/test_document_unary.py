@@ -40,20 +40,22 @@ def test_empty_documents_and_sentences(shipped):
 
 def test_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
     monkeypatch.setattr(features, "ID_CACHE_TYPES", 3)
-    scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config)
+    scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config,
+                                      shipped.resources)
     monkeypatch.setattr(shipped, "attribute_scores", scores)
     assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
-    assert len(scores.word_rows) == len(scores.type_rows) == len(set(WORDS[5:]))  # emptied before the last
+    assert len(scores.vocabulary) == len(scores.sums) == len(set(WORDS[5:]))  # emptied before the last
 
 
 def test_ngram_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
     monkeypatch.setattr(features, "NGRAM_CACHE_ENTRIES", 4)
-    scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config)
+    scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config,
+                                      shipped.resources)
     monkeypatch.setattr(shipped, "attribute_scores", scores)
     assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
     # each cache was emptied before the last document's n-grams, one per token, went in
-    assert len(scores.left_bigrams) == len(scores.right_bigrams) == len(WORDS) - 5
-    assert len(scores.word_rows) == len(set(WORDS))  # the word types are kept
+    assert len(scores.slot_ids["left_bigram"]) == len(scores.slot_ids["right_bigram"]) == len(WORDS) - 5
+    assert len(scores.vocabulary) == len(set(WORDS))  # the word types are kept
 
 
 @pytest.fixture(scope="module")

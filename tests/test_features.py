@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hgner.features import (
     FeatureConfig,
@@ -83,6 +85,15 @@ def test_conjunctions():
     assert "-1|0:l=<s>|peter" in features[0]
     assert "0|+1:l=peter|lives" in features[0]
     assert "-1|0|+1:s=x|Xx|</s>" in features[3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="aZé1.-ÉßǅΣ", max_size=4), max_size=8))
+def test_caseless_rule_on_random_sentences(tokens):
+    """The array form of the rule (word flags counted per sentence) against its plain statement."""
+    cased = [t for t in tokens if t.upper() != t.lower()]
+    expected = bool(cased) and (all(t.isupper() for t in cased) or (len(cased) >= 3 and all(t.islower() for t in cased)))
+    assert is_caseless(tokens) == expected
 
 
 def test_caseless_sentences():
@@ -175,7 +186,8 @@ def test_context_aggregation():
 def test_resources_round_trip(tmp_path):
     resources = FeatureResources(truecase={"japan": "Japan", "nato": "NATO"}, gazetteer={"LOC": ["paris"]})
     assert resources.save(tmp_path) == ["truecase.json", "gazetteer.json"]
-    assert FeatureResources.load(tmp_path).lookup("paris") == ("LOC",)
+    loaded = FeatureResources.load(tmp_path)
+    assert [loaded.list_names[i] for i in loaded.lookup("paris")] == ["LOC"]
     assert FeatureResources.load(tmp_path) == resources
     assert FeatureResources.load(tmp_path / "missing") == FeatureResources()
 
