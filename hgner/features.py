@@ -71,6 +71,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 
@@ -564,9 +565,9 @@ class _Document:
         self.config, self.vocabulary = config, vocabulary
         lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
         ends = np.cumsum(lengths)
-        self.starts = ends - lengths
+        self.starts, self.lengths = ends - lengths, lengths
         self.firsts, self.lasts = self.starts[lengths > 0], ends[lengths > 0] - 1
-        self.sentence = np.repeat(np.arange(len(sentences)), lengths)  # (n,)
+        self.sentence = np.repeat(np.arange(len(sentences)), lengths)  # (n,) each token's sentence
         self.position = np.arange(len(self.sentence)) - self.starts[self.sentence]  # (n,)
         rows = vocabulary.of([token for tokens in sentences for token in tokens])
         lower, _, flags = vocabulary.table[rows].T
@@ -732,8 +733,7 @@ class AttributeScores:
         self.index = index
         self.config = config
         self.resources = resources
-        # (A + 1, K): a row of zeros last, where an unknown attribute's id -1 points
-        self.weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
+        self.weights = np.ascontiguousarray(weights, np.float64)
         self.offsets = _offsets(config)
         self._clear()
 
@@ -762,26 +762,42 @@ class AttributeScores:
         for word in self.vocabulary.words[len(self.sums):]:
             self.sums.append(self._word_sum(word))
             self.neighbour_ids.append(self._neighbour_ids(word))
-        rows, sentence, weights = document.rows, document.sentence, self.weights
+        rows = document.rows
         n = len(rows)
         unary = self.sums.array[rows]
-        for name, positions in (("BOS", document.firsts), ("EOS", document.lasts)):
-            a = self.index.get(name, -1)
-            if a >= 0:
-                unary[positions] += weights[a]
+        # (n, one-per-token kinds) attribute ids (-1: none): BOS, EOS, the neighbours' by offset, the slots
+        ids = np.full((n, 2 + 2 * len(self.offsets) + len(SLOT_ATTRIBUTES)), -1)
+        ids[document.firsts, 0] = self.index.get("BOS", -1)
+        ids[document.lasts, 1] = self.index.get("EOS", -1)
         neighbour_ids = self.neighbour_ids.array[rows]  # (n, 2 * offsets)
-        token = np.arange(n)
+        length = document.lengths[document.sentence]
         for k, offset in enumerate(self.offsets):
-            source = token + offset
-            inside = (source >= 0) & (source < n)
-            inside[inside] = sentence[source[inside]] == sentence[inside]
-            for column in (2 * k, 2 * k + 1):
-                unary[inside] += weights[neighbour_ids[source[inside], column]]
-        for kind, keys in document.slot_keys():
-            unary += weights[self.slot_ids[kind].of(keys, n)]
+            inside = np.flatnonzero((document.position + offset >= 0) & (document.position + offset < length))
+            ids[inside, 2 + 2 * k:4 + 2 * k] = neighbour_ids[inside + offset, 2 * k:2 * k + 2]
+        column = 2 + 2 * len(self.offsets)
+        for column, (kind, keys) in enumerate(document.slot_keys(), column):
+            ids[:, column] = self.slot_ids[kind].of(keys, n)
         tokens, keys = document.ragged_keys()
-        np.add.at(unary, tokens, weights[self.ragged_ids.of(keys.tolist(), len(keys))])  # in order, as the sparse product
+        starts = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(tokens, minlength=n), out=starts[1:])
+        _add_weights(unary, self.weights, (ids, starts, self.ragged_ids.of(keys.tolist(), len(keys))))
         return unary
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_weights(unary: np.ndarray, weights: np.ndarray, ids: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Adds to each row of ``unary`` (n, K) the ``weights`` (A, K) rows of its attributes, one at a
+    time and in order, as the sparse product of the string path does: first its one-per-token ids
+    (``ids[0]``, (n, C), -1 for none), then its ragged ones, ``ids[2][ids[1][i]:ids[1][i + 1]]``."""
+    single, starts, ragged = ids
+    for i in range(unary.shape[0]):
+        for c in range(single.shape[1]):
+            a = single[i, c]
+            if a >= 0:
+                unary[i] += weights[a]
+        for j in range(starts[i], starts[i + 1]):
+            if ragged[j] >= 0:
+                unary[i] += weights[ragged[j]]
 
 
 def _gazetteer_matches(words: Sequence[str], capitalised: list[int],
