@@ -67,7 +67,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache, partial
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -328,10 +328,13 @@ class _Table:
         return self.size
 
     def append(self, row: Any) -> None:
-        if self.size == len(self.array):
+        self.extend(np.asarray(row)[None])
+
+    def extend(self, rows: np.ndarray) -> None:
+        while self.size + len(rows) > len(self.array):
             self.array = np.concatenate([self.array, np.zeros_like(self.array)])
-        self.array[self.size] = row
-        self.size += 1
+        self.array[self.size:self.size + len(rows)] = rows
+        self.size += len(rows)
 
 
 class _Codes(dict):
@@ -746,22 +749,29 @@ class AttributeScores:
                          for kind, attribute in SLOT_ATTRIBUTES.items()}
         self.ragged_ids = _Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1))
 
-    def _word_sum(self, word: str) -> np.ndarray:
-        ids = [a for a in map(self.index.get, word_attributes(word, self.config.affixes), repeat(-1)) if a >= 0]
-        # a running sum adds the rows one at a time, in order, as the sparse product does
-        return np.cumsum(self.weights[ids], axis=0)[-1] if ids else np.zeros(self.weights.shape[1])
-
-    def _neighbour_ids(self, word: str) -> list[int]:
-        return [self.index.get(a, -1) for offset in self.offsets for a in neighbour_attributes(word, offset)]
+    def _add_types(self, words: list[str]) -> None:
+        """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own
+        attributes and the ids of the attributes it gives its neighbours."""
+        attributes = [word_attributes(word, self.config.affixes) for word in words]
+        lengths = np.fromiter(map(len, attributes), np.int64, len(words))
+        starts = np.zeros(len(words) + 1, np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        ids = np.fromiter(map(self.index.get, chain.from_iterable(attributes), repeat(-1)), np.int64, starts[-1])
+        sums = np.zeros((len(words), self.weights.shape[1]))
+        _add_weights(sums, self.weights, (np.zeros((len(words), 0), np.int64), starts, ids))
+        self.sums.extend(sums)
+        neighbours = chain.from_iterable(neighbour_attributes(word, offset) for word in words for offset in self.offsets)
+        width = 2 * len(self.offsets)
+        self.neighbour_ids.extend(np.fromiter(map(self.index.get, neighbours, repeat(-1)), np.int64,
+                                              len(words) * width).reshape(len(words), width))
 
     def unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
         """(n, K) state scores of a document's tokens (all sentences, in order)."""
         if len(self.vocabulary) >= ID_CACHE_TYPES:
             self._clear()
         document = _Document(sentences, self.config, self.vocabulary)
-        for word in self.vocabulary.words[len(self.sums):]:
-            self.sums.append(self._word_sum(word))
-            self.neighbour_ids.append(self._neighbour_ids(word))
+        if len(self.sums) < len(self.vocabulary):
+            self._add_types(self.vocabulary.words[len(self.sums):])
         rows = document.rows
         n = len(rows)
         unary = self.sums.array[rows]
