@@ -267,6 +267,7 @@ ALL_LOWER = 8  # str.islower
 HAS_UPPER = 16  # has an upper-case letter
 OWN_LOWERCASE = 32  # equal to its lowercase form
 STARTS_ENTRY = 64  # a gazetteer entry may start with it (its lowercase form; set by the Vocabulary)
+JOINER = 128  # its lowercase form may join the words of a gazetteer entry (``of``, ``de``, ``-``...)
 
 
 @lru_cache(maxsize=200_000)
@@ -338,7 +339,8 @@ class _Table:
 
 
 class _Codes(dict):
-    """String -> a small integer code, given in order of first sight (``strings[code]``)."""
+    """String (or another hashable value) -> a small integer code, given in order of first sight
+    (``strings[code]``)."""
 
     def __init__(self, first: Iterable[str]) -> None:
         super().__init__()
@@ -390,6 +392,9 @@ class Vocabulary(dict):
         self.rows = _Table(3, np.int64)
         # lowercase code -> shape code of its form in the truecasing table (-1: not there)
         self.known_shapes = _Lookup(self._known_shape)
+        # lowercase codes of an n-gram -> the gazetteer lists it is on (entry_lists.strings[id]; -1: none)
+        self.entries = _Lookup(self._entry_lists)
+        self.entry_lists = _Codes(())
 
     @property
     def table(self) -> np.ndarray:
@@ -400,13 +405,18 @@ class Vocabulary(dict):
         self[word] = row = len(self.words)
         self.words.append(word)
         lower = word.lower()
-        flags = word_flags(word) | (STARTS_ENTRY if lower in self.resources.entry_starts else 0)
+        flags = (word_flags(word) | (STARTS_ENTRY if lower in self.resources.entry_starts else 0)
+                 | (JOINER if lower in _JOINERS else 0))
         self.rows.append((self.lowers[lower], self.shapes[short_shape(word)], flags))
         return row
 
     def of(self, words: Sequence[str]) -> np.ndarray:
         """(len(words),) the rows of ``words``, made where missing."""
         return np.fromiter(map(self.__getitem__, words), np.int64, len(words))
+
+    def _entry_lists(self, lower_codes: tuple[int, ...]) -> int:
+        lists = self.resources.lookup(" ".join(self.lowers.strings[code] for code in lower_codes))
+        return self.entry_lists[lists] if lists else -1
 
     def _known_shape(self, lower_code: int) -> int:
         form = self.resources.truecase.get(self.lowers.strings[lower_code])
@@ -653,16 +663,39 @@ class _Document:
         return tokens[order], keys[order]
 
     def _gazetteer_keys(self, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The gazetteer matches in the sentences of ``starts`` (capitalised tokens a gazetteer entry
-        may start with), as (tokens, keys, orders)."""
+        """``g=LIST:P`` (as (tokens, keys, orders)) for every gazetteer list an n-gram of
+        capitalised tokens (up to :data:`GAZETTEER_MAX_TOKENS`, joined by :data:`_JOINERS`) is on,
+        for its tokens, longest n-gram first at each start, a match starting after the last one
+        (P: ``S`` single token, ``B`` first, ``I`` inside, ``E`` last). ``starts``: the capitalised
+        tokens an entry may start with."""
+        n, position, vocabulary = len(self.rows), self.position, self.vocabulary
+        capitalised = (self.flags & CAPITALISED) != 0
+        joinable = (self.flags & (CAPITALISED | JOINER)) != 0
+        longest = np.zeros(len(starts), np.int64)  # of the n-grams at each start on a list (0: none)
+        found = np.full(len(starts), -1)  # their lists (in vocabulary.entry_lists)
+        window = np.ones(len(starts), bool)  # whether the n-gram of this length is in the start's window
+        for length in range(1, GAZETTEER_MAX_TOKENS + 1):
+            last = np.minimum(starts + length - 1, n - 1)
+            if length > 1:
+                window &= (position[last] == position[starts] + length - 1) & joinable[last]
+            candidates = np.flatnonzero(window & capitalised[last])
+            grams = zip(*(self.lower[starts[candidates] + k].tolist() for k in range(length)))
+            lists = vocabulary.entries.of(grams, len(candidates))
+            longest[candidates[lists >= 0]] = length
+            found[candidates[lists >= 0]] = lists[lists >= 0]
         tokens: list[int] = []
         keys: list[int] = []
         orders: list[int] = []
-        sentences, at = np.unique(self.sentence[starts], return_index=True)
-        for si, group in zip(sentences.tolist(), np.split(starts, at[1:])):
-            words, start = self.words[si], int(self.starts[si])
-            for i, lists, place in _gazetteer_matches(words, (group - start).tolist(), self.vocabulary.resources):
-                tokens.extend([start + i] * len(lists))
+        resume = 0  # the token after the last match: a match starts at or after it
+        matched = np.flatnonzero(longest)
+        for i, length, lists in zip(starts[matched].tolist(), longest[matched].tolist(), found[matched].tolist()):
+            if i < resume:
+                continue
+            resume = i + length
+            lists = vocabulary.entry_lists.strings[lists]
+            for k in range(length):
+                place = 0 if length == 1 else 1 if k == 0 else 3 if k == length - 1 else 2
+                tokens.extend([i + k] * len(lists))
                 keys.extend(_GAZETTEER * _KIND + list_index * len(_MATCH_PLACES) + place for list_index in lists)
                 orders.extend(range(len(lists)))
         return np.array(tokens, np.int64), np.array(keys, np.int64), np.array(orders, np.int64)
@@ -808,32 +841,6 @@ def _add_weights(unary: np.ndarray, weights: np.ndarray, ids: tuple[np.ndarray, 
         for j in range(starts[i], starts[i + 1]):
             if ragged[j] >= 0:
                 unary[i] += weights[ragged[j]]
-
-
-def _gazetteer_matches(words: Sequence[str], capitalised: list[int],
-                       resources: FeatureResources) -> Iterator[tuple[int, tuple[int, ...], int]]:
-    """(token, the lists, place) for each token an n-gram of capitalised tokens through it is on
-    gazetteer lists, longest n-gram first at each start (place: index in :data:`_MATCH_PLACES`,
-    ``S`` single token, ``B`` first, ``I`` inside, ``E`` last). ``capitalised``: the positions of
-    the capitalised words."""
-    n = len(words)
-    lowers = [word.lower() for word in words]
-    resume = 0  # the token after the last match: a match starts at or after it
-    for i in capitalised:
-        if i < resume:
-            continue
-        end = i + 1
-        while end < n and end - i < GAZETTEER_MAX_TOKENS and (words[end][:1].isupper() or lowers[end] in _JOINERS):
-            end += 1
-        for stop in range(end, i, -1):
-            if not words[stop - 1][:1].isupper():
-                continue
-            lists = resources.lookup(" ".join(lowers[i:stop]))
-            if lists:
-                for k in range(i, stop):
-                    yield k, lists, 0 if stop - i == 1 else 1 if k == i else 3 if k == stop - 1 else 2
-                resume = stop
-                break
 
 
 _JOINERS = frozenset(
