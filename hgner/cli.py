@@ -64,12 +64,17 @@ if TYPE_CHECKING:
 
 def _int_list(text: str) -> list[int]:
     try:
-        values = [int(v) for v in text.split(",") if v.strip()]
+        values = [int(v) for v in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected positive whole numbers, got {text!r}")
     return values
+
+
+def _output_file(text: str) -> str | None:
+    """``-o FILE``; ``-`` is standard output (None), as when ``-o`` is not given."""
+    return None if text == "-" else text
 
 
 def _probability(text: str) -> float:
@@ -252,8 +257,8 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                         help="leave out entities whose confidence is below X (entities without one are kept)")
     parser.add_argument("--glob", default=tag.DEFAULT_GLOB, metavar="PATTERN",
                         help=f"files to read from a directory INPUT, recursively (default {tag.DEFAULT_GLOB!r})")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE instead of standard output (a directory for --format brat)")
+    parser.add_argument("-o", "--output", metavar="FILE", type=_output_file,
+                        help="write to FILE instead of standard output ('-': standard output; a directory for --format brat)")
     parser.add_argument("-j", "--jobs", type=_positive_int,
                         help="worker processes for several input files (default 1); output stays in input order")
     scale = parser.add_argument_group("corpus scale (Dask; pip install 'hgner[dask]')")

@@ -122,6 +122,7 @@ def test_train_command_writes_a_model(tmp_path, corpus_file, capsys):
         (["train", "--train", "c", "--out", "o", "--max-iterations", "0"], "argument --max-iterations: expected a whole number"),
         (["train", "--train", "c", "--out", "o", "--max-iterations", "-1"], "argument --max-iterations: expected a whole number"),
         (["evaluate", "--corpus", "c", "--seeds", "99999999999999999999"], "argument --seeds: expected a whole number 1..10000"),
+        (["evaluate", "--corpus", "c", "--sweeps", "1,,2"], "argument --sweeps: expected comma-separated whole numbers"),
         (["evaluate", "--corpus", "c", "--decoders", ","], "argument --decoders: expected comma-separated names"),
         (["evaluate", "--corpus", "c", "--decoders", ""], "argument --decoders: expected comma-separated names"),
         (["tag", "--decoder", "", "text"], "argument --decoder: expected a name"),

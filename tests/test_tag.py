@@ -98,6 +98,8 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out.startswith("Jim\tB-PER")  # an existing file is read
     assert main(["tag", "--model", str(tag_model), "--format", "conll", "--text", "Paris"]) == 0
     assert capsys.readouterr().out.startswith("Paris\t")  # --text forces text
+    assert main(["tag", "--model", str(tag_model), "--format", "conll", "-o", "-", "Paris"]) == 0
+    assert capsys.readouterr().out.startswith("Jim\tB-PER") and not Path("-").exists()  # -o -: standard output
     assert main(["tag", "--model", str(tag_model), "--files", "Tokyo"]) == 2
     assert "Tokyo: no such file" in capsys.readouterr().err
     assert main(["tag", "--model", str(tag_model), "notes/missing.txt"]) == 2  # looks like a path
