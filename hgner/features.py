@@ -678,6 +678,8 @@ class _Document:
             last = np.minimum(starts + length - 1, n - 1)
             if length > 1:
                 window &= (position[last] == position[starts] + length - 1) & joinable[last]
+                if not window.any():
+                    break
             candidates = np.flatnonzero(window & capitalised[last])
             grams = zip(*(self.lower[starts[candidates] + k].tolist() for k in range(length)))
             lists = vocabulary.entries.of(grams, len(candidates))
