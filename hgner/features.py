@@ -628,7 +628,7 @@ class _Document:
             before, after = _neighbours(self.shape, self.firsts, self.lasts)
             yield "shape_trigram", zip(before.tolist(), self.shape.tolist(), after.tolist())
         if self.config.truecase:
-            if self.caseless.any():  # (none: no attribute, as adding the zero weights of None)
+            if self.caseless.any():  # else no token has the flag
                 yield "caseless", self.caseless[self.sentence].tolist()
             yield "truecase_shape", self._truecase_shapes().tolist()
 
