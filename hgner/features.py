@@ -6,10 +6,11 @@ point is :func:`document_features` (a document is the unit: document-level attri
 the other sentences). What a token contributes depends on its word type (cached per type), on
 its neighbours' words and, when enabled, on a handful of per-document tables. A document is
 first made an array of word-type rows of a :class:`Vocabulary` (codes of each type's lowercase
-form and shape, and its flags); the caseless sentences, the document tables and the keys of the
-attributes that depend on more than one word are then found by whole-document array operations,
-and made into strings (:func:`document_features`) or weight-row ids (:class:`AttributeScores`,
-the tagging path) from those codes, so both paths follow one set of rules.
+form and shape, and its flags); the caseless sentences, the document tables (one numba pass,
+:func:`_document_tables`) and the keys of the attributes that depend on more than one word are
+then found by whole-document operations on those arrays, and made into strings
+(:func:`document_features`) or weight-row ids (:class:`AttributeScores`, the tagging path) from
+the keys, so both paths follow one set of rules.
 
 Attributes of a token (``[cfg]`` names the :class:`FeatureConfig` field that enables them):
 
@@ -430,8 +431,6 @@ _RUN_PLACES = "BEIS"  # the places in a run of capitalised tokens, bit k of a ru
 _MATCH_PLACES = "SBIE"  # the places in a gazetteer match
 # a token's ragged attributes come in this order: gazetteer matches, then the document attributes
 _ORDER_DOCUMENT = 1_000
-# the keys of d:lower, d:cap and dp=B, E, I, S, in their order
-_FLAG_KEYS = np.array([_D_LOWER * _KIND, _D_CAP * _KIND, *(_RUN * _KIND + bit for bit in range(len(_RUN_PLACES)))])
 
 
 def ragged_attribute(vocabulary: Vocabulary, key: int) -> str:
@@ -473,16 +472,12 @@ def _neighbours(codes: np.ndarray, firsts: np.ndarray, lasts: np.ndarray) -> tup
     return before, after
 
 
-def _starts(groups: np.ndarray) -> np.ndarray:
-    """(m,) for each element of sorted ``groups`` (m,), the index of its group's first element."""
-    first = np.ones(len(groups), bool)
-    first[1:] = groups[1:] != groups[:-1]
-    return np.maximum.accumulate(np.where(first, np.arange(len(groups)), 0))
-
-
 class _DocumentTables:
-    """What the document-level attributes need, for each lowercase form of the document (its *form
-    number*, the index of its code in ``codes``), from the tokens of the cased sentences.
+    """What the document-level rules find, from the tokens of the cased sentences: for each
+    lowercase form of the document (its *form number*, the index of its code in ``codes``), its
+    most frequent surface form, and the document attributes of the capitalised tokens
+    (``d:lower`` ... ``c+1:l=``, :func:`ragged_attribute`; ``tokens`` (m,) and ``keys`` (m,),
+    each token's in order).
 
     Args:
         lower, flags, rows: (n,) the tokens' lowercase codes, flags and vocabulary rows.
@@ -495,77 +490,108 @@ class _DocumentTables:
     def __init__(self, lower: np.ndarray, flags: np.ndarray, rows: np.ndarray, position: np.ndarray,
                  cased_sentence: np.ndarray, before: np.ndarray, after: np.ndarray, context: int) -> None:
         self.codes, self.form = np.unique(lower, return_inverse=True)  # (u,), (n,) each token's form number
-        u, form = len(self.codes), self.form
-        self.before, self.after = before, after
-        seen = np.flatnonzero(cased_sentence & ((flags & CASED) != 0))  # the tokens the tables count
-        forms, at = np.unique(form[seen], return_index=True)
-        self.first = np.full(u, -1)  # (u,) the first such token of each form
-        self.first[forms] = seen[at]
-        later = seen[position[seen] > 0]  # at non-initial positions
-        capitalised = (flags & CAPITALISED) != 0
-        self.n_capitalised = np.bincount(form[later[capitalised[later]]], minlength=u)  # (u,)
-        self.n_lowercase = np.bincount(form[later[(flags[later] & OWN_LOWERCASE) != 0]], minlength=u)  # (u,)
-        # (u,) each form's most frequent surface form (a vocabulary row; -1: none), the first seen on a tie
-        width = int(rows.max()) + 1 if len(rows) else 1
-        pairs, at, counts = np.unique(form[later] * width + rows[later], return_index=True, return_counts=True)
-        order = np.lexsort((at, -counts, pairs // width))
-        leaders = order[_starts(pairs[order] // width) == np.arange(len(order))]
-        self.best = np.full(u, -1)
-        self.best[pairs[leaders] // width] = pairs[leaders] % width
-        # (u,) the places (bits, _RUN_PLACES) each form takes in runs of capitalised tokens, sentence starts left out
-        in_run = capitalised & cased_sentence
-        previous, following = np.zeros_like(in_run), np.zeros_like(in_run)
-        previous[1:] = in_run[:-1] & (position[1:] > 0)
-        following[:-1] = in_run[1:] & (position[1:] > 0)
-        places = np.array([8, 1, 2, 4])[following + 2 * previous]  # S, B, E, I
-        counted = in_run & (position > 0)
-        self.runs = np.zeros(u, np.int64)
-        np.bitwise_or.at(self.runs, form[counted], places[counted])
-        self._context(np.flatnonzero(cased_sentence & capitalised), context)
-
-    def _context(self, occurrences: np.ndarray, limit: int) -> None:
-        """The context keys of each form: those of its first ``limit`` capitalised ``occurrences``,
-        each key once, in order (``context_keys[context_start[f]:][:context_count[f]]``)."""
-        occurrences = occurrences[np.argsort(self.form[occurrences], kind="stable")]
-        forms = self.form[occurrences]
-        kept = np.arange(len(occurrences)) - _starts(forms) < limit
-        occurrences, forms = occurrences[kept], forms[kept]
-        keys = np.stack([_CONTEXT_BEFORE * _KIND + self.before[occurrences],
-                         _CONTEXT_AFTER * _KIND + self.after[occurrences]], axis=1).ravel()
-        forms = np.repeat(forms, 2)
-        order = np.lexsort((np.arange(len(keys)), keys, forms))
-        repeated = np.zeros(len(keys), bool)
-        repeated[order[1:]] = (forms[order[1:]] == forms[order[:-1]]) & (keys[order[1:]] == keys[order[:-1]])
-        self.context_keys = keys[~repeated]
-        self.context_count = np.bincount(forms[~repeated], minlength=len(self.codes))
-        self.context_start = np.cumsum(self.context_count) - self.context_count
+        columns = np.stack([self.form, flags, rows, position, before, after, cased_sentence], axis=1)
+        self.best, self.tokens, self.keys = _document_tables(columns, len(self.codes), context)
 
     def forms_of(self, codes: np.ndarray) -> np.ndarray:
         """(m,) the form numbers of lowercase ``codes`` (m,), -1 for a code not in the document."""
         forms = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
         return np.where(self.codes[forms] == codes, forms, -1) if len(self.codes) else np.full(len(codes), -1)
 
-    def document_keys(self, tokens: np.ndarray, position: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """The document attributes (:data:`_D_LOWER` ... :data:`_CONTEXT_AFTER`) of ``tokens`` (m,),
-        capitalised words of cased sentences, as (tokens, keys, orders) pieces (position: (n,)
-        each token's place in its sentence)."""
-        form = self.form[tokens]
-        runs = self.runs[form]
-        flags = np.stack([self.n_lowercase[form] > 0, self.n_capitalised[form] - (position[tokens] > 0) > 0,
-                          *((runs >> bit) & 1 == 1 for bit in range(len(_RUN_PLACES)))], axis=1)
-        which, column = np.nonzero(flags)  # row by row, so each token's in order
-        yield tokens[which], _FLAG_KEYS[column], _ORDER_DOCUMENT + column
-        first = self.first[form]
-        later = first != tokens
-        first = first[later]
-        yield (np.repeat(tokens[later], 2),
-               np.stack([_FIRST_BEFORE * _KIND + self.before[first], _FIRST_AFTER * _KIND + self.after[first]], axis=1).ravel(),
-               np.tile([_ORDER_DOCUMENT + 6, _ORDER_DOCUMENT + 7], len(first)))
-        counts = self.context_count[form]
-        ends = np.cumsum(counts)
-        within = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts, counts)
-        yield (np.repeat(tokens, counts), self.context_keys[np.repeat(self.context_start[form], counts) + within],
-               _ORDER_DOCUMENT + 8 + within)
+
+@numba.njit(cache=True, nogil=True)
+def _document_tables(tokens: np.ndarray, n_forms: int, context: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tables of :class:`_DocumentTables` in two passes over a document's tokens.
+
+    Args:
+        tokens: (n, 7) per token: form number, flags, vocabulary row, place in its sentence, the
+            lowercase codes of its neighbours before and after, and 1 if its sentence is cased.
+        n_forms: u, the number of forms.
+        context: how many capitalised occurrences of a form give context attributes.
+
+    Returns:
+        (u,) each form's most frequent surface form at non-initial positions (a vocabulary row,
+        the first seen on a tie; -1: none); then (m,) tokens and (m,) keys of the document
+        attributes of the capitalised tokens of cased sentences.
+    """
+    n = tokens.shape[0]
+    first = np.full(n_forms, -1)  # the form's first token
+    n_capitalised = np.zeros(n_forms, np.int64)  # at non-initial positions
+    n_lowercase = np.zeros(n_forms, np.int64)  # in its own lowercase, at non-initial positions
+    runs = np.zeros(n_forms, np.int64)  # places in runs of capitalised tokens (bits, _RUN_PLACES)
+    taken = np.zeros(n_forms, np.int64)  # capitalised occurrences given context so far
+    context_keys = np.empty((n_forms, 2 * context), np.int64)  # each key once, in order
+    context_count = np.zeros(n_forms, np.int64)
+    width = tokens[:, 2].max() + 1 if n else 1
+    pairs = np.empty(n, np.int64)  # form * width + row of the non-initial tokens, in order
+    n_pairs = 0
+    n_keys = 0  # of the document attributes
+    for i in range(n):
+        form, flags, position = tokens[i, 0], tokens[i, 1], tokens[i, 3]
+        if tokens[i, 6] == 0 or flags & CASED == 0:  # (a caseless sentence, a word without case)
+            continue
+        if first[form] < 0:
+            first[form] = i
+        if flags & CAPITALISED != 0:
+            previous = position > 0 and tokens[i - 1, 1] & CAPITALISED != 0
+            following = i + 1 < n and tokens[i + 1, 3] > 0 and tokens[i + 1, 1] & CAPITALISED != 0
+            if position > 0:
+                runs[form] |= (4 if following else 2) if previous else (1 if following else 8)  # I, E, B, S
+            if taken[form] < context:
+                taken[form] += 1
+                for key in (_CONTEXT_BEFORE * _KIND + tokens[i, 4], _CONTEXT_AFTER * _KIND + tokens[i, 5]):
+                    known = False
+                    for k in range(context_count[form]):
+                        known = known or context_keys[form, k] == key
+                    if not known:
+                        context_keys[form, context_count[form]] = key
+                        context_count[form] += 1
+        if position > 0:
+            n_capitalised[form] += flags & CAPITALISED != 0
+            n_lowercase[form] += flags & OWN_LOWERCASE != 0
+            pairs[n_pairs] = form * width + tokens[i, 2]
+            n_pairs += 1
+    best = np.full(n_forms, -1)
+    best_count = np.zeros(n_forms, np.int64)
+    best_first = np.zeros(n_forms, np.int64)
+    order = np.argsort(pairs[:n_pairs], kind="mergesort")  # stable: a run's first element was seen first
+    start = 0
+    for end in range(1, n_pairs + 1):
+        if end == n_pairs or pairs[order[end]] != pairs[order[start]]:
+            form, row = divmod(pairs[order[start]], width)
+            count, seen = end - start, order[start]
+            if count > best_count[form] or (count == best_count[form] and seen < best_first[form]):
+                best[form], best_count[form], best_first[form] = row, count, seen
+            start = end
+    # the document attributes of each capitalised token, in order: d:lower, d:cap, dp=, f-1, f+1, c-1/c+1
+    most = 8 + 2 * context  # keys of one token at most
+    key_tokens, keys = np.empty(2 * n + most, np.int64), np.empty(2 * n + most, np.int64)
+    for i in range(n):
+        form, flags, position = tokens[i, 0], tokens[i, 1], tokens[i, 3]
+        if tokens[i, 6] == 0 or flags & CAPITALISED == 0:
+            continue
+        if n_keys + most > len(keys):
+            key_tokens = np.concatenate((key_tokens, np.empty(len(keys), np.int64)))
+            keys = np.concatenate((keys, np.empty(len(keys), np.int64)))
+        start = n_keys
+        if n_lowercase[form] > 0:
+            keys[n_keys] = _D_LOWER * _KIND
+            n_keys += 1
+        if n_capitalised[form] - (position > 0) > 0:  # another capitalised occurrence
+            keys[n_keys] = _D_CAP * _KIND
+            n_keys += 1
+        for bit in range(len(_RUN_PLACES)):
+            if runs[form] >> bit & 1:
+                keys[n_keys] = _RUN * _KIND + bit
+                n_keys += 1
+        if first[form] != i:
+            keys[n_keys] = _FIRST_BEFORE * _KIND + tokens[first[form], 4]
+            keys[n_keys + 1] = _FIRST_AFTER * _KIND + tokens[first[form], 5]
+            n_keys += 2
+        keys[n_keys:n_keys + context_count[form]] = context_keys[form, :context_count[form]]
+        n_keys += context_count[form]
+        key_tokens[start:n_keys] = i
+    return best, key_tokens[:n_keys], keys[:n_keys]
 
 
 class _Document:
@@ -653,9 +679,8 @@ class _Document:
         pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         if config.gazetteer and self.vocabulary.resources.gazetteer:
             pieces.append(self._gazetteer_keys(np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))))
-        if config.document:
-            tokens = np.flatnonzero(capitalised & ~self.caseless[self.sentence])
-            pieces.extend(self.tables.document_keys(tokens, self.position))
+        if config.document:  # after the gazetteer's (the sort below is stable)
+            pieces.append((self.tables.tokens, self.tables.keys, np.full(len(self.tables.keys), _ORDER_DOCUMENT)))
         if not pieces:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         tokens, keys, orders = (np.concatenate(arrays) for arrays in zip(*pieces))
