@@ -635,12 +635,13 @@ class _Document:
         best = self.tables.best[form]
         if best >= 0:
             return self.vocabulary.words[best]
-        known = self.vocabulary.resources.truecase.get(word.lower())
+        resources, lower = self.vocabulary.resources, word.lower()
+        known = resources.truecase.get(lower)
         if known is not None:
             return known
         if word.isupper() and len(word) > 1:
             return word.title()
-        if self.vocabulary.resources.lookup(word.lower()):  # a name or place the training text never showed
+        if resources.lookup(lower):  # a name or place the training text never showed
             return word.title()
         return word
 
@@ -678,7 +679,7 @@ class _Document:
         capitalised = (self.flags & CAPITALISED) != 0
         pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         if config.gazetteer and self.vocabulary.resources.gazetteer:
-            pieces.append(self._gazetteer_keys(np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))))
+            pieces.append(self._gazetteer_keys(capitalised))
         if config.document:  # after the gazetteer's (the sort below is stable)
             pieces.append((self.tables.tokens, self.tables.keys, np.full(len(self.tables.keys), _ORDER_DOCUMENT)))
         if not pieces:
@@ -687,14 +688,14 @@ class _Document:
         order = np.lexsort((orders, tokens))
         return tokens[order], keys[order]
 
-    def _gazetteer_keys(self, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _gazetteer_keys(self, capitalised: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``g=LIST:P`` (as (tokens, keys, orders)) for every gazetteer list an n-gram of
         capitalised tokens (up to :data:`GAZETTEER_MAX_TOKENS`, joined by :data:`_JOINERS`) is on,
         for its tokens, longest n-gram first at each start, a match starting after the last one
-        (P: ``S`` single token, ``B`` first, ``I`` inside, ``E`` last). ``starts``: the capitalised
-        tokens an entry may start with."""
+        (P: ``S`` single token, ``B`` first, ``I`` inside, ``E`` last). ``capitalised``: (n,) whether
+        each word is capitalised."""
         n, position, vocabulary = len(self.rows), self.position, self.vocabulary
-        capitalised = (self.flags & CAPITALISED) != 0
+        starts = np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))  # where an entry may start
         joinable = (self.flags & (CAPITALISED | JOINER)) != 0
         longest = np.zeros(len(starts), np.int64)  # of the n-grams at each start on a list (0: none)
         found = np.full(len(starts), -1)  # their lists (in vocabulary.entry_lists)
