@@ -167,10 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrap72"], default="lines",
                           help="with --input raw: one sentence per line (default), all sentences of a document on "
                                "one line, or one sentence per line hard-wrapped at 72 columns")
-    evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON")
+    evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON (-: to standard output, "
+                          "the table then going to standard error)")
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
     evaluate.add_argument("--predictions", metavar="FILE",
-                          help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several)")
+                          help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several; -: "
+                               "one run's to standard output, the table then going to standard error)")
     evaluate.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                           help="a decoder setting (repeatable), given to every decoder that takes it, e.g. --set damping=0.5")
     evaluate.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -387,7 +389,7 @@ def _train(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from .decoders import decoder_class
     from .evaluation import evaluate, evaluate_raw, format_report, write_json
-    from .fileio import check_writable, refuse_inputs
+    from .fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
     from .model import CrfModel
     from .reading import read_tagged
     from .report import check_plot_format, format_table3, plot
@@ -403,8 +405,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.input != "raw" and args.layout != "lines":
         raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
+    to_stdout = [option for option, path in outputs.items() if path == STANDARD_OUTPUT]
+    if len(to_stdout) > 1:
+        raise HgnerError(f"{' and '.join(to_stdout)} both name standard output (-): give each but one a file")
+    if args.plot == STANDARD_OUTPUT:
+        raise HgnerError("--plot -: a plot is an image file; give FILE.png (or .pdf, .svg)")
     named: dict[Path, str] = {}  # file -> the option that names it
-    for option, path in filter(lambda item: item[1], outputs.items()):
+    for option, path in outputs.items():
+        if not path or path == STANDARD_OUTPUT:
+            continue
         check_writable(path)
         earlier = named.setdefault(Path(path).resolve(), option)
         if earlier != option:
@@ -432,10 +441,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         report = evaluate(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                           mode=args.mode, graph=args.graph, settings=settings, predictions=args.predictions,
                           progress=sys.stderr.isatty())
-    format_report(report, sys.stdout)
+    table = sys.stderr if to_stdout else sys.stdout  # standard output carries the JSON or predictions alone
+    format_report(report, table)
     if any(r["sweeps"] is not None for r in report["results"]):
-        sys.stdout.write("\nF1 by sweeps (mean (sd) over seeds; decoding seconds in brackets):\n")
-        format_table3(report, sys.stdout)
+        table.write("\nF1 by sweeps (mean (sd) over seeds; decoding seconds in brackets):\n")
+        format_table3(report, table)
     if args.json:
         write_json(report, args.json)
     if args.plot:

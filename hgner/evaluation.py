@@ -37,7 +37,7 @@ from .decoders import Decoder, decoder_class, decoder_settings, make_decoder
 from .decoders.chain import Viterbi, viterbi
 from .decoders.settings import settings_per_decoder
 from .errors import HgnerError
-from .fileio import atomic_write, check_writable, refuse_inputs, write_text
+from .fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_inputs
 from .model import CrfModel
 from .pipeline import Pipeline
 from .report import name_width
@@ -274,7 +274,7 @@ def evaluate(
     certified_documents = 0
     build_seconds = 0.0
     with ExitStack() as stack:
-        outputs = [stack.enter_context(atomic_write(path)) for path in _prediction_paths(predictions, list(plan.runs), corpus)]
+        outputs = [stack.enter_context(output_stream(path)) for path in _prediction_paths(predictions, list(plan.runs), corpus)]
         for document, outcome in zip(tqdm(corpus.documents, desc="decoding", unit="doc", disable=not progress,
                                           leave=False), outcomes):
             build_seconds += outcome.build_seconds
@@ -304,10 +304,16 @@ def evaluate(
     }
 
 
-def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) -> list[Path]:
-    """One ``--predictions`` file per run (suffixed with the run's label when there are several)."""
+def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) -> list[str | Path]:
+    """One ``--predictions`` file per run (suffixed with the run's label when there are several);
+    standard output (``-``) for one run only."""
     if not predictions:
         return []
+    if predictions == STANDARD_OUTPUT:
+        if len(runs) > 1:
+            raise HgnerError(f"--predictions -: the {len(runs)} runs write one file each (suffixed with the run's "
+                             "label); give a file name, or one decoder and one sweep count")
+        return [predictions]
     path = Path(predictions)
     paths = [path.with_name(f"{path.stem}.{run.label}{path.suffix}") if len(runs) > 1 else path for run in runs]
     for each in paths:
@@ -414,7 +420,9 @@ def _blank(value: Any) -> str:
 
 
 def write_json(report: dict[str, Any], path: str) -> None:
-    write_text(path, json.dumps(report, indent=2) + "\n")
+    """The report as JSON to ``path`` (``-``: standard output)."""
+    with output_stream(path) as out:
+        out.write(json.dumps(report, indent=2) + "\n")
 
 
 def evaluate_raw(

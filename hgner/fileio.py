@@ -1,7 +1,7 @@
 """Files the tool writes: atomically, and never over one of its inputs.
 
 Every output (``-o``, ``--json``, ``--plot``, ``--predictions``, model files, downloaded corpora)
-goes through :func:`atomic_write`: the bytes go to a temporary file in the destination's folder,
+goes through :func:`atomic_write` (or :func:`output_stream`, where ``-`` names standard output): the bytes go to a temporary file in the destination's folder,
 which is renamed over the destination only once it is complete. A failure or Ctrl-C leaves the
 previous file intact and no partial file behind. :func:`refuse_inputs` is checked before anything
 is opened for writing, so an output path that names an input is an error, not data loss.
@@ -64,6 +64,20 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     except BaseException:
         _remove(temporary)
         raise
+
+
+STANDARD_OUTPUT = "-"  # the output file name that means standard output
+
+
+@contextmanager
+def output_stream(path: str | os.PathLike) -> Iterator[IO]:
+    """Standard output for ``-`` (:data:`STANDARD_OUTPUT`), else ``path`` written atomically."""
+    if str(path) == STANDARD_OUTPUT:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    with atomic_write(path) as out:
+        yield out
 
 
 def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:
@@ -140,7 +154,7 @@ def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.Pa
                   read_stdin: bool = False) -> None:
     """An :class:`HgnerError` when ``output`` (given as ``option``) is one of ``inputs`` (through
     any link) or the file standard input reads; checked before anything is opened for writing."""
-    if output is None:
+    if output is None or str(output) == STANDARD_OUTPUT:
         return
     target = file_identity(output)
     if target is None:

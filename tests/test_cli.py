@@ -62,6 +62,36 @@ def test_predictions_score_the_same_with_seqeval(tmp_path, tiny_model, corpus_fi
     assert json.loads(out.read_text())["results"][0]["f1"] == pytest.approx(100 * f1_score(gold, guessed), abs=1e-9)
 
 
+def test_dash_sends_the_json_report_or_the_predictions_to_standard_output(tmp_path, tiny_model, corpus_file, capsys,
+                                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = ["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file)]
+    assert main([*base, "--json", str(tmp_path / "r.json"), "--predictions", str(tmp_path / "p.conll")]) == 0
+    table = capsys.readouterr().out
+    assert main([*base, "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    report, from_file = json.loads(captured.out), json.loads((tmp_path / "r.json").read_text())
+    assert JSON_KEYS <= set(report) and report["results"][0]["f1"] == from_file["results"][0]["f1"]
+    assert captured.err.startswith(table.splitlines()[0])  # the table goes to standard error
+    assert main([*base, "--predictions", "-"]) == 0
+    assert capsys.readouterr().out == (tmp_path / "p.conll").read_text()
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["--decoders", "viterbi,crfsuite", "--predictions", "-"], "--predictions -: the 2 runs write one file each"),
+        (["--json", "-", "--predictions", "-"], "--json and --predictions both name standard output (-)"),
+        (["--plot", "-"], "--plot -: a plot is an image file"),
+    ],
+)
+def test_standard_output_for_one_output_only(options, expected, tmp_path, tiny_model, corpus_file, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), *options]) == 2
+    assert expected in one_line_error(capsys) and not (tmp_path / "-").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
