@@ -74,7 +74,9 @@ def _int_list(text: str) -> list[int]:
 
 def _output_file(text: str) -> str | None:
     """``-o FILE``; ``-`` is standard output (None), as when ``-o`` is not given."""
-    return None if text == "-" else text
+    from .fileio import STANDARD_OUTPUT
+
+    return None if text == STANDARD_OUTPUT else text
 
 
 def _probability(text: str) -> float:

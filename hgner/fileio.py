@@ -1,10 +1,11 @@
 """Files the tool writes: atomically, and never over one of its inputs.
 
 Every output (``-o``, ``--json``, ``--plot``, ``--predictions``, model files, downloaded corpora)
-goes through :func:`atomic_write` (or :func:`output_stream`, where ``-`` names standard output): the bytes go to a temporary file in the destination's folder,
-which is renamed over the destination only once it is complete. A failure or Ctrl-C leaves the
-previous file intact and no partial file behind. :func:`refuse_inputs` is checked before anything
-is opened for writing, so an output path that names an input is an error, not data loss.
+goes through :func:`atomic_write` (:func:`output_stream` where ``-`` names standard output): the
+bytes go to a temporary file in the destination's folder, which is renamed over the destination
+only once it is complete. A failure or Ctrl-C leaves the previous file intact and no partial file
+behind. :func:`refuse_inputs` is checked before anything is opened for writing, so an output path
+that names an input is an error, not data loss.
 """
 
 from __future__ import annotations
