@@ -72,13 +72,6 @@ def _int_list(text: str) -> list[int]:
     return values
 
 
-def _output_file(text: str) -> str | None:
-    """``-o FILE``; ``-`` is standard output (None), as when ``-o`` is not given."""
-    from .fileio import STANDARD_OUTPUT
-
-    return None if text == STANDARD_OUTPUT else text
-
-
 def _probability(text: str) -> float:
     try:
         value = float(text)
@@ -261,7 +254,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                         help="leave out entities whose confidence is below X (entities without one are kept)")
     parser.add_argument("--glob", default=tag.DEFAULT_GLOB, metavar="PATTERN",
                         help=f"files to read from a directory INPUT, recursively (default {tag.DEFAULT_GLOB!r})")
-    parser.add_argument("-o", "--output", metavar="FILE", type=_output_file,
+    parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE instead of standard output ('-': standard output; a directory for --format brat)")
     parser.add_argument("-j", "--jobs", type=_positive_int,
                         help="worker processes for several input files (default 1); output stays in input order")

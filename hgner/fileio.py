@@ -71,13 +71,14 @@ STANDARD_OUTPUT = "-"  # the output file name that means standard output
 
 
 @contextmanager
-def output_stream(path: str | os.PathLike) -> Iterator[IO]:
+def output_stream(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
     """Standard output for ``-`` (:data:`STANDARD_OUTPUT`), else ``path`` written atomically."""
     if str(path) == STANDARD_OUTPUT:
-        yield sys.stdout
-        sys.stdout.flush()
+        stream = sys.stdout.buffer if binary else sys.stdout
+        yield stream
+        stream.flush()
         return
-    with atomic_write(path) as out:
+    with atomic_write(path, binary=binary) as out:
         yield out
 
 

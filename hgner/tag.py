@@ -38,7 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
 from .errors import HgnerError, ModelError
-from .fileio import atomic_write, file_identity, not_a_file, refuse_inputs, write_text
+from .fileio import STANDARD_OUTPUT, file_identity, not_a_file, output_stream, refuse_inputs, write_text
 from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer, TokenizedSentence, describe, language_defaults
 
 if TYPE_CHECKING:
@@ -271,7 +271,7 @@ class Writer:
         if options.scheme is not None and options.scheme not in cls.tag_schemes:
             accepted = f"one of {', '.join(cls.tag_schemes)}" if cls.tag_schemes else "no --scheme (it writes no tags)"
             raise HgnerError(f"--scheme {options.scheme}: the {cls.name} format takes {accepted}")
-        if cls.stream == "bytes" and options.output is None:
+        if cls.stream == "bytes" and options.standard_output:
             raise HgnerError(f"the {cls.name} format is binary: give -o FILE")
 
     def start(self, document: Input, text: str) -> None:
@@ -301,6 +301,11 @@ class OutputOptions:
     output: str | None = None
     scheme: str | None = None
     documents: int = 1  # how many inputs (the HTML page's title names the only one)
+
+    @property
+    def standard_output(self) -> bool:
+        """Whether the output goes to standard output: no ``-o``, or ``-o -``."""
+        return self.output in (None, STANDARD_OUTPUT)
 
 
 def output_format(name: str) -> type[Writer]:
@@ -490,6 +495,9 @@ class BratWriter(Writer):
     @classmethod
     def check(cls, inputs: list[Input], options: OutputOptions) -> None:
         super().check(inputs, options)
+        if options.output == STANDARD_OUTPUT:
+            raise HgnerError("-o -: the brat format writes files, not standard output; give -o DIR, or no -o to "
+                             "write NAME.ann beside each input file")
         if options.output is None:
             unnamed = next((i.source for i in inputs if i.path is None or i.path == "-"), None)
             if unnamed is not None:
@@ -787,13 +795,12 @@ def decoder_for_graph(name: str | None, graph: str, warn: Callable[[str], None])
 
 @contextmanager
 def _opened(writer: type[Writer], output: str | None) -> Iterator[IO | None]:
-    """The stream ``writer`` writes to: standard output, or the ``-o`` file written atomically."""
+    """The stream ``writer`` writes to: standard output (no ``-o``, or ``-o -``), or the ``-o``
+    file written atomically."""
     if writer.stream == "files":
         yield None
-    elif output is None:
-        yield sys.stdout
     else:
-        with atomic_write(output, binary=writer.stream == "bytes") as out:
+        with output_stream(STANDARD_OUTPUT if output is None else output, binary=writer.stream == "bytes") as out:
             yield out
 
 

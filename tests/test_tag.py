@@ -100,6 +100,11 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out.startswith("Paris\t")  # --text forces text
     assert main(["tag", "--model", str(tag_model), "--format", "conll", "-o", "-", "Paris"]) == 0
     assert capsys.readouterr().out.startswith("Jim\tB-PER") and not Path("-").exists()  # -o -: standard output
+    assert main(["tag", "--model", str(tag_model), "--format", "brat", "-o", "-", "Paris"]) == 2
+    assert "-o -: the brat format writes files, not standard output" in capsys.readouterr().err
+    assert main(["tag", "--model", str(tag_model), "--format", "docbin", "-o", "-", "Paris"]) == 2
+    assert "the docbin format is binary: give -o FILE" in capsys.readouterr().err
+    assert not Path("Paris.ann").exists() and not Path("-").exists()
     assert main(["tag", "--model", str(tag_model), "--files", "Tokyo"]) == 2
     assert "Tokyo: no such file" in capsys.readouterr().err
     assert main(["tag", "--model", str(tag_model), "notes/missing.txt"]) == 2  # looks like a path
