@@ -75,6 +75,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from .lookup import Lookup
+
 
 @dataclass(frozen=True)
 class FeatureConfig:
@@ -355,24 +357,6 @@ class _Codes(dict):
         return code
 
 
-class _Lookup(dict):
-    """Key -> ``compute(key)``, computed on a miss."""
-
-    def __init__(self, compute: Callable[[Any], Any]) -> None:
-        super().__init__()
-        self.compute = compute
-
-    def __missing__(self, key: Any) -> Any:
-        self[key] = value = self.compute(key)
-        return value
-
-    def of(self, keys: Iterable[Any], n: int) -> np.ndarray:
-        """(n,) the integer values of the n ``keys``."""
-        if len(self) >= NGRAM_CACHE_ENTRIES:
-            self.clear()
-        return np.fromiter(map(self.__getitem__, keys), np.int64, n)
-
-
 LOWER, SHAPE, FLAGS = 0, 1, 2  # the columns of a Vocabulary row
 
 
@@ -392,9 +376,9 @@ class Vocabulary(dict):
         self.words: list[str] = []
         self.rows = _Table(3, np.int64)
         # lowercase code -> shape code of its form in the truecasing table (-1: not there)
-        self.known_shapes = _Lookup(self._known_shape)
+        self.known_shapes = Lookup(self._known_shape, rows=False, max_entries=NGRAM_CACHE_ENTRIES)
         # lowercase codes of an n-gram -> the gazetteer lists it is on (entry_lists.strings[id]; -1: none)
-        self.entries = _Lookup(self._entry_lists)
+        self.entries = Lookup(self._entry_lists, rows=True, max_entries=NGRAM_CACHE_ENTRIES)
         self.entry_lists = _Codes(())
 
     @property
@@ -645,19 +629,19 @@ class _Document:
             return word.title()
         return word
 
-    def slot_keys(self) -> Iterator[tuple[str, Iterable[Any]]]:
+    def slot_keys(self) -> Iterator[tuple[str, np.ndarray]]:
         """The attributes every token has at most one of, by kind (:data:`SLOT_ATTRIBUTES`), in
-        their order: (kind, one key per token)."""
+        their order: (kind, one key per token: (n,) ints, or (n, 3) codes for the shape trigram)."""
         if self.config.conjunctions:
             before, after = _neighbours(self.lower, self.firsts, self.lasts)
-            yield "left_bigram", (before * _PAIR + self.lower).tolist()
-            yield "right_bigram", (self.lower * _PAIR + after).tolist()
+            yield "left_bigram", before * _PAIR + self.lower
+            yield "right_bigram", self.lower * _PAIR + after
             before, after = _neighbours(self.shape, self.firsts, self.lasts)
-            yield "shape_trigram", zip(before.tolist(), self.shape.tolist(), after.tolist())
+            yield "shape_trigram", np.stack([before, self.shape, after], axis=1)
         if self.config.truecase:
             if self.caseless.any():  # else no token has the flag
-                yield "caseless", self.caseless[self.sentence].tolist()
-            yield "truecase_shape", self._truecase_shapes().tolist()
+                yield "caseless", self.caseless[self.sentence].astype(np.int64)
+            yield "truecase_shape", self._truecase_shapes()
 
     def _truecase_shapes(self) -> np.ndarray:
         """(n,) each word's truecase-shape key: the shape code of its form in the document (its
@@ -668,7 +652,7 @@ class _Document:
         shapes = np.where(best >= 0, self.vocabulary.table[best, SHAPE], _UNKNOWN_CASE)
         cased = (self.flags & CASED) != 0
         unknown = np.flatnonzero(cased & (best < 0))
-        shapes[unknown] = self.vocabulary.known_shapes.of(self.lower[unknown].tolist(), len(unknown))
+        shapes[unknown] = self.vocabulary.known_shapes.of(self.lower[unknown])
         return np.where(cased, shapes, _NO_CASE)
 
     def ragged_keys(self) -> tuple[np.ndarray, np.ndarray]:
@@ -707,8 +691,7 @@ class _Document:
                 if not window.any():
                     break
             candidates = np.flatnonzero(window & capitalised[last])
-            grams = zip(*(self.lower[starts[candidates] + k].tolist() for k in range(length)))
-            lists = vocabulary.entries.of(grams, len(candidates))
+            lists = vocabulary.entries.of(self.lower[starts[candidates, None] + np.arange(length)])
             longest[candidates[lists >= 0]] = length
             found[candidates[lists >= 0]] = lists[lists >= 0]
         tokens: list[int] = []
@@ -746,7 +729,7 @@ def document_features(
     vocabulary = Vocabulary(resources)
     document = _Document(sentences, config, vocabulary)
     offsets, affixes = _offsets(config), config.affixes
-    slots = [list(map(partial(SLOT_ATTRIBUTES[kind], vocabulary), keys)) for kind, keys in document.slot_keys()]
+    slots = [list(map(partial(SLOT_ATTRIBUTES[kind], vocabulary), keys.tolist())) for kind, keys in document.slot_keys()]
     ragged: list[list[str]] = [[] for _ in document.rows]
     for token, key in zip(*(array.tolist() for array in document.ragged_keys())):
         ragged[token].append(ragged_attribute(vocabulary, key))
@@ -806,9 +789,11 @@ class AttributeScores:
         self.sums = _Table(self.weights.shape[1], np.float64)  # per vocabulary row: its own attributes' weights
         self.neighbour_ids = _Table(2 * len(self.offsets), np.int64)  # per row: what it gives its neighbours
         get = self.index.get
-        self.slot_ids = {kind: _Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1))
+        self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
+                                      rows=kind == "shape_trigram", max_entries=NGRAM_CACHE_ENTRIES)
                          for kind, attribute in SLOT_ATTRIBUTES.items()}
-        self.ragged_ids = _Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1))
+        self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), rows=False,
+                                 max_entries=NGRAM_CACHE_ENTRIES)
 
     def _add_types(self, words: list[str]) -> None:
         """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own
@@ -847,11 +832,11 @@ class AttributeScores:
             ids[inside, 2 + 2 * k:4 + 2 * k] = neighbour_ids[inside + offset, 2 * k:2 * k + 2]
         column = 2 + 2 * len(self.offsets)
         for column, (kind, keys) in enumerate(document.slot_keys(), column):
-            ids[:, column] = self.slot_ids[kind].of(keys, n)
+            ids[:, column] = self.slot_ids[kind].of(keys)
         tokens, keys = document.ragged_keys()
         starts = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(tokens, minlength=n), out=starts[1:])
-        _add_weights(unary, self.weights, (ids, starts, self.ragged_ids.of(keys.tolist(), len(keys))))
+        _add_weights(unary, self.weights, (ids, starts, self.ragged_ids.of(keys)))
         return unary
 
 
