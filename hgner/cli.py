@@ -449,11 +449,14 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _models(args: argparse.Namespace) -> int:
-    """``hgner models``: one row per shipped model; ``hgner models info NAME``: one model in full."""
+    """``hgner models``: one row per shipped model; ``hgner models info NAME``: one model in full,
+    after checking its files against the sizes and sha256 sums ``meta.json`` records."""
     from .api import available_models, model_info
+    from .model import verify_files
 
     if args.models_command == "info":
         info = model_info(args.name)
+        verify_files(info.path, info.metadata)  # a damaged model is a one-line error, as when it is loaded
         sys.stdout.write(format_model_info(info))
         return 0
     infos = [model_info(name) for name in available_models()]
@@ -496,15 +499,18 @@ def _scores(scores: dict[str, float]) -> str:
 
 
 def format_model_info(info: ModelInfo) -> str:
-    """``hgner models info``: the summary, then the training record and the features."""
-    from .model import SKIP_FILES
+    """``hgner models info``: the summary, then the training record and the features (for a model
+    whose files were verified)."""
+    from .model import META_FILE, SKIP_FILES
 
     meta = info.metadata
     training = meta.get("training", {})
     lines = [
         ("name", info.name), ("path", str(info.path)), ("language", info.language), ("labels", ", ".join(info.labels)),
         ("scheme", info.scheme), ("dev F1", _scores(info.dev)), ("test F1", _scores(info.test)),
-        ("size", f"{info.size:,} bytes"), ("tokenizer", meta.get("tokenizer", "-")),
+        ("size", f"{info.size:,} bytes"),
+        ("files", f"{', '.join(sorted(meta['files']))} (sizes and sha256 as {META_FILE} records)"),
+        ("tokenizer", meta.get("tokenizer", "-")),
         ("label map", ", ".join(f"{a} -> {b}" for a, b in meta.get("label_map", {}).items()) or "-"),
         ("training corpus", f"{training.get('corpus', '-')} (sha256 {training.get('sha256', '-')})"),
         ("training", ", ".join(f"{k} {training[k]}" for k in ("sentences", "tokens", "algorithm", "c1", "c2",

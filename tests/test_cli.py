@@ -1,6 +1,7 @@
 """The hgner command: exit status 2 and one line for bad input, the evaluate report and JSON."""
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -331,8 +332,21 @@ def test_models_lists_and_describes(capsys):
         assert main(["models", "info", "en-conll03"]) == 0
         info = capsys.readouterr().out
         assert "labels:          LOC, MISC, ORG, PER\n" in info and "dev F1:          92.09 (conll2003:testa)\n" in info
+        assert "files:           gazetteer.json, model.crfsuite, skip.json, skip.npz, truecase.json (sizes and sha256 as meta.json records)\n" in info
     assert main(["models", "info", "no-such-model"]) == 2
     assert "not a shipped model" in one_line_error(capsys)
+
+
+def test_models_info_checks_the_files(tiny_model, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_model.directory, copy)
+    assert main(["models", "info", str(copy)]) == 0
+    assert "(sizes and sha256 as meta.json records)" in capsys.readouterr().out
+    data = bytearray((copy / "model.crfsuite").read_bytes())
+    data[len(data) // 3] ^= 0x10
+    (copy / "model.crfsuite").write_bytes(bytes(data))
+    assert main(["models", "info", str(copy)]) == 2
+    assert "model.crfsuite: damaged: its sha256 differs" in one_line_error(capsys)
 
 
 def test_evaluate_set(tiny_model, corpus_file, capsys):
