@@ -376,9 +376,9 @@ class Vocabulary(dict):
         self.words: list[str] = []
         self.rows = _Table(3, np.int64)
         # lowercase code -> shape code of its form in the truecasing table (-1: not there)
-        self.known_shapes = Lookup(self._known_shape, rows=False, max_entries=NGRAM_CACHE_ENTRIES)
+        self.known_shapes = Lookup(self._known_shape, NGRAM_CACHE_ENTRIES)
         # lowercase codes of an n-gram -> the gazetteer lists it is on (entry_lists.strings[id]; -1: none)
-        self.entries = Lookup(self._entry_lists, rows=True, max_entries=NGRAM_CACHE_ENTRIES)
+        self.entries = Lookup(self._entry_lists, NGRAM_CACHE_ENTRIES)
         self.entry_lists = _Codes(())
 
     @property
@@ -640,7 +640,7 @@ class _Document:
             yield "shape_trigram", np.stack([before, self.shape, after], axis=1)
         if self.config.truecase:
             if self.caseless.any():  # else no token has the flag
-                yield "caseless", self.caseless[self.sentence].astype(np.int64)
+                yield "caseless", self.caseless[self.sentence]
             yield "truecase_shape", self._truecase_shapes()
 
     def _truecase_shapes(self) -> np.ndarray:
@@ -790,10 +790,9 @@ class AttributeScores:
         self.neighbour_ids = _Table(2 * len(self.offsets), np.int64)  # per row: what it gives its neighbours
         get = self.index.get
         self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
-                                      rows=kind == "shape_trigram", max_entries=NGRAM_CACHE_ENTRIES)
+                                      NGRAM_CACHE_ENTRIES)
                          for kind, attribute in SLOT_ATTRIBUTES.items()}
-        self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), rows=False,
-                                 max_entries=NGRAM_CACHE_ENTRIES)
+        self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), NGRAM_CACHE_ENTRIES)
 
     def _add_types(self, words: list[str]) -> None:
         """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own

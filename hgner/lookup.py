@@ -22,56 +22,48 @@ _ABSENT = np.iinfo(np.int64).min  # what a table gives for a key it does not hol
 
 
 class Lookup:
-    """Key -> ``compute(key)``, computed on the key's first look-up. Keys are ints (``rows=False``)
-    or tuples of 1..:data:`ROW_WIDTH` ints (``rows=True``). When the table holds ``max_entries``
-    keys it starts again (bounded memory).
+    """Key -> ``compute(key)``, computed on the key's first look-up. Keys are ints, given to
+    :meth:`of` as an (m,) array, or tuples of 1..:data:`ROW_WIDTH` ints, given as the rows of an
+    (m, w) array; the first call decides which (one kind per table). When the table holds
+    ``max_entries`` keys it starts again (bounded memory).
 
     Args:
-        compute: key (an int, or a tuple of ints for row keys) -> value, an int above the int64 minimum.
-        rows: whether keys are tuples (given to :meth:`of` as the rows of an (m, w) array).
+        compute: key (an int or a tuple of ints) -> value, an int above the int64 minimum.
         max_entries: the most keys kept.
     """
 
-    def __init__(self, compute: Callable[[Any], int], rows: bool, max_entries: int) -> None:
+    def __init__(self, compute: Callable[[Any], int], max_entries: int) -> None:
         self.compute = compute
-        self.rows = rows
         self.max_entries = max_entries
-        self._clear()
+        self.table: Dict | None = None
+        self.size = 0
 
     def __len__(self) -> int:
         return self.size
 
-    def _clear(self) -> None:
-        self.table = _new_row_table() if self.rows else _new_int_table()
-        self.size = 0
-
     def of(self, keys: np.ndarray) -> np.ndarray:
-        """(m,) the values of ``keys``: (m,) ints, or (m, w) rows for a table of row keys."""
-        if self.size >= self.max_entries:
-            self._clear()
+        """(m,) the values of ``keys``: (m,) ints or (m, w) rows."""
         keys = np.asarray(keys, np.int64)
-        padded = self._padded(keys)
+        rows = keys.ndim == 2
+        if self.table is None or self.size >= self.max_entries:
+            self.table, self.size = (_new_row_table() if rows else _new_int_table()), 0
+        padded = _padded(keys) if rows else np.ascontiguousarray(keys)
         values = np.empty(len(keys), np.int64)
         missing = _look_up(self.table, padded, values)
         if len(missing):
-            new = dict.fromkeys(map(tuple, keys[missing].tolist()) if self.rows else keys[missing].tolist())
-            for key in new:
-                new[key] = self.compute(key)
-            self.size = _store(self.table, self._padded(np.array(list(new), np.int64)),
-                               np.fromiter(new.values(), np.int64, len(new)))
-            found = np.empty(len(missing), np.int64)
-            _look_up(self.table, padded[missing], found)
-            values[missing] = found
+            listed = list(map(tuple, keys[missing].tolist())) if rows else keys[missing].tolist()
+            new = {key: self.compute(key) for key in dict.fromkeys(listed)}  # each new key once, in order
+            values[missing] = np.fromiter(map(new.__getitem__, listed), np.int64, len(listed))
+            self.size = _store(self.table, padded[missing], values[missing])
         return values
 
-    def _padded(self, keys: np.ndarray) -> np.ndarray:
-        """Int keys (m,) as they are; row keys (m, w) padded with -1 to :data:`ROW_WIDTH` codes
-        (contiguous either way, as the compiled look-ups were compiled for)."""
-        if not self.rows or keys.shape[1] == ROW_WIDTH:
-            return np.ascontiguousarray(keys)
-        padded = np.full((len(keys), ROW_WIDTH), -1, np.int64)
-        padded[:, :keys.shape[1]] = keys
-        return padded
+
+def _padded(keys: np.ndarray) -> np.ndarray:
+    """Row keys (m, w) as (m, :data:`ROW_WIDTH`), padded with -1 (contiguous, as the compiled
+    look-ups were compiled for)."""
+    padded = np.full((len(keys), ROW_WIDTH), -1, np.int64)
+    padded[:, :keys.shape[1]] = keys
+    return padded
 
 
 def _key(keys: np.ndarray, i: int) -> Any:

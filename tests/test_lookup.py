@@ -24,7 +24,7 @@ def counting(compute):
 @given(st.lists(st.lists(st.integers(-(2**62), 2**62), max_size=30), min_size=1, max_size=5))
 def test_int_keys(batches):
     compute, calls = counting(lambda key: key // 3 - 1)
-    lookup = Lookup(compute, rows=False, max_entries=10**6)
+    lookup = Lookup(compute, max_entries=10**6)
     for keys in batches:
         values = lookup.of(np.array(keys, np.int64))
         assert values.tolist() == [key // 3 - 1 for key in keys]
@@ -37,7 +37,7 @@ def test_int_keys(batches):
     st.just(width), st.lists(st.lists(st.integers(0, 5), min_size=width, max_size=width), max_size=20))), max_size=6))
 def test_row_keys_of_any_length(batches):
     compute, calls = counting(lambda key: hash(key) % 1000 - 500)
-    lookup = Lookup(compute, rows=True, max_entries=10**6)
+    lookup = Lookup(compute, max_entries=10**6)
     for width, rows in batches:
         keys = np.array(rows, np.int64).reshape(len(rows), width)
         assert lookup.of(keys).tolist() == [hash(tuple(row)) % 1000 - 500 for row in rows]
@@ -47,7 +47,7 @@ def test_row_keys_of_any_length(batches):
 
 def test_starts_again_when_full():
     compute, calls = counting(lambda key: key)
-    lookup = Lookup(compute, rows=False, max_entries=3)
+    lookup = Lookup(compute, max_entries=3)
     lookup.of(np.arange(5))
     assert len(lookup) == 5  # the table is checked before a look-up
     assert lookup.of(np.array([0, 9])).tolist() == [0, 9]
@@ -55,7 +55,7 @@ def test_starts_again_when_full():
 
 
 def test_empty_and_non_contiguous_keys():
-    lookup = Lookup(lambda key: sum(key), rows=True, max_entries=10)
+    lookup = Lookup(lambda key: sum(key), max_entries=10)
     assert lookup.of(np.zeros((0, 2), np.int64)).tolist() == []
     keys = np.arange(12).reshape(3, 4)[:, ::2]  # a strided view
     assert lookup.of(keys).tolist() == [2, 10, 18]
