@@ -782,6 +782,8 @@ class AttributeScores:
         self.resources = resources
         self.weights = np.ascontiguousarray(weights, np.float64)
         self.offsets = _offsets(config)
+        self.offset_array = np.array(self.offsets, np.int64)
+        self.edge_ids = np.array([index.get("BOS", -1), index.get("EOS", -1)], np.int64)
         self._clear()
 
     def _clear(self) -> None:
@@ -821,22 +823,42 @@ class AttributeScores:
         n = len(rows)
         unary = self.sums.array[rows]
         # (n, one-per-token kinds) attribute ids (-1: none): BOS, EOS, the neighbours' by offset, the slots
-        ids = np.full((n, 2 + 2 * len(self.offsets) + len(SLOT_ATTRIBUTES)), -1)
-        ids[document.firsts, 0] = self.index.get("BOS", -1)
-        ids[document.lasts, 1] = self.index.get("EOS", -1)
-        neighbour_ids = self.neighbour_ids.array[rows]  # (n, 2 * offsets)
-        length = document.lengths[document.sentence]
-        for k, offset in enumerate(self.offsets):
-            inside = np.flatnonzero((document.position + offset >= 0) & (document.position + offset < length))
-            ids[inside, 2 + 2 * k:4 + 2 * k] = neighbour_ids[inside + offset, 2 * k:2 * k + 2]
-        column = 2 + 2 * len(self.offsets)
-        for column, (kind, keys) in enumerate(document.slot_keys(), column):
+        ids = np.empty((n, 2 + 2 * len(self.offsets) + len(SLOT_ATTRIBUTES)), np.int64)
+        _context_ids(ids, (rows, document.position, document.lengths[document.sentence]),
+                     (self.neighbour_ids.array, self.offset_array, self.edge_ids))
+        for column, (kind, keys) in enumerate(document.slot_keys(), 2 + 2 * len(self.offsets)):
             ids[:, column] = self.slot_ids[kind].of(keys)
         tokens, keys = document.ragged_keys()
         starts = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(tokens, minlength=n), out=starts[1:])
         _add_weights(unary, self.weights, (ids, starts, self.ragged_ids.of(keys)))
         return unary
+
+
+@numba.njit(cache=True, nogil=True)
+def _context_ids(ids: np.ndarray, tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 context: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Fills ``ids`` (n, C) with its tokens' one-per-token attribute ids: ``BOS`` and ``EOS`` in
+    columns 0 and 1, then for each offset the two ids a token's neighbour at that offset gives it,
+    and -1 (none) everywhere else, the slot columns included.
+
+    Args:
+        tokens: (n,) each token's vocabulary row, place in its sentence and sentence length.
+        context: the ids each vocabulary row gives its neighbours (types, 2 * offsets), the offsets
+            (O,) and the ids of BOS and EOS (2,).
+    """
+    rows, position, length = tokens
+    neighbour_ids, offsets, edge_ids = context
+    ids[:] = -1
+    for i in range(ids.shape[0]):
+        if position[i] == 0:
+            ids[i, 0] = edge_ids[0]
+        if position[i] == length[i] - 1:
+            ids[i, 1] = edge_ids[1]
+        for k in range(len(offsets)):
+            if 0 <= position[i] + offsets[k] < length[i]:
+                ids[i, 2 + 2 * k] = neighbour_ids[rows[i + offsets[k]], 2 * k]
+                ids[i, 3 + 2 * k] = neighbour_ids[rows[i + offsets[k]], 2 * k + 1]
 
 
 @numba.njit(cache=True, nogil=True)
