@@ -681,19 +681,21 @@ class _Document:
         n, position, vocabulary = len(self.rows), self.position, self.vocabulary
         starts = np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))  # where an entry may start
         joinable = (self.flags & (CAPITALISED | JOINER)) != 0
-        longest = np.zeros(len(starts), np.int64)  # of the n-grams at each start on a list (0: none)
-        found = np.full(len(starts), -1)  # their lists (in vocabulary.entry_lists)
-        window = np.ones(len(starts), bool)  # whether the n-gram of this length is in the start's window
-        for length in range(1, GAZETTEER_MAX_TOKENS + 1):
-            last = np.minimum(starts + length - 1, n - 1)
-            if length > 1:
-                window &= (position[last] == position[starts] + length - 1) & joinable[last]
-                if not window.any():
-                    break
-            candidates = np.flatnonzero(window & capitalised[last])
-            lists = vocabulary.entries.of(self.lower[starts[candidates, None] + np.arange(length)])
-            longest[candidates[lists >= 0]] = length
-            found[candidates[lists >= 0]] = lists[lists >= 0]
+        # (starts, lengths 1..GAZETTEER_MAX_TOKENS): the n-gram's last token, and whether the n-gram is
+        # in the start's window (one sentence, every token after the first capitalised or a joiner)
+        steps = np.arange(GAZETTEER_MAX_TOKENS)
+        last = np.minimum(starts[:, None] + steps, n - 1)
+        window = (position[last] == position[starts, None] + steps) & joinable[last]
+        window[:, 0] = True
+        np.logical_and.accumulate(window, axis=1, out=window)
+        start_index, length_index = np.nonzero(window & capitalised[last])  # the candidate n-grams
+        # each candidate's lowercase codes, padded with -1 (Lookup: a row key ends at its first -1)
+        codes = np.where(steps <= length_index[:, None], self.lower[last[start_index]], -1)
+        found = np.full(last.shape, -1)  # the lists (in vocabulary.entry_lists) of each n-gram on one
+        found[start_index, length_index] = vocabulary.entries.of(codes)
+        on_list = found >= 0
+        longest = np.where(on_list.any(axis=1), GAZETTEER_MAX_TOKENS - np.argmax(on_list[:, ::-1], axis=1), 0)
+        found = found[np.arange(len(starts)), longest - 1]  # those of the longest (any value where there is none)
         tokens: list[int] = []
         keys: list[int] = []
         orders: list[int] = []

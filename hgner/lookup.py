@@ -23,9 +23,10 @@ _ABSENT = np.iinfo(np.int64).min  # what a table gives for a key it does not hol
 
 class Lookup:
     """Key -> ``compute(key)``, computed on the key's first look-up. Keys are ints, given to
-    :meth:`of` as an (m,) array, or tuples of 1..:data:`ROW_WIDTH` ints, given as the rows of an
-    (m, w) array; the first call decides which (one kind per table). When the table holds
-    ``max_entries`` keys it starts again (bounded memory).
+    :meth:`of` as an (m,) array, or tuples of 1..:data:`ROW_WIDTH` ints >= 0, given as the rows of
+    an (m, w) array, where a row may end early with -1s (its key is the ints before the first -1);
+    the first call decides which (one kind per table). When the table holds ``max_entries`` keys it
+    starts again (bounded memory).
 
     Args:
         compute: key (an int or a tuple of ints) -> value, an int above the int64 minimum.
@@ -51,11 +52,16 @@ class Lookup:
         values = np.empty(len(keys), np.int64)
         missing = _look_up(self.table, padded, values)
         if len(missing):
-            listed = list(map(tuple, keys[missing].tolist())) if rows else keys[missing].tolist()
+            listed = list(map(_row_key, keys[missing].tolist())) if rows else keys[missing].tolist()
             new = {key: self.compute(key) for key in dict.fromkeys(listed)}  # each new key once, in order
             values[missing] = np.fromiter(map(new.__getitem__, listed), np.int64, len(listed))
             self.size = _store(self.table, padded[missing], values[missing])
         return values
+
+
+def _row_key(row: list[int]) -> tuple[int, ...]:
+    """A row's key: its ints before the first -1."""
+    return tuple(row[:row.index(-1)] if -1 in row else row)
 
 
 def _padded(keys: np.ndarray) -> np.ndarray:
