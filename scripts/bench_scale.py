@@ -29,19 +29,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench_tag import first_output_seconds, spacy_tokens_per_second  # noqa: E402  (scripts/ is on the path when a script runs)
+from bench_tag import COMMAND, first_output_seconds, spacy_tokens_per_second  # noqa: E402  (scripts/ is on the path when a script runs)
 from hgner.cluster import PART_BYTES
 from hgner.corpus import load_corpus
 from hgner.tag import DEFAULT_MODEL
 
-COMMAND = [shutil.which("hgner")] if shutil.which("hgner") else [sys.executable, "-m", "hgner.cli"]
 # runs a command and prints its wall seconds, CPU seconds and the peak RSS (KiB) of its largest process
 _MEASURE = """
 import resource, subprocess, sys, time

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,11 @@ from pathlib import Path
 from hgner.corpus import load_corpus
 from hgner.tag import DEFAULT_MODEL
 
-COMMAND = [shutil.which("hgner")] if shutil.which("hgner") else [sys.executable, "-m", "hgner.cli"]
+# the hgner console script installed beside this interpreter, as a user runs it: not whatever `hgner` comes
+# first on PATH (a pyenv shim adds about 0.2 CPU-s of shell and pyenv to every run, another environment's is
+# other code)
+_SCRIPT = Path(sys.executable).parent / "hgner"
+COMMAND = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "hgner.cli"]
 
 
 def children_cpu() -> float:
