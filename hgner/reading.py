@@ -63,9 +63,10 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
     corpus = load_corpus(name, offline=offline)
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
-    evidence = f"{with_i} of {total} chunks start with I-" + (f", the first on line {first_line}" if first_line else "")
+    evidence = "" if detected == "BIOES" else (  # BIOES chunks start with B- or S-: I- starts tell nothing
+        f"; {with_i} of {total} chunks start with I-" + (f", the first on line {first_line}" if first_line else ""))
     if scheme is None:
-        message = f"scheme {detected} (detected; {evidence})"
+        message = f"scheme {detected} (detected{evidence})"
         if detected == "IOB1" and 0 < with_i <= 0.01 * total:
             message += "; if the file is IOB2 with stray I- starts, --scheme IOB2 reads each as a chunk start"
     else:
@@ -75,7 +76,7 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
             raise HgnerError(f"--scheme: {error}") from None
         if wanted != detected:
             corpus = convert_corpus(corpus, wanted)
-        message = f"scheme {wanted} (--scheme; detected {detected}; {evidence}, read as chunk starts)"
+        message = f"scheme {wanted} (--scheme; detected {detected}{evidence}{', read as chunk starts' if with_i else ''})"
     corpus.notes.append(message)
     if log is not None and announce:
         print(f"{what} {corpus.name}: {message}", file=log)

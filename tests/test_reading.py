@@ -61,6 +61,18 @@ def test_corpus_with_documents_keeps_them_without_warning():
     assert mode == "corpus" and len(corpus.documents) == 3 and "warning" not in log.getvalue()
 
 
+def test_bioes_scheme_is_reported_without_i_start_evidence(tmp_path):
+    path = tmp_path / "bioes.conll"
+    path.write_text("John B-PER\nSmith E-PER\nin O\nParis S-LOC\n\n", encoding="utf-8")
+    log = io.StringIO()
+    read_tagged(str(path), log=log)
+    assert log.getvalue().startswith(f"corpus {path}: scheme BIOES (detected)\n")
+    log = io.StringIO()
+    converted, _ = read_tagged(str(path), scheme="IOB2", log=log)
+    assert f"corpus {path}: scheme IOB2 (--scheme; detected BIOES)\n" in log.getvalue()
+    assert converted.sentences[0].tags == ["B-PER", "I-PER", "O", "B-LOC"]
+
+
 def test_scheme_is_reported_and_overridden_leniently():
     log = io.StringIO()
     detected, _ = read_tagged(SPANISH, log=log)
