@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -56,6 +56,7 @@ class Corpus:
     scheme: str
     documents: list[Document]
     notes: list[str] = field(default_factory=list)  # e.g. gold entities that did not align with tokens
+    file: str | None = field(default=None, compare=False)  # the file read, if one: never overwritten
 
     @property
     def sentences(self) -> list[Sentence]:
@@ -80,7 +81,7 @@ def read_conll(path: str | os.PathLike, scheme: str | None = None) -> Corpus:
         raw = Path(path).read_bytes()
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
-    return parse_conll(_decode_lines(raw, path), path, scheme)
+    return replace(parse_conll(_decode_lines(raw, path), path, scheme), file=path)
 
 
 def _decode_lines(raw: bytes, path: str) -> Iterator[str]:
@@ -186,7 +187,7 @@ def convert_corpus(corpus: Corpus, scheme: str) -> Corpus:
         Document(d.name, [Sentence(s.tokens, schemes.convert(s.tags, scheme), s.line) for s in d.sentences])
         for d in corpus.documents
     ]
-    return Corpus(corpus.name, scheme, documents, list(corpus.notes))
+    return replace(corpus, scheme=scheme, documents=documents, notes=list(corpus.notes))
 
 
 # --- corpus readers and names ------------------------------------------------------------------
@@ -214,13 +215,14 @@ def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
             tags = None if sentence.tags is None else relabel_tags(sentence.tags, label_map, corpus.scheme)
             sentences.append(Sentence(sentence.tokens, tags, sentence.line))
         documents.append(Document(document.name, sentences))
-    return Corpus(corpus.name, corpus.scheme, documents, list(corpus.notes))
+    return replace(corpus, documents=documents, notes=list(corpus.notes))
 
 
 @corpus_readers.register("conll")
 def read_conll_source(source: CorpusSource, scheme: str | None) -> Corpus:
-    """The corpus reader for a CoNLL file at ``source.location``; errors and reports name the file."""
-    return relabel(read_conll(source.location, scheme), source.label_map)
+    """The corpus reader for a CoNLL file at ``source.location``; reading errors name the file, and
+    the corpus is named ``source.name`` (a catalogue name, or the path given)."""
+    return replace(relabel(read_conll(source.location, scheme), source.label_map), name=source.name)
 
 
 @corpus_readers.register("nltk-conll")
@@ -260,4 +262,4 @@ def regroup_documents(corpus: Corpus, documents: str | int) -> Corpus:
         for document in corpus.documents
         for start in range(0, len(document.sentences), size)
     ]
-    return Corpus(corpus.name, corpus.scheme, regrouped, list(corpus.notes))
+    return replace(corpus, documents=regrouped, notes=list(corpus.notes))

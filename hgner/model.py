@@ -267,8 +267,8 @@ def _cqdb_strings(data: bytes, start: int, count: int) -> list[str]:
 
 def corpus_checksum(corpus: Corpus) -> str:
     """sha256 of the corpus file when it is one, else of its tokens and tags."""
-    if Path(corpus.name).is_file():
-        return file_sha256(corpus.name)
+    if corpus.file is not None:
+        return file_sha256(corpus.file)
     digest = hashlib.sha256()
     for sentence in corpus.sentences:
         digest.update("\n".join(f"{t} {g}" for t, g in zip(sentence.tokens, sentence.tags)).encode())

@@ -10,7 +10,7 @@ targets of the raw-text issue, measured by the code as it is.
   CPU seconds of ``hgner tag --format jsonl`` on eng.testb's raw text, one file per document,
   this tree against the baseline, runs alternating [at most 10% more].
 
-Usage: python scripts/bench_rawtext.py [--model en-conll03] [--wikigold FILE] [--baseline DIR]
+Usage: python scripts/bench_rawtext.py [--model en-conll03] [--wikigold NAME_OR_FILE] [--baseline DIR]
        [--runs 3] [--json FILE]
 """
 
@@ -78,8 +78,7 @@ def speed(model: str, baseline: Path, runs: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="en-conll03", help="model name or directory (default en-conll03)")
-    parser.add_argument("--wikigold", default="../shared/corpora/wikigold/wikigold.conll.txt",
-                        help="Wikigold in CoNLL form (skipped when missing)")
+    parser.add_argument("--wikigold", default="wikigold", help="Wikigold: its catalogue name (default) or a CoNLL file")
     parser.add_argument("--baseline", type=Path, help="an earlier hgner checkout to compare tagging speed with")
     parser.add_argument("--runs", type=int, default=3, help="speed runs per version; medians reported (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
@@ -91,10 +90,9 @@ def main() -> None:
     figures["testb_tokens"] = f1(evaluate(model, testb, ["viterbi"], progress=False))
     for layout in ("lines", "paragraph", "wrap72"):
         figures[f"testb_raw_{layout}"] = f1(evaluate_raw(model, testb, ["viterbi"], layout=layout, progress=False))
-    if Path(args.wikigold).is_file():
-        wikigold = load_corpus(args.wikigold, "IOB1")
-        figures["wikigold_tokens"] = f1(evaluate(model, wikigold, ["viterbi"], progress=False))
-        figures["wikigold_raw_lines"] = f1(evaluate_raw(model, wikigold, ["viterbi"], progress=False))
+    wikigold = load_corpus(args.wikigold, "IOB1")
+    figures["wikigold_tokens"] = f1(evaluate(model, wikigold, ["viterbi"], progress=False))
+    figures["wikigold_raw_lines"] = f1(evaluate_raw(model, wikigold, ["viterbi"], progress=False))
     tokenizer = TextTokenizer(model.metadata.get("language", "en"))
     for split in ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)

@@ -3,6 +3,7 @@ corpus names, and the corpus readers the manifests name."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -12,8 +13,10 @@ import jsonschema
 import pytest
 
 from hgner import catalog, registry, schemes
+from hgner.cli import main
 from hgner.corpus import load_corpus, read_conll
 from hgner.errors import ConllFormatError, HgnerError, ManifestError
+from hgner.model import train
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -176,8 +179,27 @@ def test_a_new_corpus_is_one_manifest(own_catalogue, tmp_path, monkeypatch):
     monkeypatch.setenv("HGNER_OFFLINE", "1")  # a mirror folder is copied from even offline
     own_catalogue(tiny_manifest("news", {"test": FIXTURES / "iob1_docs.conll"}, ["https://example.invalid/{file}"]))
     corpus = load_corpus("news:test")
-    assert corpus.n_tokens == 21 and corpus.name == str(tmp_path / "home" / "news" / "iob1_docs.conll")
+    assert corpus.n_tokens == 21 and corpus.name == "news:test"
+    assert corpus.file == str(tmp_path / "home" / "news" / "iob1_docs.conll")
     assert catalog.all_split_names() == ["news:test"]
+    training = train(corpus, tmp_path / "model", max_iterations=5, verbose=False).metadata["training"]
+    assert training["corpus"] == "news:test"  # the catalogue name, not this machine's data home
+    assert training["sha256"] == hashlib.sha256((FIXTURES / "iob1_docs.conll").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("option", ["--json", "--predictions"])
+def test_outputs_never_overwrite_a_catalogue_corpus_file(own_catalogue, tmp_path, monkeypatch, tiny_model, option,
+                                                          capsys):
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path / "home"))
+    monkeypatch.setenv("HGNER_OFFLINE", "1")
+    copy = tmp_path / "home" / "news" / "iob1_docs.conll"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "iob1_docs.conll", copy)
+    own_catalogue(tiny_manifest("news", {"test": FIXTURES / "iob1_docs.conll"}, ["https://example.invalid/{file}"]))
+    before = copy.read_bytes()
+    code = main(["evaluate", "--model", str(tiny_model.directory), "--corpus", "news:test", option, str(copy)])
+    assert code == 2 and "is also an input" in capsys.readouterr().err
+    assert copy.read_bytes() == before
 
 
 def test_a_label_map_renames_and_drops_types(own_catalogue, tmp_path, monkeypatch):

@@ -308,7 +308,7 @@ def test_conll2003(conll2003, split, documents, sentences, tokens, entities):
     found = Counter(t for s in corpus.sentences for _, _, t in schemes.chunks(s.tags))
     assert found == entities  # the phrase counts conlleval prints for the gold standard
     # every sentence's line is where its first token is in the file
-    raw = Path(corpus.name).read_text(encoding="utf-8").split("\n")
+    raw = Path(corpus.file).read_text(encoding="utf-8").split("\n")
     for sentence in corpus.sentences:
         assert raw[sentence.line - 1].split(" ")[0] == sentence.tokens[0]
         assert raw[sentence.line - 1 + len(sentence.tokens) - 1].split(" ")[-1] == sentence.tags[-1]

@@ -91,7 +91,7 @@ def files_in(folder: Path) -> list[str]:
 def test_a_download_that_succeeds(server, home, use_sources, capsys):
     use_sources(url(server, "good"))
     corpus = load_corpus("tiny")
-    assert corpus.n_tokens == 21 and corpus.name == str(home / "tiny" / CORPUS_FILE.name)
+    assert corpus.n_tokens == 21 and corpus.name == "tiny" and corpus.file == str(home / "tiny" / CORPUS_FILE.name)
     assert files_in(home) == [f"tiny/{CORPUS_FILE.name}"]
     assert (home / "tiny" / CORPUS_FILE.name).read_bytes() == GOOD
     err = capsys.readouterr().err
