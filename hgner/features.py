@@ -128,8 +128,8 @@ class FeatureResources:
         for list_index, list_name in enumerate(self.list_names):
             for entry in self.gazetteer[list_name]:
                 self._entries[entry] = (*self._entries.get(entry, ()), list_index)
-        # the entries' beginnings at a space ("new", "new york" of "new york city"): where a match may start
-        self.entry_starts = frozenset(entry[:i] for entry in self._entries for i, c in enumerate(entry + " ") if c == " ")
+        # the entries' first tokens ("new" of "new york city"): the words a match may start with
+        self.entry_starts = frozenset(entry.split(" ", 1)[0] for entry in self._entries)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FeatureResources) and (self.truecase, self.gazetteer) == (
