@@ -421,7 +421,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline,
                             announce=False)  # the report prints the scheme with its notes
     for option, path in outputs.items():
-        refuse_inputs(path, [args.corpus, *filter(None, [corpus.file]), *model.files()], option)
+        refuse_inputs(path, [corpus.file, *model.files()], option)
     if args.input == "raw":
         report = evaluate_raw(model, corpus, args.decoders, sweeps=args.sweeps, seeds=list(range(args.seeds)),
                               graph=args.graph, layout=args.layout, settings=settings, progress=sys.stderr.isatty())

@@ -318,7 +318,7 @@ def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) 
     paths = [path.with_name(f"{path.stem}.{run.label}{path.suffix}") if len(runs) > 1 else path for run in runs]
     for each in paths:
         check_writable(each)
-        refuse_inputs(each, filter(None, [corpus.file]), "--predictions")
+        refuse_inputs(each, [corpus.file], "--predictions")
     return paths
 
 

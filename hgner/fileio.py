@@ -152,17 +152,18 @@ def stdin_identity() -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
 
-def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.PathLike], option: str,
+def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.PathLike | None], option: str,
                   read_stdin: bool = False) -> None:
     """An :class:`HgnerError` when ``output`` (given as ``option``) is one of ``inputs`` (through
-    any link) or the file standard input reads; checked before anything is opened for writing."""
+    any link; None, an input read from no file, is skipped) or the file standard input reads;
+    checked before anything is opened for writing."""
     if output is None or str(output) == STANDARD_OUTPUT:
         return
     target = file_identity(output)
     if target is None:
         return
     for source in inputs:
-        if file_identity(source) == target:
+        if source is not None and file_identity(source) == target:
             raise HgnerError(f"{option} {output}: is also an input ({source}); refusing to overwrite it")
     if read_stdin and stdin_identity() == target:
         raise HgnerError(f"{option} {output}: is the file standard input reads; refusing to overwrite it")
