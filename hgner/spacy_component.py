@@ -7,7 +7,7 @@ boundaries when it has them, otherwise those of ``hgner tag``'s line-aware rules
 Decoding is :class:`hgner.tag.Tagger`'s, so entities equal ``hgner tag``'s for the same tokens.
 The component never re-tokenizes: for the tokens the model was trained on (as ``hgner tag``
 makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer =
-hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v1"`` in a config);
+hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v2"`` in a config);
 spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
 
 Entities go to ``doc.ents`` (``target="ents"``) or to the span group ``doc.spans[target]``.

@@ -39,7 +39,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from . import registry, schemes
 from .errors import HgnerError, ModelError
 from .fileio import STANDARD_OUTPUT, file_identity, not_a_file, output_stream, refuse_inputs, write_text
-from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer, TokenizedSentence, describe, language_defaults
+from .tokenizer import (DEFAULT_LANGUAGE, VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults,
+                        recorded_version)
 
 if TYPE_CHECKING:
     from .model import CrfModel
@@ -152,15 +153,17 @@ class Tagger:
         self._unknown_confidence_noted = False
         self.group_tokens = CHAIN_GROUP_TOKENS if graph == "chain" else SKIP_MAX_TOKENS
         self.warn = warn
-        self.tokenizer = TextTokenizer(crf.metadata.get("language", DEFAULT_LANGUAGE))
+        trained_with = crf.metadata.get("tokenizer")
+        version = recorded_version(trained_with)  # a model is tagged with the rules it records
+        if version is None:
+            version = VERSION
+            warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
+                 f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
+        self.tokenizer = TextTokenizer(crf.metadata.get("language", DEFAULT_LANGUAGE), version)
         try:
             language_defaults(self.tokenizer.language)  # before any text is read
         except ModelError as error:
             raise ModelError(f"model {crf.name!r} ({crf.directory}): {error}") from None
-        trained_with = crf.metadata.get("tokenizer")
-        if trained_with != describe():
-            warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
-                 f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
 
     def sentences(self, text: str) -> Iterator[TokenizedSentence]:
         """Sentences of ``text`` with offsets into ``text``, tokenized block by block."""

@@ -14,7 +14,9 @@ abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
   :func:`line_ends_sentence`.
 
 :data:`NAME` and :data:`VERSION` identify these rules; a model records them in ``meta.json``
-(``"tokenizer": {"name": ..., "version": ...}``) together with its ``"language"``.
+(``"tokenizer": {"name": ..., "version": ...}``) together with its ``"language"``, and is tagged
+with the version it records. Version 2 keeps words such as Dutch ``'s-Hertogenbosch`` whole
+(:data:`KEPT_PREFIXED`); otherwise it splits as version 1 does.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,15 +33,20 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 NAME = "hgner.conll"
-VERSION = 1
+VERSION = 2  # the newest rules; a model's tokenizer record may name any version from 1
 DEFAULT_LANGUAGE = "en"
-SPACY_NAME = f"{NAME}.v{VERSION}"  # the name spaCy's registry knows these rules by
 CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a ChunkCachingTokenizer has spaCy cache
 
 # The language-specific adjustments, one entry per language (every language spaCy has gets the
 # common rules of make_tokenizer): abbreviations that keep their final period, beyond spaCy's own.
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "en": ("Lt.", "vol.", "m.p.h."),
+}
+
+# From version 2: words that begin with a prefix character (an apostrophe) but are never split
+# there, one pattern per language: Dutch 's-Hertogenbosch, 's-Gravenhage ('s avonds and 't still split).
+KEPT_PREFIXED: dict[str, str] = {
+    "nl": r"['\u2019][sS]-\w",
 }
 
 # Words the CoNLL corpora keep whole: an infix or suffix rule that splits one of them is dropped.
@@ -65,14 +72,26 @@ def describe() -> dict[str, Any]:
     return {"name": NAME, "version": VERSION}
 
 
-def make_tokenizer(nlp: Language) -> ChunkCachingTokenizer:
-    """A tokenizer for ``nlp``'s language that splits as the CoNLL corpora do:
-    ``nlp = spacy.blank("en"); nlp.tokenizer = make_tokenizer(nlp)``. It is spaCy's
+def recorded_version(record: Any) -> int | None:
+    """The version of these rules that a model's ``meta.json`` ``"tokenizer"`` record names, or
+    None when it names other rules or a version this release does not have."""
+    if isinstance(record, dict) and record.get("name") == NAME and record.get("version") in range(1, VERSION + 1):
+        return int(record["version"])
+    return None
+
+
+def make_tokenizer(nlp: Language, version: int = VERSION) -> ChunkCachingTokenizer:
+    """A tokenizer for ``nlp``'s language that splits as the CoNLL corpora do, by the rules of
+    ``version``: ``nlp = spacy.blank("en"); nlp.tokenizer = make_tokenizer(nlp)``. It is spaCy's
     ``Tokenizer`` with adjusted rules, wrapped in a :class:`ChunkCachingTokenizer`."""
     from spacy.tokenizer import Tokenizer
     from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
 
     defaults = nlp.Defaults
+    prefixes = list(defaults.prefixes or ())
+    kept = KEPT_PREFIXED.get(nlp.lang) if version >= 2 else None
+    if kept:
+        prefixes = [f"(?!{kept})(?:{p})" for p in prefixes]
     infixes = [p for p in (defaults.infixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
     suffixes = [p for p in (defaults.suffixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
     suffixes.append(r"(?<=[0-9])%")  # the units rule went with 237km; a percent sign still splits
@@ -90,7 +109,7 @@ def make_tokenizer(nlp: Language) -> ChunkCachingTokenizer:
     tokenizer = Tokenizer(
         nlp.vocab,
         rules=rules,
-        prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
+        prefix_search=compile_prefix_regex(prefixes).search if prefixes else None,
         suffix_search=compile_suffix_regex(suffixes).search if suffixes else None,
         infix_finditer=compile_infix_regex(infixes).finditer if infixes else None,
         token_match=defaults.token_match,
@@ -159,9 +178,17 @@ def _splits_inside(pattern: str, word: str) -> bool:
 
 
 def create_tokenizer() -> Callable[[Language], ChunkCachingTokenizer]:
-    """spaCy's registered tokenizer ``hgner.conll.v1`` (entry point ``spacy_tokenizers``), for a
-    pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v1"``."""
+    """spaCy's registered tokenizer ``hgner.conll.v2`` (entry point ``spacy_tokenizers``), for a
+    pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v2"``."""
     return make_tokenizer
+
+
+def create_tokenizer_v1() -> Callable[[Language], ChunkCachingTokenizer]:
+    """``hgner.conll.v1``: version 1 of the rules, for pipelines saved with it."""
+    return partial(make_tokenizer, version=1)
+
+
+SPACY_TOKENIZERS = {f"{NAME}.v1": create_tokenizer_v1, f"{NAME}.v2": create_tokenizer}  # as the entry points register them
 
 
 @dataclass(frozen=True)
@@ -205,10 +232,10 @@ class TextTokenizer:
     """Splits text into sentences of non-whitespace tokens, keeping character offsets."""
 
     name = NAME
-    version = VERSION
 
-    def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
+    def __init__(self, language: str = DEFAULT_LANGUAGE, version: int = VERSION) -> None:
         self.language = language
+        self.version = version
 
     @cached_property
     def nlp(self) -> Language:
@@ -218,8 +245,10 @@ class TextTokenizer:
 
         language_defaults(self.language)  # an unknown code is a one-line error, not spaCy's ImportError
         # built from the config, so spaCy's default tokenizer is never built only to be replaced
-        registry.tokenizers.register(SPACY_NAME, func=create_tokenizer)  # as the entry point does, if not installed
-        nlp = spacy.blank(self.language, config={"nlp": {"tokenizer": {"@tokenizers": SPACY_NAME}}})
+        for spacy_name, create in SPACY_TOKENIZERS.items():  # as the entry points do, if not installed
+            registry.tokenizers.register(spacy_name, func=create)
+        config = {"nlp": {"tokenizer": {"@tokenizers": f"{NAME}.v{self.version}"}}}
+        nlp = spacy.blank(self.language, config=config)
         # spaCy computes every lexical attribute of each new word; split_sentences reads these two
         getters = nlp.vocab.lex_attr_getters
         nlp.vocab.lex_attr_getters = {attribute: getters[attribute] for attribute in (IS_SPACE, IS_PUNCT)}
@@ -268,7 +297,9 @@ class SpacyDefaultTokenizer(TextTokenizer):
     comparable across releases."""
 
     name = "spacy.blank+sentencizer"
-    version = 0
+
+    def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
+        super().__init__(language, version=0)
 
     @cached_property
     def nlp(self) -> Language:

@@ -175,6 +175,14 @@ def test_gazetteer():
     assert not any(a.startswith("g=") for token in off for a in token)
 
 
+def test_gazetteer_names_after_a_leading_non_letter():
+    """'s-Hertogenbosch is written as a name though its first letter is lower case; 's is not."""
+    resources = FeatureResources(gazetteer={"LOC": ["'s-hertogenbosch", "'s"]})
+    tokens = ["In", "'s-Hertogenbosch", "en", "'s", "'S-HERTOGENBOSCH", "'s-hertogenbosch"]
+    features = document_features([tokens], FeatureConfig(gazetteer=True), resources)[0]
+    assert [[a for a in token if a.startswith("g=")] for token in features] == [[], ["g=LOC:S"], [], [], ["g=LOC:S"], []]
+
+
 def test_context_aggregation():
     document = [["Bill", "Clinton", "met", "reporters", "."], ["Clinton", "said", "no", "."]]
     features = document_features(document, FeatureConfig(document=True, context=2))

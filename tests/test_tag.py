@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hgner import tag
+from hgner import tag, tokenizer
 from hgner.cli import main
 from hgner.tag import Tagger, text_blocks
 from tag_support import COMMANDS, SENTENCE, run_hgner, subprocess_env, tag_model  # noqa: F401  (fixture)
@@ -166,6 +166,16 @@ def test_tokenizer_mismatch_warns(tag_model, tmp_path, capsys):
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "was trained on text tokenized by 'whitespace'" in err
+
+
+def test_a_model_is_tagged_with_the_rules_it_records(tag_model, tmp_path, capsys):
+    copy = Path(shutil.copytree(tag_model, tmp_path / "model"))
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["tokenizer"] = {"name": "hgner.conll", "version": 1}
+    (copy / "meta.json").write_text(json.dumps(meta))
+    assert Tagger(copy).tokenizer.version == 1 and Tagger(tag_model).tokenizer.version == tokenizer.VERSION
+    assert main(["tag", "--model", str(copy), SENTENCE]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_chunked_decoding_equals_whole(tag_model, monkeypatch):

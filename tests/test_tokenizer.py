@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hgner.tokenizer import TextTokenizer, describe, make_tokenizer, split_sentences
+from hgner.tokenizer import TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
 
 TOKENIZER = TextTokenizer("en")
 
@@ -98,7 +98,7 @@ def test_spacy_users_get_the_same_tokens():
     assert [t.text for t in nlp("AL-AIN won 2-1 on 1996-12-06")] == ["AL-AIN", "won", "2-1", "on", "1996-12-06"]
     from spacy.util import registry
 
-    assert registry.tokenizers.get("hgner.conll.v1")() is make_tokenizer
+    assert registry.tokenizers.get("hgner.conll.v2")() is make_tokenizer
 
 
 def test_the_tokenizer_is_spacys_in_a_pipeline(tmp_path):
@@ -108,7 +108,7 @@ def test_the_tokenizer_is_spacys_in_a_pipeline(tmp_path):
 
     import spacy
 
-    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "hgner.conll.v1"}}})
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "hgner.conll.v2"}}})
     nlp.tokenizer.add_special_case("AL-AIN", [{"ORTH": "AL"}, {"ORTH": "-AIN"}])
     text = "AL-AIN won 2-1 on 1996-12-06"
     expected = ["AL", "-AIN", "won", "2-1", "on", "1996-12-06"]
@@ -150,7 +150,38 @@ def test_readme_tokenizer_example_runs_verbatim():
 
 
 def test_describe():
-    assert describe() == {"name": TextTokenizer.name, "version": TextTokenizer.version}
+    assert describe() == {"name": TextTokenizer.name, "version": TextTokenizer().version}
+
+
+DUTCH = "Hij woont in 's-Hertogenbosch, niet in \u2019s-Gravenhage; 's avonds leest hij 't boek ('s-Hertogenbosch)."
+
+
+def test_version_2_keeps_dutch_s_names_whole():
+    tokens = TextTokenizer("nl")(DUTCH)[0].tokens
+    assert tokens[3:8] == ["'s-Hertogenbosch", ",", "niet", "in", "\u2019s-Gravenhage"]
+    assert tokens[9:11] == ["'s", "avonds"] and "'t" in tokens and tokens[-4:] == ["(", "'s-Hertogenbosch", ")", "."]
+    assert TextTokenizer("nl")("'S-HERTOGENBOSCH - De politie")[0].tokens[0] == "'S-HERTOGENBOSCH"
+
+
+def test_a_saved_version_keeps_its_rules():
+    """Version 1 (hgner.conll.v1 in a saved pipeline's config, or a model recording it) splits
+    the apostrophe off; English splits the same in both versions."""
+    import spacy
+
+    assert TextTokenizer("nl", version=1)(DUTCH)[0].tokens[3:5] == ["'", "s-Hertogenbosch"]
+    nlp = spacy.blank("nl", config={"nlp": {"tokenizer": {"@tokenizers": "hgner.conll.v1"}}})
+    assert [t.text for t in nlp("in 's-Hertogenbosch")] == ["in", "'", "s-Hertogenbosch"]
+    english = "Rock 'n' roll in 's-Hertogenbosch: the U.S. won 2-1."
+    assert TextTokenizer("en", version=1)(english) == TextTokenizer("en")(english)
+
+
+@pytest.mark.parametrize("record, version", [
+    ({"name": "hgner.conll", "version": 1}, 1), ({"name": "hgner.conll", "version": 2}, 2),
+    ({"name": "hgner.conll", "version": 3}, None), ({"name": "hgner.conll"}, None),
+    ({"name": "other", "version": 1}, None), ("whitespace", None), (None, None),
+])
+def test_recorded_version(record, version):
+    assert recorded_version(record) == version
 
 
 PIECES = st.sampled_from([
