@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .errors import HgnerError
 from .fileio import atomic_write, file_sha256, write_text
+from .report import counted
 from .tag import DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, folder_files, refuse_given_twice
 
 if TYPE_CHECKING:
@@ -554,8 +555,9 @@ def run_tag(args: Any) -> int:
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
                                  progress=sys.stderr.isatty(), **given)
     counts = manifest["counts"]
-    print(f"hgner tag: {counts['documents']} documents, {counts['tokens']} tokens, {counts['entities']} entities "
-          f"in {counts['parts']} parts ({counts['parts_this_run']} tagged now) in {args.out}", file=sys.stderr)
+    print(f"hgner tag: {counted(counts['documents'], 'document')}, {counted(counts['tokens'], 'token')}, "
+          f"{counted(counts['entities'], 'entity')} in {counted(counts['parts'], 'part')} "
+          f"({counts['parts_this_run']} tagged now) in {args.out}", file=sys.stderr)
     return 0
 
 

@@ -40,7 +40,7 @@ from .errors import HgnerError
 from .fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_inputs
 from .model import CrfModel
 from .pipeline import Pipeline
-from .report import name_width
+from .report import counted, name_width
 from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
 
 
@@ -361,8 +361,8 @@ def _result(run: Run, run_graph: str, result_score: Score, total: _Totals, n_doc
 def format_report(report: dict[str, Any], out: TextIO) -> None:
     """The results table: one row per run, then a mean (sd) row for decoders run with several seeds."""
     out.write(
-        f"model {report['model']} on {report['corpus']}: {report['documents']} documents, "
-        f"{report['sentences']} sentences, {report['tokens']} tokens; scheme {report['scheme']}, "
+        f"model {report['model']} on {report['corpus']}: {counted(report['documents'], 'document')}, "
+        f"{counted(report['sentences'], 'sentence')}, {counted(report['tokens'], 'token')}; scheme {report['scheme']}, "
         f"mode {report['mode']}, graph {report['graph']}"
         + (f"; input raw text ({report['layout']})" if report.get("input") == "raw" else "") + "\n"
     )

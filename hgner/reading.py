@@ -28,6 +28,7 @@ from typing import TextIO
 from . import schemes
 from .corpus import Corpus, convert_corpus, load_corpus, regroup_documents
 from .errors import HgnerError
+from .report import counted
 
 NO_DOCUMENTS = "40"
 DOCUMENT_MODES = ("auto", "corpus", "sentence")
@@ -96,5 +97,5 @@ def _group(corpus: Corpus, documents: str, log: TextIO | None, what: str) -> tup
                       f"(--documents corpus|sentence|N chooses)", file=log)
     grouped = regroup_documents(corpus, mode)
     if mode != "corpus":
-        grouped.notes.append(f"documents: {mode} ({len(grouped.documents)} documents)")
+        grouped.notes.append(f"documents: {mode} ({counted(len(grouped.documents), 'document')})")
     return grouped, mode

@@ -12,6 +12,13 @@ from .errors import HgnerError
 from .fileio import atomic_write
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1: ``counted(1, "document")``, ``counted(3, "entity")``."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
+
+
 def name_width(names: Iterable[str], heading: str = "decoder") -> int:
     """Width of a table's first column: its longest name or its heading."""
     return max([len(heading), *map(len, names)])

@@ -12,6 +12,7 @@ from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate
 from .model import SKIP_FILES, CrfModel, train, write_metadata
+from .report import counted
 from .tokenizer import DEFAULT_LANGUAGE
 
 
@@ -45,8 +46,9 @@ def build_model(
         raise HgnerError(f"development corpus {dev.name}: no entity of the model's types "
                          f"({', '.join(sorted(types - dropped)) or 'none'}) to score or tune on")
     say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
-    say(f"training on {train_corpus.name}: {len(train_corpus.documents)} documents, "
-        f"{len(train_corpus.sentences)} sentences, {train_corpus.n_tokens} tokens (language {language})")
+    say(f"training on {train_corpus.name}: {counted(len(train_corpus.documents), 'document')}, "
+        f"{counted(len(train_corpus.sentences), 'sentence')}, {counted(train_corpus.n_tokens, 'token')} "
+        f"(language {language})")
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
         say(f"trained in {model.metadata['training']['seconds']:.0f} s: {len(model.attribute_index)} attributes")

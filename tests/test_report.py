@@ -1,6 +1,6 @@
 import io
 
-from hgner.report import format_table3, plot
+from hgner.report import counted, format_table3, plot
 
 
 def result(decoder, f1, sweeps=None, seed=None, seconds=1.0):
@@ -41,3 +41,8 @@ def test_plot_writes_a_png(tmp_path):
     path = tmp_path / "f1.png"
     plot(REPORT, str(path))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_counted():
+    assert [counted(n, "document") for n in (0, 1, 2)] == ["0 documents", "1 document", "2 documents"]
+    assert [counted(n, "entity") for n in (1, 5)] == ["1 entity", "5 entities"]
