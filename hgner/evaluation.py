@@ -285,8 +285,9 @@ def evaluate(
                     write_conll(outputs[number], Corpus(corpus.name, corpus.scheme, [document]), outcome.predicted[number])
     n_documents = len(corpus.documents)
     exact = plan.certifying_run
-    results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, total.score(corpus.scheme, mode),
-                       total, n_documents, build_seconds, exact is not None, certified_documents)
+    results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, per_decoder[run.decoder],
+                       total.score(corpus.scheme, mode), total, n_documents, build_seconds, exact is not None,
+                       certified_documents)
                for run, total in zip(plan.runs, totals)]
     return {
         "corpus": corpus.name,
@@ -294,6 +295,7 @@ def evaluate(
         "scheme": corpus.scheme,
         "mode": mode,
         "graph": graph,
+        "settings": {k: v for given in per_decoder.values() for k, v in given.items()},
         "input": "tokens",
         "documents": n_documents,
         "sentences": len(corpus.sentences),
@@ -322,13 +324,15 @@ def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) 
     return paths
 
 
-def _scores(run: Run, run_graph: str, result_score: Score) -> dict[str, Any]:
-    """The entries of every report row, on corpus tokens or raw text: the run, its graph, its scores."""
+def _scores(run: Run, run_graph: str, settings: Mapping[str, Any], result_score: Score) -> dict[str, Any]:
+    """The entries of every report row, on corpus tokens or raw text: the run, its graph, the
+    ``--set`` settings its decoder took, its scores."""
     return {
         "decoder": run.decoder,
         "sweeps": run.sweeps,
         "seed": run.seed,
         "graph": run_graph,
+        "settings": dict(settings),
         "f1": result_score.micro.f1,
         "precision": result_score.micro.precision,
         "recall": result_score.micro.recall,
@@ -337,11 +341,11 @@ def _scores(run: Run, run_graph: str, result_score: Score) -> dict[str, Any]:
     }
 
 
-def _result(run: Run, run_graph: str, result_score: Score, total: _Totals, n_documents: int, build_seconds: float,
-            with_exact: bool, certified_documents: int) -> dict[str, Any]:
+def _result(run: Run, run_graph: str, settings: Mapping[str, Any], result_score: Score, total: _Totals,
+            n_documents: int, build_seconds: float, with_exact: bool, certified_documents: int) -> dict[str, Any]:
     """A run's entry in the report, from its totals."""
     result = {
-        **_scores(run, run_graph, result_score),
+        **_scores(run, run_graph, settings, result_score),
         "decode_seconds": total.decode_seconds,
         "total_seconds": build_seconds + total.decode_seconds,
         "viterbi_agreement": total.agreeing / total.sentences if total.sentences else 1.0,
@@ -364,7 +368,9 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
         f"model {report['model']} on {report['corpus']}: {counted(report['documents'], 'document')}, "
         f"{counted(report['sentences'], 'sentence')}, {counted(report['tokens'], 'token')}; scheme {report['scheme']}, "
         f"mode {report['mode']}, graph {report['graph']}"
-        + (f"; input raw text ({report['layout']})" if report.get("input") == "raw" else "") + "\n"
+        + (f"; input raw text ({report['layout']})" if report.get("input") == "raw" else "")
+        + (f"; --set {' '.join(f'{k}={v}' for k, v in report['settings'].items())}" if report.get("settings") else "")
+        + "\n"
     )
     for note in report["notes"]:
         out.write(f"note: {note}\n")
@@ -482,7 +488,7 @@ def evaluate_raw(
         flat = (([t for s in doc_sentences for t in s.tokens], [t for g in doc_groups for ts in g.tags for t in ts])
                 for doc_sentences, doc_groups in zip(tokenized, groups))
         results.append({
-            **_scores(run, run_graph, result_score),
+            **_scores(run, run_graph, per_decoder[run.decoder], result_score),
             "decode_seconds": decode_seconds,
             "total_seconds": tokenize_seconds + decode_seconds,
             "viterbi_agreement": agreement,
@@ -497,6 +503,7 @@ def evaluate_raw(
         "scheme": corpus.scheme,
         "mode": "conlleval",
         "graph": graph,
+        "settings": {k: v for given in per_decoder.values() for k, v in given.items()},
         "input": "raw",
         "layout": layout,
         "documents": len(corpus.documents),

@@ -145,6 +145,13 @@ class FactorGraph:
             labels=self.labels,
         )
 
+    def chain_part(self) -> FactorGraph:
+        """This graph without its skip edges: the chains alone (itself when it has none)."""
+        if self.is_chain:
+            return self
+        m = self.n_chain_edges
+        return FactorGraph(self.unary, self.edges[:m], self.potentials, self.edge_potential[:m], labels=self.labels)
+
     @property
     def n_variables(self) -> int:
         return self.unary.shape[0]

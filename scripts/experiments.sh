@@ -18,6 +18,9 @@ run table3-testb --model en-conll03 --corpus conll2003:testb --decoders viterbi,
 # Issue 5: skip-chain graphs against the certified optimum
 run skip-testb --model en-conll03 --corpus conll2003:testb --graph skip --decoders viterbi,gibbs,herded,exact --sweeps 100,400,800 --seeds 5
 run skip-ieer --model en-3class --corpus nltk:ieer --graph skip --decoders viterbi,gibbs,herded,exact --sweeps 100,400,800 --seeds 5
+# the samplers started from the chains' Viterbi labelling (Finkel et al. 2005; Stanford NER's default)
+run skip-start-testb --model en-conll03 --corpus conll2003:testb --graph skip --decoders gibbs,herded,exact --sweeps 100,400,800 --seeds 5 --set start=viterbi
+run skip-start-ieer --model en-3class --corpus nltk:ieer --graph skip --decoders gibbs,herded,exact --sweeps 100,400,800 --seeds 5 --set start=viterbi
 # Issue 7: the herded-Gibbs family, minibatch Gibbs and mean field on skip-chain graphs
 run variants-testb --model en-conll03 --corpus conll2003:testb --graph skip --decoders $VARIANTS --sweeps 100,800
 run variants-ieer --model en-3class --corpus nltk:ieer --graph skip --decoders $VARIANTS --sweeps 100,800

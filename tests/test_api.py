@@ -51,7 +51,7 @@ def test_load_tag_and_pipe(tag_model, monkeypatch):
 def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
     sampled = hgner.load(tag_model, "gibbs", sweeps=30, seed=2, schedule="constant")
     assert sampled.pipeline.decoder.sweeps == 30 and sampled.pipeline.decoder.schedule == "constant"
-    with pytest.raises(UnknownNameError, match="unknown herded setting 'sweep'; expected one of: sweeps"):
+    with pytest.raises(UnknownNameError, match="unknown herded setting 'sweep'; expected one of: start, sweeps, time_limit"):
         hgner.load(tag_model, "herded", sweep=30)
     with pytest.raises(HgnerError, match="decoder 'viterbi' decodes chains only"):
         hgner.load(tag_model, graph="skip")

@@ -358,12 +358,18 @@ def test_evaluate_set(tiny_model, corpus_file, capsys):
     assert "unknown viterbi/meanfield setting 'dampnig'; expected one of: damping, marginals, sweeps" in one_line_error(capsys)
 
 
-def test_evaluate_set_reaches_the_decoder(tiny_model, corpus_file, tmp_path):
-    """dhg's weight tables take 8 n K B bytes: the bins set on the command line show in them."""
+def test_evaluate_set_reaches_the_decoder(tiny_model, corpus_file, tmp_path, capsys):
+    """dhg's weight tables take 8 n K B bytes: the bins set on the command line show in them; the
+    report says which settings were given, and which each run took."""
     weights = []
     for bins in (3, 6):
         out = tmp_path / f"{bins}.json"
         assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file), "--decoders",
-                     "viterbi,dhg", "--sweeps", "3", "--set", f"bins={bins}", "--json", str(out)]) == 0
-        weights.append(json.loads(out.read_text())["results"][1]["stats_max"]["weight_bytes"])
+                     "viterbi,dhg", "--sweeps", "3", "--set", f"bins={bins}", "--set", "start=viterbi",
+                     "--json", str(out)]) == 0
+        report = json.loads(out.read_text())
+        weights.append(report["results"][1]["stats_max"]["weight_bytes"])
+        assert report["settings"] == {"bins": bins, "start": "viterbi"}
+        assert [r["settings"] for r in report["results"]] == [{}, {"bins": bins, "start": "viterbi"}]
+        assert f"graph chain; --set bins={bins} start=viterbi\n" in capsys.readouterr().out
     assert weights[1] == 2 * weights[0]

@@ -19,6 +19,17 @@ def test_skip_edges_come_after_chain_edges_with_their_own_table():
     assert graph.edge_potential.tolist() == [0, 0, 0, 1]
 
 
+def test_chain_part_drops_the_skip_edges_only():
+    chain = random_graph(np.random.default_rng(0), 6, 3, [3, 3])
+    graph = chain.with_edges([[0, 4], [1, 5]], np.eye(3))
+    part = graph.chain_part()
+    assert part.is_chain and part.edges.tolist() == chain.edges.tolist()
+    np.testing.assert_array_equal(part.unary, graph.unary)
+    labels = np.array([0, 1, 2, 2, 1, 0])
+    assert part.score(labels) == pytest.approx(chain.score(labels))
+    assert chain.chain_part() is chain
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -125,7 +125,7 @@ def test_capabilities_are_declared(name):
 
 def test_unknown_settings_are_errors_listing_the_valid_ones():
     with pytest.raises(UnknownNameError, match="unknown beg setting 'threshhold'; expected one of: bins, seed, "
-                                               "sweeps, threshold, time_limit"):
+                                               "start, sweeps, threshold, time_limit"):
         make_decoder("beg", threshhold=5)
     with pytest.raises(UnknownNameError, match="unknown herded setting 'seed'"):
         make_decoder("herded", seed=1)

@@ -125,8 +125,7 @@ def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,
     try:
         for key, value in given.items():
             if value is not None:
-                chosen[key] = known[key].parse(value) if isinstance(value, str) and known[key].type is not str \
-                    else value
+                chosen[key] = known[key].read(value)
         return cls(**chosen)
     except SettingError as error:
         raise SettingError(f"decoder {name!r}: {error}") from None

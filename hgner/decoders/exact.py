@@ -76,9 +76,7 @@ class _Problem:
 
     def __init__(self, graph: FactorGraph) -> None:
         self.graph = graph
-        chain = FactorGraph(graph.unary, graph.edges[: graph.n_chain_edges], graph.potentials,
-                            graph.edge_potential[: graph.n_chain_edges])
-        self.incoming = _incoming_tables(chain)
+        self.incoming = _incoming_tables(graph.chain_part())
         self.copy_var, self.copy_incoming = _skip_paths(graph)
         self.oriented = graph.adjacency.oriented
         self.component = graph.components.index

@@ -4,8 +4,9 @@
 The variants are herded Gibbs (Bornn et al., Algorithm 1, with weight vectors in R^K) in which
 one weight serves many blanket configurations ("weight sharing", Eskelinen 2013 and the
 weight-sharing paper, section 3). Like ``gibbs`` and ``herded`` they scan the variables in the
-order 0..n-1, start at the argmax of each unary, return the highest-scoring end-of-sweep
-labelling and estimate marginals (n, K) by label frequencies over all updates.
+order 0..n-1, start at the ``start`` labelling (each unary's argmax by default), return the
+highest-scoring end-of-sweep labelling and estimate marginals (n, K) by label frequencies over
+all updates.
 
 K-label generalisations (the papers treat binary variables):
 
@@ -43,7 +44,7 @@ from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, mix, pick, relabel, \
     run_in_slices, sweep_stats, uniform_blocks
-from .settings import Bounds, Seed, Sweeps, TimeLimit
+from .settings import Bounds, Seed, Start, Sweeps, TimeLimit
 
 _EMPTY = -1  # free slot in the herded hash index
 DEFAULT_BINS = 15  # Eskelinen (2013), section 5.3: 15 bins converge well where 5 plateau early
@@ -255,8 +256,8 @@ class HerdedGibbs(Decoder):
     full conditional given that configuration. A vector is allocated when its configuration is
     first met, initialised to w0 = p. (The paper starts the binary weight anywhere in
     (p1 - 1, p1]; for K = 2, w0 = p is the scalar w0 = p1 - 1/2, the middle of that interval, and
-    the paper's rule "x = 1 iff w > 0" is ties to the lower label.) The walk starts at the argmax
-    of each unary.
+    the paper's rule "x = 1 iff w > 0" is ties to the lower label.) The walk starts at the
+    ``start`` labelling.
 
     Only configurations actually visited are stored (at most one per update), in an
     open-addressing hash table whose entries also cache the configuration's conditional p and
@@ -268,6 +269,8 @@ class HerdedGibbs(Decoder):
 
     Args:
         sweeps: passes over all variables (1..MAX_SWEEPS).
+        start: the first labelling: ``argmax`` of each unary, or ``viterbi`` of the chains (see
+            :func:`~.kernels.initial_labels`).
         time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
@@ -279,8 +282,9 @@ class HerdedGibbs(Decoder):
 
     gives_marginals = True
 
-    def __init__(self, *, sweeps: Sweeps = 100, time_limit: TimeLimit = None) -> None:
+    def __init__(self, *, sweeps: Sweeps = 100, start: Start = "argmax", time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
+        self.start = start
         self.time_limit = time_limit
 
     def _groups(self, graph: FactorGraph) -> np.ndarray:
@@ -292,7 +296,7 @@ class HerdedGibbs(Decoder):
         n, k = graph.unary.shape
         arrays = graph_arrays(graph)
         keys = (_radix_fits(graph), self._groups(graph))
-        labels = initial_labels(graph)
+        labels = initial_labels(graph, self.start)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         state = HerdingState.allocate(n, k, initial_capacity(n, self.sweeps))
@@ -421,6 +425,7 @@ class _BinnedHerding(Decoder):
     gives_marginals = True
     sweeps: int
     bins: int
+    start: str
     time_limit: float | None
     _randomised: bool = False
 
@@ -440,7 +445,7 @@ class _BinnedHerding(Decoder):
         initial = self._initial_weights()
         weights = np.empty((n, k, len(initial)))  # (a broadcast copy of no rows would be read-only)
         weights[:] = initial
-        labels = initial_labels(graph)
+        labels = initial_labels(graph, self.start)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         rng = self._rng()
@@ -472,6 +477,8 @@ class DiscretizedHerdedGibbs(_BinnedHerding):
     Args:
         sweeps: passes over all variables (1..MAX_SWEEPS).
         bins: B, bins over each label's conditional probability (1..1,000,000).
+        start: the first labelling: ``argmax`` of each unary, or ``viterbi`` of the chains (see
+            :func:`~.kernels.initial_labels`).
         time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
@@ -479,9 +486,11 @@ class DiscretizedHerdedGibbs(_BinnedHerding):
     and ``weight_bytes`` = 8 n K B.
     """
 
-    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS, time_limit: TimeLimit = None) -> None:
+    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS, start: Start = "argmax",
+                 time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.bins = bins
+        self.start = start
         self.time_limit = time_limit
 
 
@@ -500,18 +509,19 @@ class RandomlyDiscretizedHerdedGibbs(_BinnedHerding):
         sweeps: passes over all variables (1..MAX_SWEEPS).
         bins: B; each label has B + 1 grid points 0, 1/B, ..., 1 (1..1,000,000).
         seed: seed of the random generator.
-        time_limit: as ``dhg``'s.
+        start, time_limit: as ``dhg``'s.
 
     Returns as ``dhg``, with ``weight_bytes`` = 8 n K (B + 1).
     """
 
     _randomised = True
 
-    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS, seed: Seed = 0,
+    def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS, seed: Seed = 0, start: Start = "argmax",
                  time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.bins = bins
         self.seed = seed
+        self.start = start
         self.time_limit = time_limit
 
     def _initial_weights(self) -> np.ndarray:
@@ -538,18 +548,19 @@ class BoundedErrorGibbs(_BinnedHerding):
         bins: B, bins over each label's conditional probability (1..1,000,000).
         threshold: c >= 0.
         seed: seed of the random generator.
-        time_limit: as ``dhg``'s.
+        start, time_limit: as ``dhg``'s.
 
     Returns as ``dhg``; ``herded_fraction`` is the share of updates decided by the argmax.
     """
 
     def __init__(self, *, sweeps: Sweeps = 100, bins: Bins = DEFAULT_BINS,
                  threshold: Annotated[float, Bounds(0, finite=False)] = DEFAULT_THRESHOLD, seed: Seed = 0,
-                 time_limit: TimeLimit = None) -> None:
+                 start: Start = "argmax", time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.bins = bins
         self.threshold = threshold
         self.seed = seed
+        self.start = start
         self.time_limit = time_limit
 
     def _initial_weights(self) -> np.ndarray:

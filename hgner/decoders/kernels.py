@@ -16,6 +16,7 @@ import numba
 import numpy as np
 
 from ..graph import FactorGraph
+from .chain import viterbi
 
 SLICE_UPDATES = 1 << 16  # variable updates in a kernel's first slice (then sized by time)
 SLICE_SECONDS = 0.1  # target length of one slice: Ctrl-C and time limits are checked between slices
@@ -41,8 +42,14 @@ def graph_arrays(graph: FactorGraph) -> GraphArrays:
     return GraphArrays(graph.unary, adj.ptr, adj.node, adj.table, columns)
 
 
-def initial_labels(graph: FactorGraph) -> np.ndarray:
-    """(n,) argmax of every variable's unary (ties to the lowest label)."""
+def initial_labels(graph: FactorGraph, start: str) -> np.ndarray:
+    """(n,) a sampler's first labelling (the ``start`` setting, :data:`~.settings.Start`):
+    ``argmax``, every variable's best unary label (ties to the lowest); ``viterbi``, the best
+    labelling of the graph's chains with its skip edges left out (Finkel et al. 2005; Stanford
+    NER's Gibbs sampler starts there by default, ``initViterbi``). On a chain graph ``viterbi``
+    is already the MAP, so only ``argmax`` makes a sampler search."""
+    if start == "viterbi":
+        return viterbi(graph.chain_part()).astype(np.int64)
     return np.argmax(graph.unary, axis=1).astype(np.int64)
 
 

@@ -3,7 +3,7 @@
 All three resample one variable at a time in the fixed order 0..n-1 (a *sweep*), like ``gibbs``
 with ``schedule="constant"``: they sample the model itself at temperature 1 (no annealing). A
 variable's unary is always used exactly; only its incident pairwise factors are subsampled, which
-pays off on heavily connected skip-chain nodes. They start at the argmax of each unary, return the
+pays off on heavily connected skip-chain nodes. They start at the ``start`` labelling, return the
 highest-scoring labelling among the end-of-sweep states (scores kept exactly, from exact local
 differences whenever a label changes) and estimate marginals by label frequencies over all updates.
 
@@ -71,7 +71,7 @@ import numpy as np
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, mix, pick, run_in_slices, sweep_stats
-from .settings import Positive, Seed, Sweeps, TimeLimit
+from .settings import Positive, Seed, Start, Sweeps, TimeLimit
 
 MIN_GIBBS, MGPMH, DOUBLE_MIN = 0, 1, 2
 _TALLIES = 6  # proposal draws, proposal batches, estimator draws, estimator batches, moves proposed, accepted
@@ -389,6 +389,8 @@ class _MinibatchGibbs(Decoder):
         seed: seed of the random generator (>= 0).
         batch_size: expected minibatch size lambda (> 0): of the estimator (2) in ``min-gibbs``,
             of the proposal in ``mgpmh`` and ``doublemin-gibbs``.
+        start: the first labelling: ``argmax`` of each unary, or ``viterbi`` of the chains (see
+            :func:`~.kernels.initial_labels`).
         time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
@@ -401,10 +403,11 @@ class _MinibatchGibbs(Decoder):
     _mode: int
 
     def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: Positive = 32.0,
-                 time_limit: TimeLimit = None) -> None:
+                 start: Start = "argmax", time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.seed = seed
         self.batch_size = batch_size
+        self.start = start
         self.time_limit = time_limit
 
     def _estimator_batch_size(self) -> float:
@@ -423,7 +426,7 @@ class _MinibatchGibbs(Decoder):
         state = MinibatchState(np.zeros(len(graph.edges)), np.zeros(n),
                                np.random.default_rng(self.seed).integers(0, 2**64, size=1, dtype=np.uint64),
                                np.zeros(_TALLIES))
-        labels = initial_labels(graph)
+        labels = initial_labels(graph, self.start)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
         if self._mode != MGPMH:
@@ -469,8 +472,9 @@ class DoubleMinGibbs(_MinibatchGibbs):
     _mode = DOUBLE_MIN
 
     def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: Positive = 32.0,
-                 accept_batch_size: Positive = 32.0, time_limit: TimeLimit = None) -> None:
-        super().__init__(sweeps=sweeps, seed=seed, batch_size=batch_size, time_limit=time_limit)
+                 accept_batch_size: Positive = 32.0, start: Start = "argmax",
+                 time_limit: TimeLimit = None) -> None:
+        super().__init__(sweeps=sweeps, seed=seed, batch_size=batch_size, start=start, time_limit=time_limit)
         self.accept_batch_size = accept_batch_size
 
     def _estimator_batch_size(self) -> float:

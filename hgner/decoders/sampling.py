@@ -20,7 +20,7 @@ from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, pick, relabel, \
     run_in_slices, sweep_stats, uniform_blocks
-from .settings import Seed, Sweeps, Temperature, TimeLimit
+from .settings import Seed, Start, Sweeps, Temperature, TimeLimit
 
 
 
@@ -66,7 +66,7 @@ class AnnealedGibbs(Decoder):
     """Gibbs sampling with a cooling schedule, as in Stanford NER (Finkel et al., 2005).
 
     Each sweep resamples every variable, in order 0..n-1, from its full conditional at the sweep's
-    temperature T: p ∝ exp(local_scores / T). The walk starts at the argmax of each unary. The
+    temperature T: p ∝ exp(local_scores / T), from the ``start`` labelling. The
     uniforms come from ``numpy.random.default_rng(seed)``, drawn in blocks of whole sweeps; the
     stream does not depend on the block size, so with ``schedule="constant"`` a run of T sweeps is
     the prefix of any longer run with the same seed.
@@ -79,6 +79,8 @@ class AnnealedGibbs(Decoder):
         seed: seed of the random generator.
         schedule: ``linear``, ``exponential`` or ``constant`` (see :func:`temperatures`).
         initial_temperature: temperature of the first sweep (>= 1e-6), and of every sweep if constant.
+        start: the first labelling: ``argmax`` of each unary, or ``viterbi`` of the chains (see
+            :func:`~.kernels.initial_labels`).
         time_limit: seconds after which it stops cleanly with what it has (None: no limit).
 
     Returns the best end-of-sweep labelling, marginals (n, K) = label frequencies over all
@@ -88,11 +90,13 @@ class AnnealedGibbs(Decoder):
 
     def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0,
                  schedule: Literal["linear", "exponential", "constant"] = "linear",
-                 initial_temperature: Temperature = 1.0, time_limit: TimeLimit = None) -> None:
+                 initial_temperature: Temperature = 1.0, start: Start = "argmax",
+                 time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.seed = seed
         self.schedule = schedule
         self.initial_temperature = initial_temperature
+        self.start = start
         self.time_limit = time_limit
 
     @property
@@ -103,7 +107,7 @@ class AnnealedGibbs(Decoder):
         n, k = graph.unary.shape
         arrays = graph_arrays(graph)
         rng = np.random.default_rng(self.seed)
-        labels = initial_labels(graph)
+        labels = initial_labels(graph, self.start)
         best = BestLabelling(graph, labels)
         counts = np.zeros((n, k))
 

@@ -44,6 +44,8 @@ Positive = Annotated[float, Bounds(0, low_open=True)]
 # far below any useful temperature: sweeps are then argmax updates; lower ones underflow 1 / T
 Temperature = Annotated[float, Bounds(1e-6)]
 TimeLimit = Annotated[Optional[float], Bounds(0, low_open=True)]
+# a sampler's first labelling: each unary's argmax, or the Viterbi labelling of the graph's chains
+Start = Literal["argmax", "viterbi"]
 
 _BOOLEANS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
@@ -100,6 +102,11 @@ class Setting:
                     and self._in_bounds(float(value)):
                 return float(value)
         raise SettingError(f"{self.name} must be {self.describe()}, got {value!r}")
+
+    def read(self, value: Any) -> Any:
+        """``value`` as given in code, or as text (``--set``, configuration files) for a
+        setting whose type is not ``str``; checked."""
+        return self.parse(value) if isinstance(value, str) and self.type is not str else self.check(value)
 
     def parse(self, text: str) -> Any:
         """The value written as ``text`` (``--set NAME=VALUE``, config files), checked."""
@@ -199,13 +206,20 @@ def parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
 
 
 def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """For each decoder, the ``settings`` its constructor accepts. A setting that none of
-    ``decoders`` accepts is an :class:`UnknownNameError` listing the ones they do."""
+    """For each decoder, the ``settings`` its constructor accepts, as values of their types (text
+    is parsed). A setting that none of ``decoders`` accepts is an :class:`UnknownNameError` listing
+    the ones they do; a value a decoder cannot take is a :class:`SettingError` naming it."""
     from .base import decoder_settings
 
-    options = {name: set(decoder_settings(name)) for name in decoders}
+    options = {name: decoder_settings(name) for name in decoders}
     valid = set().union(*options.values())
     for name in settings:
         if name not in valid:
             raise UnknownNameError(f"{'/'.join(decoders)} setting", name, valid)
-    return {decoder: {k: v for k, v in settings.items() if k in accepted} for decoder, accepted in options.items()}
+    per_decoder = {}
+    for decoder, accepted in options.items():
+        try:
+            per_decoder[decoder] = {k: accepted[k].read(v) for k, v in settings.items() if k in accepted}
+        except SettingError as error:
+            raise SettingError(f"decoder {decoder!r}: {error}") from None
+    return per_decoder

@@ -179,6 +179,28 @@ def test_hub_of_degree_1000(name):
     assert graph.score(decoding.labels) <= star_map_score(graph) + 1e-9
 
 
+# ----------------------------------------------------------------------------- start labelling
+
+
+def two_modes() -> FactorGraph:
+    """A chain of 6 whose every unary prefers label 0 (the ``argmax`` start is all 0) but whose MAP
+    is all 2 (the ``viterbi`` start): neighbours with different labels cost 20, so no single-site
+    move leaves either mode (p ~ e^-40)."""
+    unary = np.tile([1.0, -5.0, 0.9], (6, 1))
+    transitions = np.full((3, 3), -20.0)
+    np.fill_diagonal(transitions, [0.0, 0.0, 3.0])
+    return FactorGraph.chain(unary, transitions)
+
+
+@pytest.mark.parametrize("name", [name for name in SAMPLERS if "start" in decoder_settings(name)])
+def test_start_setting_chooses_the_first_labelling(name):
+    graph = two_modes()
+    from_argmax = build(name, sweeps=30, start="argmax").decode(graph).labels
+    from_viterbi = build(name, sweeps=30, start="viterbi").decode(graph).labels
+    assert from_argmax.tolist() == [0] * 6
+    assert from_viterbi.tolist() == [2] * 6 == brute_map(graph)[0].tolist()
+
+
 # ----------------------------------------------------------------------------- random tiny graphs
 
 

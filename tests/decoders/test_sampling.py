@@ -108,8 +108,9 @@ def test_gibbs_reproducible_per_seed() -> None:
 
 
 def test_registered_with_their_settings() -> None:
-    assert list(decoder_settings("herded")) == ["sweeps", "time_limit"]
-    assert list(decoder_settings("gibbs")) == ["sweeps", "seed", "schedule", "initial_temperature", "time_limit"]
+    assert list(decoder_settings("herded")) == ["sweeps", "start", "time_limit"]
+    assert list(decoder_settings("gibbs")) == ["sweeps", "seed", "schedule", "initial_temperature", "start", "time_limit"]
+    assert decoder_settings("herded")["start"].choices == ("argmax", "viterbi")
     assert make_decoder("herded", shared={"sweeps": 3, "seed": 9}).sweeps == 3  # seed is not herded's
 
 
