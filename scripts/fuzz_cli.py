@@ -16,7 +16,7 @@ By default each case is a fork of this process, which has imported hgner and com
 once, so a case costs milliseconds rather than an interpreter start (``--exec`` runs
 ``python -m hgner.cli`` instead). Usage::
 
-    python scripts/fuzz_cli.py -n 10000 [--seed 0] [--jobs 2] [--timeout 60] [--exec] [--keep DIR]
+    python scripts/fuzz_cli.py -n 10000 [--seed 0] [--timeout 60] [--exec] [--keep DIR]
 
 Prints one line per failure and a summary; exits 1 when any case failed.
 """
