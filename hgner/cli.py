@@ -375,7 +375,7 @@ def _train(args: argparse.Namespace) -> int:
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
-                max_iterations=args.max_iterations, label_map=label_map, verbose=True, progress=sys.stderr.isatty(),
+                max_iterations=args.max_iterations, label_map=label_map, progress=sys.stderr.isatty(),
                 log=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

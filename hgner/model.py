@@ -29,11 +29,12 @@ import os
 import shutil
 import stat
 import struct
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import repeat
 from importlib import resources
 from pathlib import Path
@@ -317,7 +318,7 @@ def train(
     max_iterations: int = 200,
     label_map: dict[str, str] | None = None,
     name: str | None = None,
-    verbose: bool = True,
+    progress: bool = False,
     gazetteer: dict[str, list[str]] | None = None,
     language: str = DEFAULT_LANGUAGE,
     documents: str = "corpus",
@@ -331,8 +332,11 @@ def train(
     ``language`` (ISO code) and ``documents`` (how ``corpus`` was grouped into documents, see
     :func:`hgner.corpus.regroup_documents`) are recorded in ``meta.json``. The model is built beside
     ``out`` and swapped in when complete (see the module docstring); ``finish``, when given, is
-    called with the built model before that, to add files to it (the skip potential)."""
+    called with the built model before that, to add files to it (the skip potential). With
+    ``progress``, bars on standard error follow featurisation and the L-BFGS iterations (crfsuite's
+    own log is never printed)."""
     import sklearn_crfsuite
+    from tqdm import tqdm
 
     out = Path(out)
     if out.is_symlink():  # a link to a model directory: replace the directory, keep the link
@@ -352,26 +356,29 @@ def train(
     ys = [relabel_tags(s.tags, label_map, scheme) for s in corpus.sentences]
     labels = check_training(corpus, ys, label_map)
     xs = []
-    for document in corpus.documents:
+    for document in tqdm(corpus.documents, desc="features", unit="doc", disable=not progress, file=sys.stderr,
+                         leave=False):
         xs.extend(document_features([s.tokens for s in document.sentences], config, resources))
     with model_workspace(out) as work:
         resource_files = resources.save(work)
         started = time.perf_counter()
-        crf = sklearn_crfsuite.CRF(
-            algorithm="lbfgs",
-            c1=c1,
-            c2=c2,
-            max_iterations=max_iterations,
-            all_possible_transitions=True,
-            model_filename=str(work / MODEL_FILE),
-            verbose=verbose,
-        )
-        try:
+        with tqdm(total=max_iterations, desc="L-BFGS", unit="iteration", disable=not progress, file=sys.stderr,
+                  leave=False) as bar:
+            crf = sklearn_crfsuite.CRF(
+                algorithm="lbfgs",
+                c1=c1,
+                c2=c2,
+                max_iterations=max_iterations,
+                all_possible_transitions=True,
+                model_filename=str(work / MODEL_FILE),
+                trainer_cls=partial(_IterationTrainer, bar=bar),
+            )
             crf.fit(xs, ys)
-        except AttributeError:  # sklearn-crfsuite's progress log when L-BFGS stops before its first iteration
-            raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={c1}, c2={c2}); "
-                             "smaller regularisation may help") from None
         seconds = time.perf_counter() - started
+        iterations = crf.training_log_.iterations
+        if not iterations:
+            raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={c1}, c2={c2}); "
+                             "smaller regularisation may help")
         try:  # crfsuite does not report a short write (a full disk): read the file back
             read_crfsuite_weights(work / MODEL_FILE)
         except (OSError, ValueError) as error:
@@ -399,6 +406,8 @@ def train(
                 "c1": c1,
                 "c2": c2,
                 "max_iterations": max_iterations,
+                "iterations": len(iterations),
+                "loss": round(iterations[-1]["loss"], 2),
                 "seconds": round(seconds, 1),
             },
             "model_bytes": sum(p.stat().st_size for p in [work / MODEL_FILE, *(work / f for f in resource_files)]),
@@ -407,6 +416,20 @@ def train(
         if finish is not None:
             finish(CrfModel(work, metadata))  # the files were hashed just now: not verified again
     return CrfModel(out, read_metadata(out))
+
+
+class _IterationTrainer(pycrfsuite.Trainer):
+    """crfsuite's trainer, silent: each L-BFGS iteration advances ``bar`` (a tqdm) and shows the
+    loss; the log is still parsed (``crf.training_log_``)."""
+
+    def __init__(self, *, bar: Any, **options: Any) -> None:
+        super().__init__(**options)
+        self.bar = bar
+
+    def message(self, message: str) -> None:
+        if self.logparser.feed(message) == "iteration":
+            self.bar.set_postfix(loss=f"{self.logparser.last_iteration['loss']:.1f}", refresh=False)
+            self.bar.update(1)
 
 
 def _package_version(name: str) -> str:

@@ -51,7 +51,9 @@ def build_model(
         f"(language {language})")
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
-        say(f"trained in {model.metadata['training']['seconds']:.0f} s: {len(model.attribute_index)} attributes")
+        training = model.metadata["training"]
+        say(f"trained in {training['seconds']:.0f} s ({counted(training['iterations'], 'L-BFGS iteration')} of at most "
+            f"{training['max_iterations']}, loss {training['loss']:.2f}): {len(model.attribute_index)} attributes")
         if dev is None:
             say("no development corpus: no skip potential written (--dev tunes its weight)")
             return
@@ -73,7 +75,8 @@ def build_model(
         }
         write_metadata(model.directory, model.metadata, changed=SKIP_FILES)  # skip.build wrote them
 
-    return train(train_corpus, out, language=language, documents=documents, finish=finish, **options)
+    return train(train_corpus, out, language=language, documents=documents, finish=finish, progress=progress,
+                 **options)
 
 
 def _entity_types(corpus: Corpus) -> list[str]:

@@ -225,7 +225,7 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
                         dev_documents=dev_documents,
                         config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),
                         label_map=settings["label_map"], name=name, gazetteer=gazetteer,
-                        function_words=settings["function_words"], verbose=False, progress=sys.stderr.isatty(),
+                        function_words=settings["function_words"], progress=sys.stderr.isatty(),
                         log=sys.stderr)
     scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))

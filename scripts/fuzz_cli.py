@@ -342,7 +342,7 @@ def build_model(work: Path) -> Path:
     from hgner.model import CrfModel, train
 
     corpus = load_corpus(str(FIXTURE))
-    model = train(corpus, work / "tiny-model", max_iterations=30, verbose=False)
+    model = train(corpus, work / "tiny-model", max_iterations=30)
     skip.save(skip.estimate(corpus, model), model.directory)
     model = CrfModel.load(model.directory)
     from hgner.tag import Tagger

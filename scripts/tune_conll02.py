@@ -146,7 +146,7 @@ def run(name: str) -> dict:
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch
-        model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, verbose=False, gazetteer=gazetteer)
+        model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, gazetteer=gazetteer)
         scores = f1(model, dev)
         result = {
             "name": name,

@@ -61,7 +61,7 @@ def run(name: str, train_corpus, dev) -> dict:
     gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences)) if config.gazetteer else None
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
         model = train(train_corpus, out, config=config, scheme=scheme, c1=c1, c2=c2, max_iterations=iterations,
-                      verbose=False, gazetteer=gazetteer)
+                      gazetteer=gazetteer)
         result = {
             "name": name,
             "features": config.to_json(),

@@ -82,7 +82,7 @@ def tiny_model(tmp_path_factory, tiny_corpus):
     """A CRF trained in a second or so on the synthetic corpus."""
     from hgner.model import train
 
-    return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", max_iterations=50, verbose=False)
+    return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", max_iterations=50)
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,7 @@ def tag_model(tmp_path_factory) -> Path:
 
     directory = tmp_path_factory.getbasetemp() / "tag-model"
     if not (directory / META_FILE).is_file():
-        train(load_corpus(str(FIXTURE)), directory, max_iterations=60, verbose=False)
+        train(load_corpus(str(FIXTURE)), directory, max_iterations=60)
     return directory
 
 

@@ -137,7 +137,10 @@ def test_train_command_writes_a_model(tmp_path, corpus_file, capsys):
                  "--max-iterations", "10"]) == 0
     meta = json.loads((out / "meta.json").read_text())
     assert meta["dev"]["f1"] > 0
-    assert "dev F1" in capsys.readouterr().err
+    assert 1 <= meta["training"]["iterations"] <= 10 and meta["training"]["loss"] > 0
+    captured = capsys.readouterr()
+    assert captured.out == ""  # crfsuite's log is not printed: everything goes to standard error
+    assert f"({meta['training']['iterations']} L-BFGS iteration" in captured.err and "dev F1" in captured.err
 
 
 # ---- the error boundary (issue 14) ----------------------------------------------------------

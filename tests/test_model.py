@@ -21,7 +21,7 @@ def test_model_directory_is_crfsuite_plus_json(tiny_model):
 
 def test_training_leaves_no_temp_files(tmp_path, tiny_corpus):
     before = set(os.listdir(tempfile.gettempdir()))
-    train(tiny_corpus, tmp_path / "m", max_iterations=5, verbose=False)
+    train(tiny_corpus, tmp_path / "m", max_iterations=5)
     assert set(os.listdir(tempfile.gettempdir())) - before == set()
 
 
@@ -41,7 +41,7 @@ def test_unary_is_the_sum_of_state_weights(tiny_model):
 
 
 def test_label_map_drops_a_type(tmp_path, tiny_corpus):
-    model = train(tiny_corpus, tmp_path / "m", max_iterations=5, label_map={"ORG": "O"}, verbose=False)
+    model = train(tiny_corpus, tmp_path / "m", max_iterations=5, label_map={"ORG": "O"})
     assert model.entity_types == ["LOC", "PER"]
 
 
