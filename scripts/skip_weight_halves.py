@@ -1,0 +1,85 @@
+"""How well does the skip weight tuned on a dev set carry over to unseen documents? Split halves.
+
+    python scripts/skip_weight_halves.py [--models en-conll03,en-3class,es-conll02,nl-conll02] [--splits 30] [--seed 0]
+
+For each shipped model, the dev set its skip weight was tuned on (documents ``auto``) is split into two random
+halves of documents ``--splits`` times. On each half the skip weight is tuned with ``exact`` over
+hgner.skip.WEIGHTS (the model's skip table, learned from its training corpus, as shipped) and
+scored on the other half, for several rules choosing the weight from the tuning half's F1 curve:
+``argmax`` (hgner.skip.tune's rule: the best F1, ties to the smaller weight), ``within-D`` (the
+smallest weight within D F1 of the best) and ``smooth3`` (the best mean of a weight's F1 and its
+grid neighbours'). Printed per model and rule: the mean gain over the chain (weight 0) on the
+held-out half, its standard deviation, how often it was below the chain, and the mean weight.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hgner import skip  # noqa: E402
+from hgner.corpus import Corpus  # noqa: E402
+from hgner.model import CrfModel  # noqa: E402
+from hgner.reading import read_tagged  # noqa: E402
+
+
+def within(delta: float) -> Callable[[np.ndarray], int]:
+    return lambda f1: int(np.flatnonzero(f1 >= f1.max() - delta)[0])
+
+
+def smooth3(f1: np.ndarray) -> int:
+    smoothed = np.array([f1[max(0, i - 1): i + 2].mean() for i in range(len(f1))])
+    return int(np.flatnonzero(smoothed == smoothed.max())[0])
+
+
+RULES: dict[str, Callable[[np.ndarray], int]] = {
+    "argmax": within(0.0), "within-0.05": within(0.05), "within-0.1": within(0.1), "within-0.2": within(0.2),
+    "smooth3": smooth3,
+}
+
+
+def curves(name: str, splits: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per split, the F1 (len(WEIGHTS),) of each half of ``name``'s dev set at every grid weight."""
+    model = CrfModel.load(name)
+    table = skip.load(model)
+    dev, _ = read_tagged(table.info["tuned_on"], log=io.StringIO())  # documents "auto", as the weight was tuned
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(splits):
+        order = rng.permutation(len(dev.documents))
+        halves = (order[: len(order) // 2], order[len(order) // 2:])
+        pairs.append(tuple(
+            np.array([row["f1"] for row in skip.tune(
+                table, model, Corpus(dev.name, dev.scheme, [dev.documents[i] for i in sorted(half)])).info["tuning"]])
+            for half in halves))
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="en-conll03,en-3class,es-conll02,nl-conll02")
+    parser.add_argument("--splits", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    weights = np.array(skip.WEIGHTS)
+    print("| model | rule | gain over the chain on the other half, mean (sd) | below the chain | mean weight |")
+    print("| --- | --- | --- | --- | --- |")
+    for name in args.models.split(","):
+        pairs = curves(name, args.splits, args.seed)
+        for rule_name, rule in RULES.items():
+            chosen = [(rule(tune), test) for a, b in pairs for tune, test in ((a, b), (b, a))]
+            gains = np.array([test[i] - test[0] for i, test in chosen])
+            print(f"| {name} | {rule_name} | {gains.mean():+.3f} ({gains.std():.3f}) | {int((gains < 0).sum())} of "
+                  f"{len(gains)} | {weights[[i for i, _ in chosen]].mean():.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
