@@ -295,7 +295,7 @@ def evaluate(
         "scheme": corpus.scheme,
         "mode": mode,
         "graph": graph,
-        "settings": {k: v for given in per_decoder.values() for k, v in given.items()},
+        "settings": _given_settings(per_decoder),
         "input": "tokens",
         "documents": n_documents,
         "sentences": len(corpus.sentences),
@@ -322,6 +322,12 @@ def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) 
         check_writable(each)
         refuse_inputs(each, [corpus.file], "--predictions")
     return paths
+
+
+def _given_settings(per_decoder: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``--set`` settings as the decoders took them (typed), one entry per name: the report's
+    top-level ``settings``."""
+    return {name: value for given in per_decoder.values() for name, value in given.items()}
 
 
 def _scores(run: Run, run_graph: str, settings: Mapping[str, Any], result_score: Score) -> dict[str, Any]:
@@ -503,7 +509,7 @@ def evaluate_raw(
         "scheme": corpus.scheme,
         "mode": "conlleval",
         "graph": graph,
-        "settings": {k: v for given in per_decoder.values() for k, v in given.items()},
+        "settings": _given_settings(per_decoder),
         "input": "raw",
         "layout": layout,
         "documents": len(corpus.documents),
