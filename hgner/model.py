@@ -32,7 +32,7 @@ import struct
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property, partial
 from itertools import repeat
@@ -46,7 +46,7 @@ import pycrfsuite
 from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import ModelError
-from .fileio import file_sha256, umask, write_text
+from .fileio import file_identity, file_sha256, umask, write_text
 from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeScores, FeatureConfig, FeatureResources, document_features,
                        learn_truecase)
 from .graph import FactorGraph
@@ -341,7 +341,7 @@ def train(
     out = Path(out)
     if out.is_symlink():  # a link to a model directory: replace the directory, keep the link
         out = out.resolve()
-    check_model_target(out)
+    check_model_target(out, [corpus.file])
     scheme = schemes.normalize_scheme(scheme)
     if not (math.isfinite(c1) and math.isfinite(c2) and c1 >= 0 and c2 >= 0):
         raise ModelError(f"c1 and c2 must be finite and >= 0, got {c1} and {c2}")
@@ -501,10 +501,18 @@ def verify_files(directory: Path, metadata: dict[str, Any]) -> None:
             raise ModelError(f"{path}: damaged: its sha256 differs from the one {META_FILE} records")
 
 
-def check_model_target(out: Path) -> None:
+def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
     """A :class:`ModelError` unless ``out`` can become a model directory: missing, an empty
     folder, or a writable model directory (which is replaced, keeping files that are not
-    model files)."""
+    model files) none of whose model files is one of ``inputs`` (the files training reads;
+    None, an input read from no file, is skipped)."""
+    replaced = {file_identity(out / name): out / name for name in (META_FILE, *MODEL_FILES)}
+    replaced.pop(None, None)
+    for source in inputs:
+        model_file = replaced.get(file_identity(source)) if source is not None else None
+        if model_file is not None:
+            raise ModelError(f"{out}: training replaces its {model_file.name}, which is also an input ({source}); "
+                             "refusing to overwrite it")
     if out.is_symlink() or out.exists():
         if not out.is_dir():
             raise ModelError(f"{out}: exists and is not a directory; expected a model directory to write")

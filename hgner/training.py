@@ -11,7 +11,7 @@ from . import schemes, skip
 from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate
-from .model import SKIP_FILES, CrfModel, train, write_metadata
+from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
 from .report import counted
 from .tokenizer import DEFAULT_LANGUAGE
 
@@ -37,6 +37,7 @@ def build_model(
     list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
     :func:`hgner.model.train` (features, scheme, regularisation, ...)."""
     skip.stop_words(language)  # an unknown language code fails before training
+    check_model_target(Path(out), [train_corpus.file, dev.file if dev is not None else None])
     types = set(_entity_types(train_corpus))
     dropped = {name for name, target in (options.get("label_map") or {}).items() if target == "O"}
     if dropped - types:

@@ -94,3 +94,20 @@ def test_shipped_conll02_models_are_complete(name, language):
     tags = [model.labels[k] for k in viterbi(model.chain_graph([sentence]))]
     assert tags == model.crfsuite_tag(model.features([sentence]))[0]
     assert tags[0] == tags[1] == "O" and tags[2].endswith("PER") and tags[-1] == "O"
+
+
+def test_train_never_replaces_a_model_file_it_reads(tmp_path, capsys):
+    """A corpus kept in the output folder under a model file's name (or reached through a link to one)
+    is an input: training would delete it when the new model is swapped in, so it is refused."""
+    out = tmp_path / "m"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2"]) == 0
+    kept = out / "skip.json"  # a model file's name; this model has no skip potential
+    kept.write_bytes(Path(SPANISH).read_bytes())
+    link = tmp_path / "link.conll"
+    link.symlink_to(kept)
+    for argv in (["--train", str(kept)], ["--train", SPANISH, "--dev", str(link)]):
+        capsys.readouterr()
+        assert main(["train", *argv, "--lang", "es", "--out", str(out), "--max-iterations", "2"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert "training replaces its skip.json, which is also an input" in err
+    assert kept.read_bytes() == Path(SPANISH).read_bytes()
