@@ -135,6 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--features", choices=["recommended", "baseline"], default="recommended",
                        help="recommended: the shipped models' features without their gazetteer (window, affixes, "
                             "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
+    train.add_argument("--gazetteer", metavar="MODEL|FILE",
+                       help="add gazetteer features with these lists: a model's (a name or directory; the shipped "
+                            "models': GeoNames places, US first names and surnames) or a JSON file mapping list names "
+                            "to entries; one-token entries the training corpus usually writes in lower case are left out")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -361,22 +365,27 @@ def _silence_stdout() -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from .features import BASELINE, RECOMMENDED
     from .model import check_model_target
     from .reading import read_tagged
-    from .training import build_model
+    from .training import build_model, read_gazetteer
 
     check_model_target(Path(args.out))  # before the corpora load: fail fast
+    gazetteer, gazetteer_sources = read_gazetteer(args.gazetteer) if args.gazetteer else (None, None)
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, sys.stderr, "training corpus",
                                           offline=args.offline)
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, sys.stderr, "development corpus",
                                              offline=args.offline) if args.dev else (None, None))
     label_map = {t: "O" for t in args.drop_type}
     config = RECOMMENDED if args.features == "recommended" else BASELINE
+    if gazetteer:
+        config = replace(config, gazetteer=True)
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
-                max_iterations=args.max_iterations, label_map=label_map, progress=sys.stderr.isatty(),
-                log=sys.stderr)
+                max_iterations=args.max_iterations, label_map=label_map, gazetteer=gazetteer,
+                gazetteer_sources=gazetteer_sources, progress=sys.stderr.isatty(), log=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -306,6 +306,22 @@ def is_caseless(tokens: Sequence[str]) -> bool:
     return bool(caseless_sentences(flags, np.zeros(len(tokens), np.int64), 1)[0])
 
 
+def fit_gazetteer(lists: dict[str, list[str]], truecase: dict[str, str]) -> dict[str, list[str]]:
+    """Gazetteer ``lists`` made ready for a model whose training corpus has the truecasing table
+    ``truecase``: entries lowercased with single spaces, deduplicated and sorted; entries of more
+    than ``GAZETTEER_MAX_TOKENS`` tokens left out, and so are one-token entries that the corpus
+    usually writes in lower case (``will``, ``young``; Spanish ``para``), which would otherwise fire
+    on common words. Lists left empty are dropped."""
+    fitted = {}
+    for name, entries in lists.items():
+        normalised = {" ".join(entry.lower().split()) for entry in entries}
+        kept = sorted(e for e in normalised if e and e.count(" ") < GAZETTEER_MAX_TOKENS
+                      and (" " in e or not truecase.get(e, "X")[:1].islower()))
+        if kept:
+            fitted[name] = kept
+    return fitted
+
+
 def learn_truecase(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
     """The truecasing table: for each lowercase form, its most frequent surface form at non-initial
     positions of cased sentences (ties go to the form seen first)."""

@@ -47,8 +47,8 @@ from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import ModelError
 from .fileio import file_identity, file_sha256, umask, write_text
-from .features import (GAZETTEER_FILE, TRUECASE_FILE, AttributeScores, FeatureConfig, FeatureResources, document_features,
-                       learn_truecase)
+from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TRUECASE_FILE, AttributeScores, FeatureConfig,
+                       FeatureResources, document_features, fit_gazetteer, learn_truecase)
 from .graph import FactorGraph
 from .tokenizer import DEFAULT_LANGUAGE
 from .tokenizer import describe as describe_tokenizer
@@ -320,6 +320,7 @@ def train(
     name: str | None = None,
     progress: bool = False,
     gazetteer: dict[str, list[str]] | None = None,
+    gazetteer_sources: str | None = None,
     language: str = DEFAULT_LANGUAGE,
     documents: str = "corpus",
     finish: Callable[[CrfModel], None] | None = None,
@@ -328,7 +329,8 @@ def train(
     the model directory ``out``. Gold tags are converted to ``scheme`` first; ``label_map``
     renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model).
     Feature resources go into ``out`` as JSON: the truecasing table, learned from ``corpus`` when
-    ``config.truecase``, and ``gazetteer`` (lists of lowercase entries) when ``config.gazetteer``.
+    ``config.truecase``, and ``gazetteer`` (list name -> entries) when ``config.gazetteer``, fitted
+    to ``corpus`` (:func:`hgner.features.fit_gazetteer`) and recorded with ``gazetteer_sources``.
     ``language`` (ISO code) and ``documents`` (how ``corpus`` was grouped into documents, see
     :func:`hgner.corpus.regroup_documents`) are recorded in ``meta.json``. The model is built beside
     ``out`` and swapped in when complete (see the module docstring); ``finish``, when given, is
@@ -349,10 +351,12 @@ def train(
         raise ModelError(f"max_iterations must be at least 1, got {max_iterations}")
     if config.gazetteer and not gazetteer:
         raise ModelError("config.gazetteer needs gazetteer lists")
-    resources = FeatureResources(
-        truecase=learn_truecase(s.tokens for s in corpus.sentences) if config.truecase else {},
-        gazetteer=(gazetteer or {}) if config.gazetteer else {},
-    )
+    truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
+    resources = FeatureResources(truecase=truecase if config.truecase else {},
+                                 gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {})
+    if config.gazetteer and not resources.gazetteer:
+        raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
+                         f"{GAZETTEER_MAX_TOKENS} tokens that it does not usually write in lower case)")
     ys = [relabel_tags(s.tags, label_map, scheme) for s in corpus.sentences]
     labels = check_training(corpus, ys, label_map)
     xs = []
@@ -396,6 +400,7 @@ def train(
             "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
             "label_map": label_map or {},
             "resources": resource_files,
+            **({"gazetteer_sources": gazetteer_sources} if resources.gazetteer and gazetteer_sources else {}),
             "training": {
                 "corpus": corpus.name,
                 "corpus_scheme": corpus.scheme,

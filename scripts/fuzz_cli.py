@@ -204,6 +204,9 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
                                 ["--model-scheme", rng.choice(SCHEMES)]])
         return Case(kind, argv, watched=[corpus])
     if kind == "arguments":
+        lists = work / "lists.json"  # a gazetteer for train --gazetteer: valid, empty, ill-typed or not JSON
+        lists.write_bytes(rng.choice([b'{"LOC": ["Paris", "New  York"]}', b"{}", b'{"LOC": [1]}', b'{"LOC": ["will"]}',
+                                      bytes(rng.randrange(256) for _ in range(40))]))
         option, value = rng.choice([
             ("--sweeps", rng.choice(HOSTILE_NUMBERS)), ("--seed", rng.choice(HOSTILE_NUMBERS)),
             ("--decoder", rng.choice(HOSTILE_NAMES)), ("--model", rng.choice(HOSTILE_NAMES)),
@@ -212,8 +215,9 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
             ("--max-iterations", rng.choice(HOSTILE_NUMBERS)), ("--scheme", rng.choice(SCHEMES + HOSTILE_NAMES)),
             ("--model-scheme", rng.choice(SCHEMES + HOSTILE_NAMES)), ("--seeds", rng.choice(HOSTILE_NUMBERS)),
             ("--decoders", rng.choice(HOSTILE_NAMES)), ("--text", None), ("--files", None),
+            ("--gazetteer", rng.choice([*HOSTILE_NAMES, str(lists), str(model)])),
         ])
-        if option in ("--c1", "--c2", "--max-iterations", "--model-scheme"):
+        if option in ("--c1", "--c2", "--max-iterations", "--model-scheme", "--gazetteer"):
             argv = ["train", "--train", str(FIXTURE), "--out", str(work / "trained"), "--features", "baseline", option, value]
             if option != "--max-iterations":
                 argv += ["--max-iterations", "3"]
@@ -226,7 +230,7 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
             if option in ("--sweeps", "--seed"):
                 argv += ["--decoder", rng.choice(["gibbs", "herded", "viterbi"])]
         stdin = random_text(rng, 50).encode("utf-8", "surrogatepass") if rng.random() < 0.5 else b"\xff\xfe"
-        return Case(kind, argv, stdin=stdin, watched=[text_file])
+        return Case(kind, argv, stdin=stdin, watched=[text_file, lists])
     corpus = work / "gold.conll"
     shutil.copy(FIXTURE, corpus)
     model_files = sorted(model.iterdir())

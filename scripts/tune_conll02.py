@@ -24,7 +24,7 @@ from build_models import ROOT, TRAINING, build_gazetteer, f1, record, tokens_per
 
 from hgner import schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
-from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
+from hgner.features import FeatureConfig  # noqa: E402
 from hgner.model import train  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_conll02.jsonl"
@@ -142,7 +142,7 @@ def run(name: str) -> dict:
     lists = GAZETTEER_OPTIONS.get(name, {})
     gazetteer = None
     if config.gazetteer:
-        gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences), **lists)
+        gazetteer = build_gazetteer(**lists)
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch

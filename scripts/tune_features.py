@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_models import ROOT, build_gazetteer, f1, is_all_caps, record, tokens_per_second  # noqa: E402
 
 from hgner.corpus import load_corpus  # noqa: E402
-from hgner.features import FeatureConfig, learn_truecase  # noqa: E402
+from hgner.features import FeatureConfig  # noqa: E402
 from hgner.model import train  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_results.jsonl"
@@ -58,7 +58,7 @@ EXPERIMENTS = {
 def run(name: str, train_corpus, dev) -> dict:
     settings, scheme, c1, c2, iterations = EXPERIMENTS[name]
     config = FeatureConfig(**settings)
-    gazetteer = build_gazetteer(learn_truecase(s.tokens for s in train_corpus.sentences)) if config.gazetteer else None
+    gazetteer = build_gazetteer() if config.gazetteer else None
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
         model = train(train_corpus, out, config=config, scheme=scheme, c1=c1, c2=c2, max_iterations=iterations,
                       gazetteer=gazetteer)

@@ -10,6 +10,7 @@ from hgner.features import (
     FeatureConfig,
     FeatureResources,
     document_features,
+    fit_gazetteer,
     is_caseless,
     learn_truecase,
     sentence_features,
@@ -173,6 +174,31 @@ def test_gazetteer():
     assert not any(found[i] for i in (2, 5, 9))
     off = document_features([tokens], FeatureConfig(), resources)[0]
     assert not any(a.startswith("g=") for token in off for a in token)
+
+
+def test_gazetteer_is_fitted_to_the_training_corpus():
+    truecase = learn_truecase([["Ella", "va", "para", "Granada", "con", "Will", "."],
+                               ["Dijo", "que", "will", "para", "siempre", "."]])
+    lists = {"LOC": ["Granada", "  Nueva   York ", "para", "granada", "a b c d e"], "FIRST": ["Will"], "EMPTY": ["para"]}
+    fitted = fit_gazetteer(lists, truecase)
+    # lowercased, spaces folded, duplicates merged; five tokens is too long; "para" is a common word here
+    assert fitted == {"LOC": ["granada", "nueva york"], "FIRST": ["will"]}  # "will": as often capitalised
+    assert "EMPTY" not in fitted  # a list left empty is dropped
+    assert fit_gazetteer(fitted, truecase) == fitted
+
+
+@given(st.dictionaries(st.sampled_from(["LOC", "FIRST"]),
+                       st.lists(st.text(alphabet="aBc ÁéñZ-'", max_size=30), max_size=8)),
+       st.dictionaries(st.text(alphabet="abcéñ", min_size=1, max_size=5), st.booleans()))
+def test_fitted_gazetteer_entries_are_lowercase_single_spaced_and_short(lists, usually_lower):
+    truecase = {word: word if lower else word.capitalize() for word, lower in usually_lower.items()}
+    fitted = fit_gazetteer(lists, truecase)
+    for entries in fitted.values():
+        assert entries and entries == sorted(set(entries))
+        for entry in entries:
+            assert entry == entry.lower() and entry == " ".join(entry.split()) and len(entry.split()) <= 4
+            assert " " in entry or not truecase.get(entry, "X")[:1].islower()
+    assert fit_gazetteer(fitted, truecase) == fitted
 
 
 def test_gazetteer_names_after_a_leading_non_letter():

@@ -111,3 +111,41 @@ def test_train_never_replaces_a_model_file_it_reads(tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()[-1]
         assert "training replaces its skip.json, which is also an input" in err
     assert kept.read_bytes() == Path(SPANISH).read_bytes()
+
+
+def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
+    lists = tmp_path / "lists.json"
+    lists.write_text(json.dumps({"LOC": ["Zürich", "México", "la"], "ORGS": ["Real   Madrid"]}), encoding="utf-8")
+    out = tmp_path / "m"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "5",
+                 "--gazetteer", str(lists)]) == 0
+    assert "gazetteer lists fitted to" in capsys.readouterr().err
+    meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    assert meta["features"]["gazetteer"] and "gazetteer.json" in meta["resources"]
+    assert meta["gazetteer_sources"].startswith(f"{lists} (sha256 ")
+    model = CrfModel.load(out)
+    # "la" is mostly lower case in the corpus: left out, or it would fire on the article
+    assert model.resources.gazetteer == {"LOC": ["méxico", "zürich"], "ORGS": ["real madrid"]}
+    assert any(a.startswith("g=ORGS:") for a in model.attribute_index)
+
+    again = tmp_path / "m2"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
+                 "--gazetteer", str(out)]) == 0  # a model's lists: its directory or a shipped model's name
+    assert CrfModel.load(again).resources.gazetteer == model.resources.gazetteer
+    assert json.loads((again / "meta.json").read_text())["gazetteer_sources"].startswith("model m's lists: ")
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "--gazetteer: model 'nosuch.json': not a model directory"),
+    ("{}", "nosuch.json: no gazetteer entries"),
+    ('{"LOC": [3]}', "nosuch.json: LOC: expected a non-empty string, got 3"),
+    ("[1,", "nosuch.json: not valid JSON"),
+])
+def test_bad_gazetteers_are_one_line_errors_before_any_work(tmp_path, monkeypatch, capsys, content, expected):
+    monkeypatch.chdir(tmp_path)
+    if content is not None:
+        Path("nosuch.json").write_text(content)
+    assert main(["train", "--train", SPANISH, "--out", "m", "--gazetteer", "nosuch.json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and expected in err
+    assert not Path("m").exists()
