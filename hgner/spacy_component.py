@@ -10,6 +10,10 @@ makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer =
 hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v2"`` in a config);
 spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
 
+The model's language (``meta.json``) should be the pipeline's (``spacy.blank("es")`` for
+``es-conll02``): the Doc's tokens come from the pipeline's tokenizer, so the first Doc tagged
+warns when the two differ.
+
 Entities go to ``doc.ents`` (``target="ents"``) or to the span group ``doc.spans[target]``.
 ``overwrite=True`` replaces what is there. ``overwrite=False`` (the default) keeps it: in
 ``doc.ents`` every existing entity stays and a predicted entity is added only if it overlaps
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -91,6 +96,7 @@ class HgnerComponent:
 
     def __init__(self, nlp: Language, name: str = "hgner", **cfg: Any) -> None:
         self.name = name
+        self.language = nlp.lang
         self.cfg: dict[str, Any] = cfg
         self.model_path: str | Path = cfg["model"]
         self._tagger: Tagger | None = None
@@ -102,6 +108,11 @@ class HgnerComponent:
             cfg = self.cfg
             self._tagger = Tagger(self.model_path, cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"],
                                   settings=cfg.get("decoder_settings"), min_confidence=cfg.get("min_confidence"))
+            trained = self._tagger.tokenizer.language
+            if trained != self.language:
+                warnings.warn(f"hgner: model {self._tagger.pipeline.model.name!r} is for language {trained!r}, but this "
+                              f"pipeline's language is {self.language!r}: its tokenizer may split text unlike the "
+                              f"model's training corpus (spacy.blank({trained!r}) matches the model)", stacklevel=2)
         return self._tagger
 
     def __call__(self, doc: Doc) -> Doc:

@@ -171,3 +171,17 @@ def test_decoder_settings_and_min_confidence(tag_model):
     threshold = sorted(c for *_, c in everything)[len(everything) // 2]
     confident = ents(pipeline(tag_model, min_confidence=threshold)(TEXTS[1]))
     assert confident == [e for e in everything if e[3] >= threshold] and len(confident) < len(everything)
+
+
+def test_a_pipeline_of_another_language_than_the_model_warns_once(tag_model):
+    nlp = spacy.blank("es")
+    nlp.add_pipe("hgner", config={"model": str(tag_model)})
+    with pytest.warns(UserWarning, match="is for language 'en', but this pipeline's language is 'es'") as caught:
+        nlp(SENTENCE)
+        nlp(SENTENCE)
+    assert len([w for w in caught if "is for language" in str(w.message)]) == 1
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pipeline(tag_model)(SENTENCE)  # same language: no warning
