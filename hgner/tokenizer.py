@@ -67,6 +67,18 @@ def language_defaults(language: str) -> Any:
                          "such as en, es, nl, de)") from None
 
 
+def spacy_languages() -> list[str]:
+    """The codes of the languages spaCy has: its own (the packages of ``spacy.lang``) and those
+    other packages register."""
+    import pkgutil
+
+    import spacy.lang
+    from spacy.util import registry
+
+    own = {module.name for module in pkgutil.iter_modules(spacy.lang.__path__) if module.ispkg}
+    return sorted(own | set(registry.languages.get_all()))
+
+
 def describe() -> dict[str, Any]:
     """The ``meta.json`` record of these rules."""
     return {"name": NAME, "version": VERSION}

@@ -149,3 +149,14 @@ def test_bad_gazetteers_are_one_line_errors_before_any_work(tmp_path, monkeypatc
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and expected in err
     assert not Path("m").exists()
+
+
+def test_train_warns_when_the_corpus_looks_like_another_language(tmp_path, capsys):
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--max-iterations", "2"]) == 0
+    warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
+    assert len(warning) == 1 and warning[0].startswith(f"warning: training corpus {SPANISH}: of its 53 most frequent")
+    assert "28% are spaCy stop words of 'es' and 2% of 'en', the language recorded in the model" in warning[0]
+    assert warning[0].endswith("train with --lang es")
+    assert json.loads((tmp_path / "m" / "meta.json").read_text())["language"] == "en"  # a warning, not a refusal
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "m"), "--max-iterations", "2"]) == 0
+    assert "stop words" not in capsys.readouterr().err
