@@ -78,6 +78,15 @@ def builtin_models() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / META_FILE).is_file()) if root.is_dir() else []
 
 
+def model_advice(language: str) -> str:
+    """What to use for text in ``language``: the shipped models for it, or ``hgner train``."""
+    shipped = [name for name in builtin_models()
+               if read_metadata(shipped_models_dir() / name).get("language", DEFAULT_LANGUAGE) == language]
+    if shipped:
+        return f"for {language!r} text use --model {' or '.join(shipped)}"
+    return f"no shipped model is for {language!r}: hgner train --lang {language} builds one"
+
+
 def model_directory(name_or_path: str | Path) -> Path:
     """A model directory from a path, or from the name of a shipped model."""
     path = Path(name_or_path)

@@ -4,7 +4,6 @@ corpus (the crfsuite CRF, its skip potential with the weight tuned on the develo
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,14 +14,7 @@ from .evaluation import evaluate
 from .fileio import file_sha256
 from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
 from .report import counted
-from .tokenizer import DEFAULT_LANGUAGE, spacy_languages
-
-# language_warning: of the 100 most frequent word types of CoNLL's English, Spanish and Dutch
-# training corpora, 64-80% are spaCy stop words of their own language and at most 25% of any other
-# (28% of Spanish in the small Spanish test fixture, 2% of English).
-FREQUENT_TYPES = 100
-LOOKS_LIKE = 0.4  # at least this share: the corpus looks like the recorded language, nothing to check
-OTHER_LANGUAGE = 0.25  # the least share, and twice the recorded language's, that suggests another language
+from .tokenizer import DEFAULT_LANGUAGE, likelier_language
 
 
 def build_model(
@@ -59,9 +51,10 @@ def build_model(
     say(f"training on {train_corpus.name}: {counted(len(train_corpus.documents), 'document')}, "
         f"{counted(len(train_corpus.sentences), 'sentence')}, {counted(train_corpus.n_tokens, 'token')} "
         f"(language {language})")
-    warning = language_warning(train_corpus, language)
-    if warning:
-        say(f"warning: training corpus {train_corpus.name}: {warning}")
+    other = likelier_language((t for s in train_corpus.sentences for t in s.tokens), language)
+    if other is not None:
+        say(f"warning: training corpus {train_corpus.name}: {other.evidence}, the language recorded in the model: "
+            f"if the corpus is in {other.language!r}, train with --lang {other.language}")
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
         training = model.metadata["training"]
@@ -123,32 +116,3 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str]:
         raise HgnerError(f"--gazetteer: model {model.name} ({model.directory}) has no gazetteer lists")
     recorded = model.metadata.get("gazetteer_sources")
     return model.resources.gazetteer, f"model {model.name}'s lists" + (f": {recorded}" if recorded else "")
-
-
-def language_warning(corpus: Corpus, language: str) -> str | None:
-    """Why ``corpus`` looks like text in another language than ``language``, or None. The evidence:
-    the share of its ``FREQUENT_TYPES`` most frequent alphabetic word types (lower case) that are
-    spaCy stop words of ``language`` and, when that is below ``LOOKS_LIKE``, of every language
-    spaCy has; the likeliest is suggested when its share is at least ``OTHER_LANGUAGE`` and twice
-    that of ``language``."""
-    counts = Counter(token.lower() for sentence in corpus.sentences for token in sentence.tokens if token.isalpha())
-    frequent = [word for word, _ in counts.most_common(FREQUENT_TYPES)]
-
-    def share(code: str) -> float:
-        words = skip.stop_words(code)
-        return sum(word in words for word in frequent) / len(frequent)
-
-    if not frequent or share(language) >= LOOKS_LIKE:
-        return None
-    shares = {}
-    for code in spacy_languages():
-        try:
-            shares[code] = share(code)
-        except HgnerError:  # registered, but its module does not load here
-            continue
-    likeliest = max(shares, key=shares.__getitem__)
-    if likeliest == language or shares[likeliest] < max(OTHER_LANGUAGE, 2 * shares[language]):
-        return None
-    return (f"of its {len(frequent)} most frequent words, {shares[likeliest]:.0%} are spaCy stop words of "
-            f"{likeliest!r} and {shares[language]:.0%} of {language!r}, the language recorded in the model: "
-            f"if the corpus is in {likeliest!r}, train with --lang {likeliest}")

@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -376,3 +377,11 @@ def test_evaluate_set_reaches_the_decoder(tiny_model, corpus_file, tmp_path, cap
         assert [r["settings"] for r in report["results"]] == [{}, {"bins": bins, "start": "viterbi"}]
         assert f"graph chain; --set bins={bins} start=viterbi\n" in capsys.readouterr().out
     assert weights[1] == 2 * weights[0]
+
+
+def test_evaluate_warns_when_the_corpus_is_not_in_the_models_language(tiny_model, tmp_path, capsys):
+    spanish = Path(__file__).parent / "fixtures" / "spanish_like.conll"
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(spanish)]) == 0
+    warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
+    assert warning == [f"warning: corpus {spanish}: of its 53 most frequent words, 28% are spaCy stop words of 'es' "
+                       "and 2% of 'en', the language of model tiny: for 'es' text use --model es-conll02"]

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hgner.tokenizer import TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
+from hgner.tokenizer import (TextTokenizer, describe, likelier_language, make_tokenizer, recorded_version,
+                             split_sentences)
 
 TOKENIZER = TextTokenizer("en")
 
@@ -236,3 +237,18 @@ def test_entity_text_is_its_span(tagger, pieces):
     for group in tagger.tag_text(text):
         for entity in group.entities:
             assert text[entity.start:entity.end] == entity.text
+
+
+SPANISH_TEXT = ("El presidente del Gobierno dijo hoy que la reunión con los ministros de la Unión Europea fue "
+                "muy difícil , pero que se ha llegado a un acuerdo para el año que viene en Madrid , según "
+                "fuentes de su partido y de la oposición , que también estaban en la sala con otros").split()
+
+
+def test_likelier_language_from_the_most_frequent_words():
+    other = likelier_language(SPANISH_TEXT, "en")
+    assert other is not None and other.language == "es"
+    assert other.evidence == "of its 40 most frequent words, 62% are spaCy stop words of 'es' and 2% of 'en'"
+    assert likelier_language(SPANISH_TEXT, "es") is None  # the given language: nothing to say
+    assert likelier_language(SPANISH_TEXT[:20], "en") is None  # under 20 distinct words say too little
+    english = "the minister said on Monday that he would not be in the city for the talks with them".split() * 2
+    assert likelier_language(english + SPANISH_TEXT[:8], "en") is None
