@@ -431,7 +431,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline,
                             announce=False)  # the report prints the scheme with its notes
     language = model.metadata.get("language", DEFAULT_LANGUAGE)
-    other = likelier_language((t for s in corpus.sentences for t in s.tokens), language)
+    other = likelier_language(corpus.tokens, language)
     if other is not None:
         print(f"warning: corpus {corpus.name}: {other.evidence}, the language of model {model.name}: "
               f"{model_advice(other.language)}", file=sys.stderr)

@@ -66,6 +66,11 @@ class Corpus:
     def n_tokens(self) -> int:
         return sum(len(s.tokens) for s in self.sentences)
 
+    @property
+    def tokens(self) -> Iterator[str]:
+        """Every token, in order."""
+        return (token for sentence in self.sentences for token in sentence.tokens)
+
 
 # --- CoNLL files ---------------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ def build_model(
     say(f"training on {train_corpus.name}: {counted(len(train_corpus.documents), 'document')}, "
         f"{counted(len(train_corpus.sentences), 'sentence')}, {counted(train_corpus.n_tokens, 'token')} "
         f"(language {language})")
-    other = likelier_language((t for s in train_corpus.sentences for t in s.tokens), language)
+    other = likelier_language(train_corpus.tokens, language)
     if other is not None:
         say(f"warning: training corpus {train_corpus.name}: {other.evidence}, the language recorded in the model: "
             f"if the corpus is in {other.language!r}, train with --lang {other.language}")
