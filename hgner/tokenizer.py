@@ -101,7 +101,7 @@ def likelier_language(tokens: Iterable[str], language: str) -> OtherLanguage | N
     the share of the ``FREQUENT_TYPES`` most frequent alphabetic word types (lower case, at least
     ``MIN_TYPES``) that are spaCy stop words of ``language`` and, when that is below
     ``LOOKS_LIKE``, of every language spaCy has; the likeliest counts when its share is at least
-    ``OTHER_LANGUAGE`` and twice that of ``language``."""
+    ``OTHER_LANGUAGE`` and twice that of ``language``. None too for a ``language`` spaCy does not have."""
     counts = Counter(token.lower() for token in tokens if token.isalpha())
     frequent = [word for word, _ in counts.most_common(FREQUENT_TYPES)]
 
@@ -109,9 +109,14 @@ def likelier_language(tokens: Iterable[str], language: str) -> OtherLanguage | N
         stop_words = language_defaults(code).stop_words
         return sum(word in stop_words for word in frequent) / len(frequent)
 
-    if len(frequent) < MIN_TYPES or share(language) >= LOOKS_LIKE:
+    if len(frequent) < MIN_TYPES:
         return None
-    shares = {}
+    try:
+        shares = {language: share(language)}
+    except ModelError:  # a language spaCy does not have: nothing to compare with
+        return None
+    if shares[language] >= LOOKS_LIKE:
+        return None
     for code in spacy_languages():
         try:
             shares[code] = share(code)

@@ -249,6 +249,7 @@ def test_likelier_language_from_the_most_frequent_words():
     assert other is not None and other.language == "es"
     assert other.evidence == "of its 40 most frequent words, 62% are spaCy stop words of 'es' and 2% of 'en'"
     assert likelier_language(SPANISH_TEXT, "es") is None  # the given language: nothing to say
+    assert likelier_language(SPANISH_TEXT, "zz") is None  # no language spaCy has: nothing to compare with
     assert likelier_language(SPANISH_TEXT[:20], "en") is None  # under 20 distinct words say too little
     english = "the minister said on Monday that he would not be in the city for the talks with them".split() * 2
     assert likelier_language(english + SPANISH_TEXT[:8], "en") is None
