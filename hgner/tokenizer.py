@@ -84,7 +84,7 @@ def spacy_languages() -> list[str]:
 # training corpora, 64-80% are spaCy stop words of their own language and at most 25% of any other
 # (the small Spanish test fixture's 53: 28% Spanish, 2% English).
 FREQUENT_TYPES = 100
-MIN_TYPES = 20  # fewer distinct words say too little
+MIN_TYPES = 50  # fewer distinct words say too little (and a small corpus is not worth spaCy's 79 languages' load)
 LOOKS_LIKE = 0.4  # at least this share: the text looks like the given language, nothing more to check
 OTHER_LANGUAGE = 0.25  # the least share, and twice the given language's, that suggests another language
 
