@@ -529,8 +529,10 @@ def format_model_info(info: ModelInfo) -> str:
         ("label map", ", ".join(f"{a} -> {b}" for a, b in meta.get("label_map", {}).items()) or "-"),
         ("training corpus", f"{training.get('corpus', '-')} (sha256 {training.get('sha256', '-')})"),
         ("training", ", ".join(f"{k} {training[k]}" for k in ("sentences", "tokens", "algorithm", "c1", "c2",
-                                                              "max_iterations", "seconds") if k in training) or "-"),
+                                                              "max_iterations", "iterations", "loss", "seconds")
+                               if k in training) or "-"),
         ("features", ", ".join(f"{k}={v}" for k, v in meta.get("features", {}).items()) or "-"),
+        ("gazetteer", meta.get("gazetteer_sources", "lists not described") if meta["features"].get("gazetteer") else "-"),
         ("skip potential", "yes" if all(f in meta.get("files", {}) for f in SKIP_FILES)  # as skip.load decides
                            else "no (--graph skip needs one)"),
         ("hgner version", meta.get("hgner_version", "-")),

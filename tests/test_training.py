@@ -127,6 +127,13 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
     # "la" is mostly lower case in the corpus: left out, or it would fire on the article
     assert model.resources.gazetteer == {"LOC": ["méxico", "zürich"], "ORGS": ["real madrid"]}
     assert any(a.startswith("g=ORGS:") for a in model.attribute_index)
+    capsys.readouterr()
+    assert main(["models", "info", str(out)]) == 0
+    assert f"gazetteer:       {lists} (sha256 " in capsys.readouterr().out
+    (out / "meta.json").write_text(json.dumps({**meta, "gazetteer_sources": "two\nlines"}), encoding="utf-8")
+    assert main(["models", "info", str(out)]) == 2  # read from meta.json: checked like every field hgner reads
+    assert "gazetteer_sources: expected one line" in capsys.readouterr().err
+    (out / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
 
     again = tmp_path / "m2"
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
