@@ -78,10 +78,18 @@ def builtin_models() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / META_FILE).is_file()) if root.is_dir() else []
 
 
+def shipped_languages() -> dict[str, list[str]]:
+    """The languages of the shipped models, each with its models' names."""
+    languages: dict[str, list[str]] = {}
+    for name in builtin_models():
+        language = read_metadata(shipped_models_dir() / name).get("language", DEFAULT_LANGUAGE)
+        languages.setdefault(language, []).append(name)
+    return languages
+
+
 def model_advice(language: str) -> str:
     """What to use for text in ``language``: the shipped models for it, or ``hgner train``."""
-    shipped = [name for name in builtin_models()
-               if read_metadata(shipped_models_dir() / name).get("language", DEFAULT_LANGUAGE) == language]
+    shipped = shipped_languages().get(language)
     if shipped:
         return f"for {language!r} text use --model {' or '.join(shipped)}"
     return f"no shipped model is for {language!r}: hgner train --lang {language} builds one"

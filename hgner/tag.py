@@ -40,12 +40,14 @@ from . import registry, schemes
 from .errors import HgnerError, ModelError
 from .fileio import STANDARD_OUTPUT, file_identity, not_a_file, output_stream, refuse_inputs, write_text
 from .tokenizer import (DEFAULT_LANGUAGE, VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults,
-                        recorded_version)
+                        likelier_language, recorded_version)
 
 if TYPE_CHECKING:
     from .model import CrfModel
     from .pipeline import DocumentResult, Pipeline
 
+LANGUAGE_SAMPLE_WORDS = 2_000  # hgner tag checks the language of the first words it tags (Tagger.check_language)
+LANGUAGE_SAMPLE_CHARS = 20 * LANGUAGE_SAMPLE_WORDS  # read from the start of each document until then
 DEFAULT_MODEL = "en-conll03"  # the best measured configuration with confidences (README): update both together
 DEFAULT_DECODER = "viterbi"
 SKIP_DEFAULT_DECODER = "exact"  # what `hgner tag --graph skip` uses without --decoder (certified MAP; README)
@@ -190,6 +192,18 @@ class Tagger:
             size += len(sentence.tokens)
         if group:
             yield self._decode(text, group)
+
+    def check_language(self, words: Iterable[str]) -> None:
+        """Warn when ``words`` (a sample of the text tagged) look more like the language of another
+        shipped model than like the model's (:func:`~hgner.tokenizer.likelier_language`, among the
+        shipped models' languages only: those are the ones it can point to)."""
+        from .model import model_advice, shipped_languages
+
+        language = self.tokenizer.language
+        other = likelier_language(words, language, candidates=shipped_languages)
+        if other is not None:
+            self.warn(f"the text looks like {other.language!r} ({other.evidence}), but model "
+                      f"{self.pipeline.model.name!r} is for {language!r}: {model_advice(other.language)}")
 
     def tag_text(self, text: str) -> Iterator[TaggedGroup]:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
@@ -755,8 +769,14 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     total = sum(i.size() for i in inputs)
     show = progress and (len(inputs) > 1 or total > PROGRESS_BYTES)
     documents = _tagged(tagger, inputs, jobs)
+    sample: list[str] | None = []  # the first words tagged, until the language check has read them
     with tqdm(total=total or None, unit="B", unit_scale=True, disable=not show, file=sys.stderr, leave=False) as bar:
         for document, text, groups in documents:
+            if sample is not None:
+                sample.extend(text[:LANGUAGE_SAMPLE_CHARS].split())
+                if len(sample) >= LANGUAGE_SAMPLE_WORDS:
+                    tagger.check_language(sample)
+                    sample = None
             writer.start(document, text)
             done = 0
             for group in groups:
@@ -766,6 +786,8 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
             writer.finish()
             bar.update(len(text[done:].encode("utf-8")))
     writer.close()
+    if sample:
+        tagger.check_language(sample)
 
 
 def refuse_given_twice(sweeps: int | None, seed: int | None, settings: Mapping[str, Any] | None) -> None:

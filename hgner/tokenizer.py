@@ -96,12 +96,14 @@ class OtherLanguage(NamedTuple):
     evidence: str
 
 
-def likelier_language(tokens: Iterable[str], language: str) -> OtherLanguage | None:
+def likelier_language(tokens: Iterable[str], language: str,
+                      candidates: Callable[[], Iterable[str]] = spacy_languages) -> OtherLanguage | None:
     """The language ``tokens`` (a text's) look more like than ``language``, or None. The evidence:
     the share of the ``FREQUENT_TYPES`` most frequent alphabetic word types (lower case, at least
     ``MIN_TYPES``) that are spaCy stop words of ``language`` and, when that is below
-    ``LOOKS_LIKE``, of every language spaCy has; the likeliest counts when its share is at least
-    ``OTHER_LANGUAGE`` and twice that of ``language``. None too for a ``language`` spaCy does not have."""
+    ``LOOKS_LIKE``, of each of the ``candidates()`` languages (by default every language spaCy
+    has); the likeliest counts when its share is at least ``OTHER_LANGUAGE`` and twice that of
+    ``language``. None too for a ``language`` spaCy does not have."""
     counts = Counter(token.lower() for token in tokens if token.isalpha())
     frequent = [word for word, _ in counts.most_common(FREQUENT_TYPES)]
 
@@ -117,7 +119,7 @@ def likelier_language(tokens: Iterable[str], language: str) -> OtherLanguage | N
         return None
     if shares[language] >= LOOKS_LIKE:
         return None
-    for code in spacy_languages():
+    for code in candidates():
         try:
             shares[code] = share(code)
         except ModelError:  # registered, but its module does not load here
