@@ -79,10 +79,14 @@ def builtin_models() -> list[str]:
 
 
 def shipped_languages() -> dict[str, list[str]]:
-    """The languages of the shipped models, each with its models' names."""
+    """The languages of the shipped models, each with its models' names (a model whose ``meta.json``
+    does not read is left out: loading it says what is wrong)."""
     languages: dict[str, list[str]] = {}
     for name in builtin_models():
-        language = read_metadata(shipped_models_dir() / name).get("language", DEFAULT_LANGUAGE)
+        try:
+            language = read_metadata(shipped_models_dir() / name).get("language", DEFAULT_LANGUAGE)
+        except ModelError:
+            continue
         languages.setdefault(language, []).append(name)
     return languages
 

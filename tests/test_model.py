@@ -71,3 +71,17 @@ def test_binary_reader_refuses_other_files(tmp_path):
     (tmp_path / "y").write_bytes(b"lCRF")
     with pytest.raises(ValueError, match="truncated"):
         read_crfsuite_weights(tmp_path / "y")
+
+
+def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, monkeypatch):
+    import shutil
+
+    from hgner import model
+
+    for name in ("es-conll02", "nl-conll02"):
+        shutil.copytree(model.shipped_models_dir() / name, tmp_path / name)
+    (tmp_path / "nl-conll02" / "meta.json").write_text("{", encoding="utf-8")
+    monkeypatch.setattr(model, "shipped_models_dir", lambda: tmp_path)
+    assert model.shipped_languages() == {"es": ["es-conll02"]}
+    assert model.model_advice("es") == "for 'es' text use --model es-conll02"
+    assert model.model_advice("nl") == "no shipped model is for 'nl': hgner train --lang nl builds one"
