@@ -46,7 +46,7 @@ import pycrfsuite
 from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import ModelError
-from .fileio import file_identity, file_sha256, umask, write_text
+from .fileio import file_sha256, refuse_inputs, umask, write_text
 from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TRUECASE_FILE, AttributeScores, FeatureConfig,
                        FeatureResources, document_features, fit_gazetteer, learn_truecase)
 from .graph import FactorGraph
@@ -530,15 +530,11 @@ def verify_files(directory: Path, metadata: dict[str, Any]) -> None:
 def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
     """A :class:`ModelError` unless ``out`` can become a model directory: missing, an empty
     folder, or a writable model directory (which is replaced, keeping files that are not
-    model files) none of whose model files is one of ``inputs`` (the files training reads;
-    None, an input read from no file, is skipped)."""
-    replaced = {file_identity(out / name): out / name for name in (META_FILE, *MODEL_FILES)}
-    replaced.pop(None, None)
-    for source in inputs:
-        model_file = replaced.get(file_identity(source)) if source is not None else None
-        if model_file is not None:
-            raise ModelError(f"{out}: training replaces its {model_file.name}, which is also an input ({source}); "
-                             "refusing to overwrite it")
+    model files) none of whose model files is one of ``inputs`` (the files training reads; see
+    :func:`~hgner.fileio.refuse_inputs`)."""
+    inputs = list(inputs)
+    for name in (META_FILE, *MODEL_FILES):
+        refuse_inputs(out / name, inputs, "--out")
     if out.is_symlink() or out.exists():
         if not out.is_dir():
             raise ModelError(f"{out}: exists and is not a directory; expected a model directory to write")

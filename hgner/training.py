@@ -38,7 +38,8 @@ def build_model(
     list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
     :func:`hgner.model.train` (features, scheme, regularisation, ...)."""
     skip.stop_words(language)  # an unknown language code fails before training
-    check_model_target(Path(out), [train_corpus.file, dev.file if dev is not None else None])
+    if dev is not None:  # (train checks the training corpus)
+        check_model_target(Path(out), [dev.file])
     types = set(_entity_types(train_corpus))
     dropped = {name for name, target in (options.get("label_map") or {}).items() if target == "O"}
     if dropped - types:
