@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
-from .tokenizer import DEFAULT_LANGUAGE
 
 
 def load(model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, *, graph: str = "chain",
@@ -85,7 +84,7 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
     """The :class:`ModelInfo` of a shipped model or a model directory, read from ``meta.json``
     alone (no weights are loaded)."""
     from . import schemes
-    from .model import model_directory, read_metadata
+    from .model import model_directory, model_language, read_metadata
 
     directory = model_directory(name_or_path)
     metadata = read_metadata(directory)
@@ -96,7 +95,7 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
     if "dev" in metadata:  # written by `hgner train --dev`
         dev.setdefault(metadata["dev"]["corpus"], metadata["dev"]["f1"])
     test = {corpus: figures["f1"] for corpus, figures in scores.get("test", {}).items()}
-    language = metadata.get("language", DEFAULT_LANGUAGE)  # as the tagger reads it
+    language = model_language(metadata)  # as the tagger reads it
     size = sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
     return ModelInfo(metadata.get("name", directory.name), directory, language, labels, scheme, dev, test, size, metadata)
 

@@ -394,10 +394,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .decoders import decoder_class
     from .evaluation import evaluate, evaluate_raw, format_report, write_json
     from .fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
-    from .model import CrfModel, model_advice
+    from .model import CrfModel, model_advice, model_language
     from .reading import read_tagged
     from .report import check_plot_format, format_table3, plot
-    from .tokenizer import DEFAULT_LANGUAGE, likelier_language
+    from .tokenizer import likelier_language
     from .decoders.settings import parse_assignments
     from .skip import load as load_skip
 
@@ -430,8 +430,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         load_skip(model)  # a missing skip potential fails before any work
     corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline,
                             announce=False)  # the report prints the scheme with its notes
-    language = model.metadata.get("language", DEFAULT_LANGUAGE)
-    other = likelier_language(corpus.tokens, language)
+    other = likelier_language(corpus.tokens, model_language(model.metadata))
     if other is not None:
         print(f"warning: corpus {corpus.name}: {other.evidence}, the language of model {model.name}: "
               f"{model_advice(other.language)}", file=sys.stderr)

@@ -157,14 +157,13 @@ class FeatureResources:
         """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
         exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
         when ``names`` is None, whichever of them exist."""
-        from .validation import check_string_table, read_json
+        from .validation import read_string_table
 
         tables = {}
         for key, file_name in (("truecase", TRUECASE_FILE), ("gazetteer", GAZETTEER_FILE)):
             path = Path(directory) / file_name
             if (file_name in names) if names is not None else path.is_file():
-                tables[key] = read_json(path)
-                check_string_table(tables[key], key, path)
+                tables[key] = read_string_table(path, key)
             else:
                 tables[key] = {}
         return cls(**tables)

@@ -78,13 +78,18 @@ def builtin_models() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / META_FILE).is_file()) if root.is_dir() else []
 
 
+def model_language(metadata: dict[str, Any]) -> str:
+    """The language a model's ``meta.json`` records (English for a model that records none)."""
+    return metadata.get("language", DEFAULT_LANGUAGE)
+
+
 def shipped_languages() -> dict[str, list[str]]:
     """The languages of the shipped models, each with its models' names (a model whose ``meta.json``
     does not read is left out: loading it says what is wrong)."""
     languages: dict[str, list[str]] = {}
     for name in builtin_models():
         try:
-            language = read_metadata(shipped_models_dir() / name).get("language", DEFAULT_LANGUAGE)
+            language = model_language(read_metadata(shipped_models_dir() / name))
         except ModelError:
             continue
         languages.setdefault(language, []).append(name)

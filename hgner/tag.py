@@ -39,8 +39,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from . import registry, schemes
 from .errors import HgnerError, ModelError
 from .fileio import STANDARD_OUTPUT, file_identity, not_a_file, output_stream, refuse_inputs, write_text
-from .tokenizer import (DEFAULT_LANGUAGE, VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults,
-                        likelier_language, recorded_version)
+from .tokenizer import (VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults, likelier_language,
+                        recorded_version)
 
 if TYPE_CHECKING:
     from .model import CrfModel
@@ -141,7 +141,7 @@ class Tagger:
         min_confidence: float | None = None,
     ) -> None:
         from .decoders import make_decoder
-        from .model import CrfModel
+        from .model import CrfModel, model_language
         from .pipeline import Pipeline
 
         decoder = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph; fails before the model loads
@@ -161,7 +161,7 @@ class Tagger:
             version = VERSION
             warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
                  f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
-        self.tokenizer = TextTokenizer(crf.metadata.get("language", DEFAULT_LANGUAGE), version)
+        self.tokenizer = TextTokenizer(model_language(crf.metadata), version)
         try:
             language_defaults(self.tokenizer.language)  # before any text is read
         except ModelError as error:

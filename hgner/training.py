@@ -100,13 +100,12 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str]:
     the lists of a model (a shipped model's name or a model directory, checksum-verified), or a JSON
     file mapping list names to entries (checked against ``gazetteer.schema.json``). Training fits
     them to its corpus (:func:`hgner.features.fit_gazetteer`)."""
-    from .validation import check_string_table, read_json
+    from .validation import read_string_table
 
     path = Path(source)
     try:
         if path.is_file():
-            lists = read_json(path)
-            check_string_table(lists, "gazetteer", path)
+            lists = read_string_table(path, "gazetteer")
             if not any(lists.values()):
                 raise HgnerError(f"{path}: no gazetteer entries (expected list names mapped to entries)")
             return lists, f"{source} (sha256 {file_sha256(path)})"

@@ -104,6 +104,13 @@ def check(data: Any, schema: str | Path, path: Path, raises: type[HgnerError] = 
     raise raises(f"{path}: {_where(error.absolute_path)}: expected {expected}, got {show(error.instance)}")
 
 
+def read_string_table(path: Path, schema_name: str) -> dict:
+    """The word table in ``path`` (JSON), checked against its schema by :func:`check_string_table`."""
+    data = read_json(path)
+    check_string_table(data, schema_name, path)
+    return data
+
+
 def check_string_table(data: Any, schema_name: str, path: Path) -> None:
     """:func:`check` for a big word table, fast: the schema's top level is an object whose
     ``propertyNames`` have a ``maxLength`` or ``pattern`` and whose values are strings (with
