@@ -9,6 +9,12 @@ labelling about p(MAP) x sweeps times. Prints agreement by sentence length and b
 many disagreements herded's labelling scores lower than Viterbi's (a search miss), and how many
 are *type swaps*: the same entity spans, some with another type. Single-site updates cannot make
 that move in one step: every state between the two mixes two types inside one entity.
+
+It also asks whether the model is sharper or flatter than the dev set supports: the dev set's gold
+negative log-likelihood with every potential multiplied by a factor (``calibration``; 1 is the
+model). A best factor above 1 would mean the model is too flat, and sharpening it (which makes the
+MAP likelier, so a sampler meets it sooner) would be calibration, not a trick; below 1, the model
+is already sharper than the dev set supports.
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ from hgner.decoders.chain import forward_backward, viterbi  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.pipeline import Pipeline  # noqa: E402
+from hgner.corpus import relabel_tags  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.schemes import chunks  # noqa: E402
 
 LENGTHS = [(1, 10), (11, 20), (21, 40), (41, 80), (81, 10**6)]
 P_MAP = [(0.5, 1.01), (0.1, 0.5), (0.01, 0.1), (0.0, 0.01)]
+SCALES = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5]  # factors on every potential for the calibration check
 
 
 def main(argv: list[str]) -> None:
@@ -46,14 +54,23 @@ def main(argv: list[str]) -> None:
     builder = Pipeline(model, make_decoder("viterbi"))
     herded = make_decoder("herded", sweeps=args.sweeps)
     rows = []  # (length, p_map, agree, herded score - viterbi score, type swap)
+    label_ids = {label: k for k, label in enumerate(model.labels)}
+    gold_nll = dict.fromkeys(SCALES, 0.0)  # factor -> the dev set's gold negative log-likelihood
     for document in corpus.documents:
         prepared = builder.prepare([s.tokens for s in document.sentences])
         reference = prepared.split(viterbi(prepared.chain))
         sampled = prepared.split(herded.decode(prepared.chain).labels)
         start = 0
-        for length, y_ref, y_her in zip(map(len, prepared.sentences), reference, sampled):
-            sentence = FactorGraph.chain(prepared.chain.unary[start:start + length], model.transitions, [length])
+        for length, y_ref, y_her, gold_sentence in zip(map(len, prepared.sentences), reference, sampled,
+                                                         document.sentences):
+            unary = prepared.chain.unary[start:start + length]
+            sentence = FactorGraph.chain(unary, model.transitions, [length])
             start += length
+            gold = [label_ids[tag] for tag in relabel_tags(gold_sentence.tags, model.metadata.get("label_map"),
+                                                          model.metadata["scheme"])]
+            for scale in SCALES:
+                scaled = FactorGraph.chain(scale * unary, scale * model.transitions, [length])
+                gold_nll[scale] += forward_backward(scaled)[1] - scaled.score(gold)
             log_z = forward_backward(sentence)[1]
             p_map = float(np.exp(sentence.score(y_ref) - log_z))
             spans = [[(start, end) for start, end, _ in chunks([model.labels[y] for y in labels])]
@@ -75,6 +92,8 @@ def main(argv: list[str]) -> None:
         summary["by_p_map"][f"[{low}, {min(high, 1.0)})"] = [int(chosen.sum()), round(100 * agree[chosen].mean(), 2) if chosen.any() else None]
     summary["share_p_map_below_0.1"] = round(100 * float((p_maps < 0.1).mean()), 2)
     summary["median_p_map"] = round(float(np.median(p_maps)), 3)
+    summary["calibration"] = {"gold_nll_by_factor": {str(f): round(v, 1) for f, v in gold_nll.items()},
+                              "best_factor": min(gold_nll, key=gold_nll.__getitem__)}
     print(json.dumps(summary))
 
 
