@@ -28,12 +28,12 @@ from scipy.optimize import minimize_scalar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from hgner.corpus import relabel_tags  # noqa: E402
 from hgner.decoders import make_decoder  # noqa: E402
 from hgner.decoders.chain import forward_backward, viterbi  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.pipeline import Pipeline  # noqa: E402
-from hgner.corpus import relabel_tags  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.schemes import chunks  # noqa: E402
 
