@@ -116,8 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train a linear-chain CRF on a CoNLL corpus")
     train.add_argument("--train", required=True, metavar="CORPUS", help="training corpus (file, conll2003:train, nltk:...)")
     train.add_argument("--dev", metavar="CORPUS",
-                       help="development corpus: scored with Viterbi, and tunes the skip potential's weight "
-                            "(without it no skip potential is written)")
+                       help="development corpus: scored with Viterbi, tunes the skip potential's weight and fits the "
+                            "calibration factor on every potential (without it neither is written)")
     train.add_argument("--out", required=True, metavar="DIR", help="model directory to write (e.g. models/my-model)")
     train.add_argument("--lang", default="en", metavar="CODE",
                        help="ISO code of the corpus language (default en): recorded in the model for tagging, and "
@@ -512,6 +512,14 @@ def _scores(scores: dict[str, float]) -> str:
     return ", ".join(f"{f1:.2f} ({corpus})" for corpus, f1 in scores.items()) or "-"
 
 
+def _calibration(record: dict | None) -> str:
+    """``meta.json``'s calibration record, for ``hgner models info``."""
+    if record is None:
+        return "none (every potential as trained)"
+    fitted = f", fitted on {record['corpus']}" if "corpus" in record else ""
+    return f"every potential times {record['factor']}{fitted}"
+
+
 def format_model_info(info: ModelInfo) -> str:
     """``hgner models info``: the summary, then the training record and the features (for a model
     whose files were verified)."""
@@ -534,6 +542,7 @@ def format_model_info(info: ModelInfo) -> str:
         ("gazetteer", meta.get("gazetteer_sources", "lists not described") if meta["features"].get("gazetteer") else "-"),
         ("skip potential", "yes" if all(f in meta.get("files", {}) for f in SKIP_FILES)  # as skip.load decides
                            else "no (--graph skip needs one)"),
+        ("calibration", _calibration(meta.get("calibration"))),
         ("hgner version", meta.get("hgner_version", "-")),
     ]
     width = max(len(key) for key, _ in lines)

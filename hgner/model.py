@@ -125,6 +125,11 @@ class CrfModel:
         labels: (K,) label names in the model's tag scheme.
         state_weights: (A, K) weight of each attribute for each label.
         transitions: (K, K) weight of label a followed by label b.
+        calibration: the factor on every potential of the model's graphs (``meta.json``'s
+            ``calibration.factor``, fitted by :func:`hgner.calibration.fit`; 1 when it records
+            none). The weights above are crfsuite's as trained; :meth:`chain_graph` and the skip
+            potential (:func:`hgner.skip.load`) apply the factor, so MAP labellings do not change
+            with it, while marginals, confidences and samplers do.
     """
 
     def __init__(self, directory: Path, metadata: dict[str, Any]) -> None:
@@ -135,6 +140,7 @@ class CrfModel:
         self.feature_config = FeatureConfig.from_json(metadata["features"])
         self.resources = FeatureResources.load(directory, metadata.get("resources", []))
         self.scheme: str = metadata["scheme"]
+        self.calibration: float = metadata.get("calibration", {}).get("factor", 1.0)
         try:
             labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
         except ValueError as error:
@@ -202,10 +208,10 @@ class CrfModel:
         return np.asarray(indicator @ self.state_weights)
 
     def chain_graph(self, sentences: Sequence[Sequence[str]]) -> FactorGraph:
-        """A document's factor graph: one chain per sentence, no edge across sentences."""
-        return FactorGraph.chain(
-            self.document_unary(sentences), self.transitions, [len(s) for s in sentences], labels=self.labels
-        )
+        """A document's factor graph: one chain per sentence, no edge across sentences; its
+        potentials are the CRF's scores times :attr:`calibration`."""
+        return FactorGraph.chain(self.calibration * self.document_unary(sentences), self.calibration * self.transitions,
+                                 [len(s) for s in sentences], labels=self.labels)
 
     @cached_property
     def _crfsuite(self) -> pycrfsuite.Tagger:

@@ -21,7 +21,8 @@ corpus: gold tags are put in the model's scheme (with its label map), the label 
 with ``p(a, b) = (counts[a, b] + s) / (N + s K^2)`` (add-``s`` smoothing, ``s = 0.5``, the
 Krichevsky-Trofimov estimate) and ``p_first``, ``p_second`` its margins. It is positive for label
 pairs seen together more often than chance (the same entity type twice), negative otherwise.
-The graph uses ``weight * log_ratio``, where ``weight`` is the grid point whose skip-chain
+The graph uses ``weight * log_ratio`` (times the model's calibration factor, like every
+potential: :mod:`hgner.calibration`), where ``weight`` is the grid point whose skip-chain
 decoding (by ``exact``) scores the best entity F1 on a development corpus, 0 (the chain itself)
 included, ties to the smaller weight (:func:`tune`), so the skip-chain graph is never worse than
 the chain on that corpus. :func:`build` does all of it; ``hgner train --dev`` calls it. Both are
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -154,7 +155,8 @@ def skip_edges(sentences: Sequence[Sequence[str]], config: SkipConfig = SkipConf
 @dataclass(frozen=True)
 class SkipModel:
     """A model's skip potential: ``counts`` and ``log_ratio`` (K, K) over ``labels``, the tuned
-    ``weight``, the edge rule, and ``info`` (how it was estimated and tuned)."""
+    ``weight``, the edge rule, ``info`` (how it was estimated and tuned), and the model's
+    ``calibration`` factor, which multiplies every potential of its graphs, this one too."""
 
     config: SkipConfig
     labels: tuple[str, ...]
@@ -162,11 +164,12 @@ class SkipModel:
     log_ratio: np.ndarray
     weight: float = 1.0
     info: dict[str, Any] = field(default_factory=dict)
+    calibration: float = 1.0
 
     @property
     def potential(self) -> np.ndarray:
-        """(K, K) the table skip edges use: ``weight * log_ratio``."""
-        return self.weight * self.log_ratio
+        """(K, K) the table skip edges use: ``calibration * weight * log_ratio``."""
+        return self.calibration * self.weight * self.log_ratio
 
     def graph(self, chain: FactorGraph, sentences: Sequence[Sequence[str]]) -> FactorGraph:
         """``chain`` (a document's chain graph) plus the document's skip edges."""
@@ -189,7 +192,8 @@ def estimate(corpus: Corpus, model: CrfModel, config: SkipConfig = SkipConfig())
         edges = skip_edges([s.tokens for s in document.sentences], config)
         np.add.at(counts, (y[edges[:, 0]], y[edges[:, 1]]), 1.0)
     return SkipModel(config, model.labels, counts, log_ratio(counts),
-                     info={"corpus": corpus.name, "edges": int(counts.sum()), "smoothing": SMOOTHING})
+                     info={"corpus": corpus.name, "edges": int(counts.sum()), "smoothing": SMOOTHING},
+                     calibration=model.calibration)
 
 
 def log_ratio(counts: np.ndarray, smoothing: float = SMOOTHING) -> np.ndarray:
@@ -262,7 +266,7 @@ def load(model: CrfModel) -> SkipModel:
     if labels != model.labels:
         raise ModelError(f"skip potential of model {model.name} is over labels {labels}; "
                          f"expected the model's labels {model.labels}")
-    return SkipModel(config, labels, counts, table, weight, info)
+    return SkipModel(config, labels, counts, table, weight, info, model.calibration)
 
 
 # The weight grid of tune(); 0 is the chain itself.
@@ -300,7 +304,7 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
                 labels = viterbi(p.chain)
                 certified += 1.0
             else:
-                decoding = skip_decoder.decode(p.chain.with_edges(e, weight * table.log_ratio))
+                decoding = skip_decoder.decode(p.chain.with_edges(e, replace(table, weight=weight).potential))
                 labels = decoding.labels
                 certified += decoding.stats.get("certified", 0.0)
             predicted += [schemes.convert([model.labels[k] for k in piece], dev.scheme) for piece in p.split(labels)]
@@ -309,7 +313,7 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
                        "certified": round(certified / len(prepared), 4) if prepared else 1.0})
     best = max(tuning, key=lambda row: (row["f1"], -row["weight"]))
     info = {**table.info, "tuned_on": dev.name, "tuning_decoder": decoder, "tuning": tuning}
-    return SkipModel(table.config, table.labels, table.counts, table.log_ratio, best["weight"], info)
+    return replace(table, weight=best["weight"], info=info)
 
 
 def build(model: CrfModel, train: Corpus, dev: Corpus, language: str, *, decoder: str = "exact",
@@ -324,8 +328,7 @@ def build(model: CrfModel, train: Corpus, dev: Corpus, language: str, *, decoder
         how = {"language": language, "given": True}
     config = SkipConfig(function_words=words)
     table = estimate(train, model, config)
-    table = SkipModel(config, table.labels, table.counts, table.log_ratio, table.weight,
-                      {**table.info, "function_words": how})
+    table = replace(table, info={**table.info, "function_words": how})
     tuned = tune(table, model, dev, decoder=decoder, progress=progress)
     save(tuned, model.directory)
     return tuned

@@ -1,13 +1,14 @@
 """``hgner train``'s work in one call: a complete model directory from a training and a development
-corpus (the crfsuite CRF, its skip potential with the weight tuned on the development corpus, and
-``meta.json`` with the language, documents mode and development figures)."""
+corpus (the crfsuite CRF, its skip potential with the weight tuned on the development corpus, its
+calibration factor fitted there, and ``meta.json`` with the language, documents mode and
+development figures)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import schemes, skip
+from . import calibration, schemes, skip
 from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate
@@ -33,8 +34,9 @@ def build_model(
     """Train a CRF on ``train_corpus`` (whose documents were grouped as ``documents`` says) into
     ``out``; with ``dev``, score it there with Viterbi, learn the skip potential from
     ``train_corpus`` and tune its weight on ``dev`` (:func:`hgner.skip.build`, decoded by
-    ``exact``; weight 0 when skip edges do not beat the chain). Without ``dev`` no skip potential
-    is written (its weight needs a development corpus). ``function_words`` replaces the learned
+    ``exact``; weight 0 when skip edges do not beat the chain), and fit the calibration factor
+    on ``dev`` (:func:`hgner.calibration.fit`). Without ``dev`` no skip potential is written (its
+    weight needs a development corpus) and the model is not calibrated. ``function_words`` replaces the learned
     list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
     :func:`hgner.model.train` (features, scheme, regularisation, ...)."""
     skip.stop_words(language)  # an unknown language code fails before training
@@ -66,7 +68,7 @@ def build_model(
         say(f"trained in {training['seconds']:.0f} s ({counted(training['iterations'], 'L-BFGS iteration')} of at most "
             f"{training['max_iterations']}, loss {training['loss']:.2f}): {len(model.attribute_index)} attributes")
         if dev is None:
-            say("no development corpus: no skip potential written (--dev tunes its weight)")
+            say("no development corpus: no skip potential written and no calibration (--dev gives both)")
             return
         result = evaluate(model, dev, ["viterbi"], progress=progress)["results"][0]
         say(f"dev F1 on {dev.name}: {result['f1']:.2f} (Viterbi)")
@@ -84,6 +86,13 @@ def build_model(
             "recall": round(result["recall"], 2),
             "skip": {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight, "f1": round(best, 2)},
         }
+        model.metadata["calibration"] = fitted = calibration.fit(model, dev, progress=progress)
+        say(f"calibration: every potential times {fitted['factor']} (gold NLL per sentence on {dev.name} "
+            f"{fitted['gold_nll_per_sentence']:.3f} -> {fitted['gold_nll_per_sentence_at_factor']:.3f}; "
+            f"Viterbi and exact labellings do not change)")
+        if calibration.at_bound(fitted["factor"]):
+            say(f"warning: the calibration factor is at its bound {fitted['factor']}: {dev.name} is fitted "
+                "(almost) perfectly or not at all; is it the training corpus?")
         write_metadata(model.directory, model.metadata, changed=SKIP_FILES)  # skip.build wrote them
 
     return train(train_corpus, out, language=language, documents=documents, finish=finish, progress=progress,

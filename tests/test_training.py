@@ -26,6 +26,8 @@ def test_train_then_evaluate_skip_end_to_end(tmp_path, capsys):
     assert meta["language"] == "es" and meta["documents"] == "6" and meta["training"]["corpus_scheme"] == "IOB2"
     assert meta["dev"]["documents"] == "6" and meta["dev"]["skip"]["decoder"] == "exact"
     assert meta["dev"]["skip"]["f1"] >= meta["dev"]["f1"]  # skip-chain never worse than the chain on dev
+    assert meta["calibration"]["corpus"] == SPANISH and "calibration: every potential times" in err
+    assert "is it the training corpus?" in err  # the dev corpus is the training corpus here
     model = CrfModel.load(out)
     table = skip.load(model)
     assert table.weight == meta["dev"]["skip"]["weight"] and table.info["edges"] > 0
