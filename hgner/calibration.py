@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .corpus import Corpus, relabel_tags
+from .corpus import Corpus
 from .errors import HgnerError
 from .graph import FactorGraph
 from .model import CrfModel
@@ -49,28 +49,27 @@ def fit(model: CrfModel, corpus: Corpus, *, progress: bool = False) -> dict[str,
     from .decoders.chain import forward_backward
 
     index = {label: k for k, label in enumerate(model.labels)}
-    label_map = model.metadata.get("label_map") or {}
-    unary, lengths, gold = [], [], []
+    pieces, lengths, gold = [], [], []
     for document in tqdm(corpus.documents, desc=f"calibration: featurising {corpus.name}", unit="doc",
                          disable=not progress, file=sys.stderr, leave=False):
         scores = model.document_unary([s.tokens for s in document.sentences])
         start = 0
         for sentence in document.sentences:
             end = start + len(sentence.tokens)
-            tags = relabel_tags(sentence.tags, label_map, model.scheme)
+            tags = model.gold_labels(sentence.tags)
             if tags and all(tag in index for tag in tags):
-                unary.append(scores[start:end])
+                pieces.append(scores[start:end])
                 lengths.append(len(tags))
-                gold.append([index[tag] for tag in tags])
+                gold.extend(index[tag] for tag in tags)
             start = end
     if not lengths:
         raise HgnerError(f"calibration: no sentence of {corpus.name} has only the model's labels "
                          f"({', '.join(model.labels)})")
-    graph = FactorGraph.chain(np.concatenate(unary), model.transitions, lengths)
-    gold_score = graph.score(np.concatenate([np.asarray(g, dtype=np.int64) for g in gold]))
+    unary = np.concatenate(pieces)
+    gold_score = FactorGraph.chain(unary, model.transitions, lengths).score(np.array(gold, dtype=np.int64))
 
-    def gold_nll(factor: float) -> float:
-        scaled = FactorGraph.chain(factor * graph.unary, factor * model.transitions, lengths)
+    def gold_nll(factor: float) -> float:  # the score is linear in the factor
+        scaled = FactorGraph.chain(factor * unary, factor * model.transitions, lengths)
         return forward_backward(scaled)[1] - factor * gold_score
 
     found = minimize_scalar(gold_nll, bounds=BOUNDS, method="bounded", options={"xatol": 1e-4})

@@ -176,6 +176,11 @@ class CrfModel:
     def entity_types(self) -> list[str]:
         return schemes.entity_types(self.labels)
 
+    def gold_labels(self, tags: Sequence[str]) -> list[str]:
+        """Gold ``tags`` as the model was trained on them: in its scheme, entity types renamed by
+        its label map (MISC -> O for a 3-class model). Tags of a type it never saw stay as they are."""
+        return relabel_tags(tags, self.metadata.get("label_map"), self.scheme)
+
     def features(self, sentences: Sequence[Sequence[str]]) -> Features:
         """Attributes of a document given as token lists, one list per sentence."""
         return document_features(sentences, self.feature_config, self.resources)

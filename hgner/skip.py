@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .corpus import Corpus, relabel_tags
+from .corpus import Corpus
 from .errors import ModelError
 from .fileio import write_text
 from .graph import FactorGraph
@@ -180,10 +180,9 @@ def estimate(corpus: Corpus, model: CrfModel, config: SkipConfig = SkipConfig())
     """Count gold label pairs on the skip edges of ``corpus`` (tags put in ``model``'s scheme and
     label map, as training does) and return their smoothed log-ratio table with weight 1."""
     index = {label: k for k, label in enumerate(model.labels)}
-    label_map = model.metadata.get("label_map") or {}
     counts = np.zeros((len(index), len(index)))
     for document in corpus.documents:
-        tags = [tag for s in document.sentences for tag in relabel_tags(s.tags, label_map, model.scheme)]
+        tags = [tag for s in document.sentences for tag in model.gold_labels(s.tags)]
         unknown = set(tags) - set(index)
         if unknown:
             raise ModelError(f"corpus {corpus.name} has tags {sorted(unknown)} that model {model.name} lacks "

@@ -209,12 +209,17 @@ def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus]
     return scores
 
 
+def read_dev(settings: dict) -> tuple[Corpus, str]:
+    """A model's dev corpus grouped as its ``dev_documents`` (else ``documents``) says, and the
+    mode used ("auto" resolved)."""
+    return read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))
+
+
 def build(name: str, tests: dict[str, Corpus]) -> dict:
     settings = MODELS[name]
     out = ROOT / "models" / name
     train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
-    # the dev corpus grouped as dev_documents says, and the mode used ("auto" resolved)
-    dev, dev_documents = read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))
+    dev, dev_documents = read_dev(settings)
     gazetteer = build_gazetteer() if settings["features"].gazetteer else None
     model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
                         dev_documents=dev_documents,
@@ -246,7 +251,7 @@ def calibrate(name: str) -> None:
     """Fit the calibration factor of the built model ``name`` on its dev set and record it in its
     ``meta.json`` (the model's other files are unchanged: no retraining)."""
     settings = MODELS[name]
-    dev = read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))[0]
+    dev = read_dev(settings)[0]
     model = CrfModel.load(ROOT / "models" / name)
     model.metadata["calibration"] = fitted = calibration.fit(model, dev)
     write_metadata(model.directory, model.metadata, changed=())
