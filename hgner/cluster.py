@@ -44,7 +44,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +54,8 @@ from . import __version__
 from .errors import HgnerError
 from .fileio import atomic_write, file_sha256, write_text
 from .report import counted
-from .tag import DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, folder_files, refuse_given_twice
+from .tag import (DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, LANGUAGE_SAMPLE_CHARS, LANGUAGE_SAMPLE_WORDS, Input, Tagger,
+                  folder_files, language_warning, refuse_given_twice)
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -436,10 +437,13 @@ def tag_to_folder(
     part_bytes: int = PART_BYTES,
     pattern: str = DEFAULT_GLOB,
     progress: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Tag ``inputs`` (files, folders, globs; a folder gives its files matching ``pattern``, see
     :func:`find_inputs`) on ``client``'s cluster into parts in folder ``out``; returns the
-    manifest. Parts committed by an earlier run of the same job are skipped."""
+    manifest. Parts committed by an earlier run of the same job are skipped. Before any task
+    runs, ``warn`` gets the warning of ``hgner tag`` for text in another language than the
+    model's (:func:`~hgner.tag.language_warning`, on the first words of the inputs)."""
     if part_format not in ("jsonl", "parquet"):
         raise HgnerError(f"part format: expected jsonl or parquet, got {part_format!r}")
     if part_format == "parquet":
@@ -450,6 +454,10 @@ def tag_to_folder(
     paths = find_inputs(inputs, exclude=out, pattern=pattern)
     parts = [Part(f"part-{i:05d}.{part_format}", tuple(pieces))
              for i, pieces in enumerate(plan_parts(paths, text_column, part_bytes))]
+    if warn is not None:
+        message = _language_warning(settings, parts, text_column)
+        if message is not None:
+            warn(message)
     job = PartJob(settings, str(out.resolve()), text_column, include_text, part_format)
     description = {
         "hgner_version": __version__,
@@ -480,6 +488,22 @@ def tag_to_folder(
     })
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _language_warning(settings: TagSettings, parts: list[Part], text_column: str) -> str | None:
+    """:func:`~hgner.tag.language_warning` for the first words of ``parts``, read as ``hgner tag``
+    reads them (the start of each document in turn), with the model's ``meta.json`` only."""
+    from .model import model_directory, model_language, model_name, read_metadata
+
+    words: list[str] = []
+    documents = (text for part in parts for piece in part.pieces for _, text in read_piece(piece, text_column))
+    for text in documents:
+        words.extend(text[:LANGUAGE_SAMPLE_CHARS].split())
+        if len(words) >= LANGUAGE_SAMPLE_WORDS:
+            break
+    directory = model_directory(settings.model)
+    metadata = read_metadata(directory)
+    return language_warning(words, model_language(metadata), model_name(directory, metadata))
 
 
 def _describe_inputs(arguments: list[str], paths: list[str]) -> dict[str, Any]:
@@ -546,14 +570,16 @@ def run_tag(args: Any) -> int:
     from .decoders.settings import parse_assignments
     from .tag import decoder_for_graph
 
-    decoder = decoder_for_graph(args.decoder, args.graph, lambda message: print(f"hgner tag: warning: {message}",
-                                                                                  file=sys.stderr))
+    def warn(message: str) -> None:
+        print(f"hgner tag: warning: {message}", file=sys.stderr)
+
+    decoder = decoder_for_graph(args.decoder, args.graph, warn)
     settings = TagSettings.make(args.model, decoder, args.graph, args.sweeps, args.seed, parse_assignments(args.set))
     given = {key: value for key, value in (("text_column", args.text_column), ("part_format", args.part_format))
              if value is not None}  # options not given keep tag_to_folder's defaults
     with connect(args.cluster) as client:
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
-                                 progress=sys.stderr.isatty(), **given)
+                                 progress=sys.stderr.isatty(), warn=warn, **given)
     counts = manifest["counts"]
     print(f"hgner tag: {counted(counts['documents'], 'document')}, {counted(counts['tokens'], 'token')}, "
           f"{counted(counts['entities'], 'entity')} in {counted(counts['parts'], 'part')} "

@@ -83,6 +83,11 @@ def model_language(metadata: dict[str, Any]) -> str:
     return metadata.get("language", DEFAULT_LANGUAGE)
 
 
+def model_name(directory: Path, metadata: dict[str, Any]) -> str:
+    """A model's name: the one its ``meta.json`` records, else its directory's."""
+    return metadata.get("name", directory.name)
+
+
 def shipped_languages() -> dict[str, list[str]]:
     """The languages of the shipped models, each with its models' names (a model whose ``meta.json``
     does not read is left out: loading it says what is wrong)."""
@@ -170,7 +175,7 @@ class CrfModel:
 
     @property
     def name(self) -> str:
-        return self.metadata.get("name", self.directory.name)
+        return model_name(self.directory, self.metadata)
 
     @property
     def entity_types(self) -> list[str]:

@@ -194,16 +194,11 @@ class Tagger:
             yield self._decode(text, group)
 
     def check_language(self, words: Iterable[str]) -> None:
-        """Warn when ``words`` (a sample of the text tagged) look more like the language of another
-        shipped model than like the model's (:func:`~hgner.tokenizer.likelier_language`, among the
-        shipped models' languages only: those are the ones it can point to)."""
-        from .model import model_advice, shipped_languages
-
-        language = self.tokenizer.language
-        other = likelier_language(words, language, candidates=shipped_languages)
-        if other is not None:
-            self.warn(f"the text looks like {other.language!r} ({other.evidence}), but model "
-                      f"{self.pipeline.model.name!r} is for {language!r}: {model_advice(other.language)}")
+        """Warn when ``words`` (a sample of the text tagged) look like another language than the
+        model's (:func:`language_warning`)."""
+        message = language_warning(words, self.tokenizer.language, self.pipeline.model.name)
+        if message is not None:
+            self.warn(message)
 
     def tag_text(self, text: str) -> Iterator[TaggedGroup]:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
@@ -788,6 +783,20 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     writer.close()
     if sample:
         tagger.check_language(sample)
+
+
+def language_warning(words: Iterable[str], language: str, model_name: str) -> str | None:
+    """The warning for ``words`` (the first :data:`LANGUAGE_SAMPLE_WORDS` of the text tagged) that
+    look more like the language of another shipped model than like ``language``, model
+    ``model_name``'s (:func:`~hgner.tokenizer.likelier_language`, among the shipped models'
+    languages only: those are the ones it can point to), or None."""
+    from .model import model_advice, shipped_languages
+
+    other = likelier_language(words, language, candidates=shipped_languages)
+    if other is None:
+        return None
+    return (f"the text looks like {other.language!r} ({other.evidence}), but model {model_name!r} is for "
+            f"{language!r}: {model_advice(other.language)}")
 
 
 def refuse_given_twice(sweeps: int | None, seed: int | None, settings: Mapping[str, Any] | None) -> None:

@@ -13,6 +13,17 @@ import pytest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tag_train.conll"
 SENTENCE = "Angela Merkel works for United Nations in Tokyo ."
+SPANISH = ("El presidente del Gobierno dijo hoy que la reunión con los ministros de la Unión Europea fue muy "
+           "difícil, pero que se ha llegado a un acuerdo para el año que viene en Madrid, según fuentes de su "
+           "partido y de la oposición, que también estaban en la sala con otros. Cuando llegaron, nadie sabía si "
+           "había sido una buena idea o si todo esto era solo para las cámaras, porque sus amigos no querían "
+           "hablar más sobre ello.")  # hgner tag warns that it looks like 'es' (tagged with an English model)
+ENGLISH = ("The minister said on Monday that he would not be in the city for the talks with them, but his office "
+           "later told reporters that the trip to Madrid had been planned for weeks and could still go ahead if "
+           "the union leaders agreed to meet again before the end of the month, when parliament returns from its "
+           "summer break. Officials from both parties declined to comment on these reports yesterday .")
+SPANISH_WARNING = ("the text looks like 'es' (of its 59 most frequent words, 71% are spaCy stop words of 'es' and "
+                   "3% of 'en'), but model 'tag-model' is for 'en': for 'es' text use --model es-conll02")
 COMMANDS = [[sys.executable, "-m", "hgner.cli"]] + ([[shutil.which("hgner")]] if shutil.which("hgner") else [])
 
 

@@ -22,7 +22,7 @@ pytest.importorskip("distributed")
 from hgner import tag  # noqa: E402
 from hgner.cluster import TagSettings, connect, tag_bag, tag_dataframe, tag_to_folder  # noqa: E402
 from hgner.errors import HgnerError  # noqa: E402
-from tag_support import FIXTURE, run_hgner, subprocess_env, tag_model  # noqa: E402,F401  (fixture)
+from tag_support import ENGLISH, FIXTURE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: E402,F401
 
 README = Path(__file__).parent.parent / "README.md"
 SENTENCES = [
@@ -115,6 +115,19 @@ def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model,
     assert third["counts"]["parts_this_run"] == 2 and read_parts(out) == before
     with pytest.raises(HgnerError, match="another job .*decoder"):
         tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, TagSettings.make(tag_model, "herded"), part_bytes=300)
+
+
+def test_text_in_another_shipped_models_language_is_warned_about_before_the_job(client, tag_model, tmp_path):
+    """As ``hgner tag`` warns in one process: on the first words of the inputs (here the records of
+    a JSONL file), once, before any task runs; English text gets no warning."""
+    (tmp_path / "es.jsonl").write_text("".join(json.dumps({"text": SPANISH}) + "\n" for _ in range(3)), encoding="utf-8")
+    warnings: list[str] = []
+    manifest = tag_to_folder(client, [str(tmp_path / "es.jsonl")], tmp_path / "out", TagSettings.make(tag_model),
+                             warn=warnings.append)
+    assert warnings == [SPANISH_WARNING] and manifest["counts"]["documents"] == 3
+    write_files(tmp_path / "en", [ENGLISH])
+    tag_to_folder(client, [str(tmp_path / "en")], tmp_path / "out-en", TagSettings.make(tag_model), warn=warnings.append)
+    assert warnings == [SPANISH_WARNING]
 
 
 def test_folder_inputs_leave_out_earlier_output_and_refuse_the_out_folder(client, tag_model, tmp_path):

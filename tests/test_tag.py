@@ -17,7 +17,8 @@ import pytest
 from hgner import tag, tokenizer
 from hgner.cli import main
 from hgner.tag import Tagger, text_blocks
-from tag_support import COMMANDS, SENTENCE, run_hgner, subprocess_env, tag_model  # noqa: F401  (fixture)
+from tag_support import (COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, run_hgner,  # noqa: F401  (fixture)
+                         subprocess_env, tag_model)
 
 README = Path(__file__).parent.parent / "README.md"
 MESSY = "Café owners\u00a0in  Tokyo say:\n\n  Angela Merkel works for United Nations in Tokyo .  Jim Smith flew from Paris to London on Monday .\n"
@@ -266,22 +267,11 @@ def test_readme_spacy_example_runs_verbatim():
 
 
 def test_text_in_another_shipped_models_language_is_warned_about_once(tag_model, tmp_path, capsys):
-    spanish = ("El presidente del Gobierno dijo hoy que la reunión con los ministros de la Unión Europea fue muy "
-               "difícil, pero que se ha llegado a un acuerdo para el año que viene en Madrid, según fuentes de su "
-               "partido y de la oposición, que también estaban en la sala con otros. Cuando llegaron, nadie sabía si "
-               "había sido una buena idea o si todo esto era solo para las cámaras, porque sus amigos no querían "
-               "hablar más sobre ello.")
     for number in range(3):
-        (tmp_path / f"{number}.txt").write_text(spanish, encoding="utf-8")
+        (tmp_path / f"{number}.txt").write_text(SPANISH, encoding="utf-8")
     assert main(["tag", "--model", str(tag_model), "--format", "jsonl", str(tmp_path)]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "looks like" in line]
-    assert warnings == ["hgner tag: warning: the text looks like 'es' (of its 59 most frequent words, 71% are spaCy "
-                        "stop words of 'es' and 3% of 'en'), but model 'tag-model' is for 'en': for 'es' text use "
-                        "--model es-conll02"]
-    english = ("The minister said on Monday that he would not be in the city for the talks with them, but his office "
-               "later told reporters that the trip to Madrid had been planned for weeks and could still go ahead if "
-               "the union leaders agreed to meet again before the end of the month, when parliament returns from its "
-               "summer break. Officials from both parties declined to comment on these reports yesterday .")
-    assert len({word.lower() for word in english.split() if word.isalpha()}) >= tokenizer.MIN_TYPES  # judged
-    assert main(["tag", "--model", str(tag_model), english]) == 0
+    assert warnings == [f"hgner tag: warning: {SPANISH_WARNING}"]
+    assert len({word.lower() for word in ENGLISH.split() if word.isalpha()}) >= tokenizer.MIN_TYPES  # judged
+    assert main(["tag", "--model", str(tag_model), ENGLISH]) == 0
     assert "looks like" not in capsys.readouterr().err
