@@ -27,13 +27,15 @@ def load(model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, *, g
 def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa", decoders: Sequence[str] = ("viterbi",),
              *, sweeps: Sequence[int] = (100,), seeds: int = 1, scheme: str | None = None, mode: str = "conlleval",
              graph: str = "chain", settings: Mapping[str, Any] | None = None, predictions: str | None = None,
-             documents: str = "auto", progress: bool = False) -> dict[str, Any]:
+             documents: str = "auto", calibration: float | None = None, progress: bool = False) -> dict[str, Any]:
     """Score ``decoders`` on a tagged ``corpus`` (a CoNLL file or a corpus name such as
     ``conll2003:testa``), as ``hgner evaluate`` does: the report is the dict that command prints
     (:func:`hgner.evaluation.format_report`) and writes with ``--json``. Each decoder runs with
     every sweep count and seed ``0..seeds-1`` it accepts and with the ``settings`` it accepts. The
     corpus is read as the command reads it (:func:`hgner.reading.read_tagged`: ``scheme`` detected
-    when None, ``documents`` as ``--documents``), and what was detected goes into the report's notes."""
+    when None, ``documents`` as ``--documents``), and what was detected goes into the report's notes.
+    ``calibration`` replaces the model's calibration factor (1: the model as trained), as
+    ``--calibration`` does."""
     from . import evaluation
     from .decoders import decoder_class
     from .errors import HgnerError
@@ -45,7 +47,7 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
     if seeds < 1:
         raise HgnerError(f"--seeds must be at least 1, got {seeds}")
     loaded, _ = read_tagged(str(corpus), scheme, documents)
-    return evaluation.evaluate(CrfModel.load(model), loaded, decoders, sweeps=sweeps, seeds=list(range(seeds)),
+    return evaluation.evaluate(CrfModel.load(model, calibration), loaded, decoders, sweeps=sweeps, seeds=list(range(seeds)),
                                mode=mode, graph=graph, settings=settings or {}, predictions=predictions,
                                progress=progress)
 

@@ -45,6 +45,16 @@ def _nonnegative(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
 def _positive_int(text: str, maximum: int = 10**9) -> int:
     try:
         value = int(text)
@@ -160,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                           help="chain, or skip: the chain plus skip edges between repeated names in a document, with "
                                "the model's skip potential (viterbi and crfsuite still decode the chain; default chain)")
+    evaluate.add_argument("--calibration", type=_positive, metavar="FACTOR",
+                          help="the factor on every potential instead of the model's calibration factor (hgner models "
+                               "info prints it); 1 scores the model as trained. Viterbi and exact labellings do not "
+                               "change with it; marginals and samplers do")
     evaluate.add_argument("--input", choices=["tokens", "raw"], default="tokens",
                           help="tokens: tag the corpus's own tokens and sentences (default); raw: rebuild each "
                                "document's text, tag it as 'hgner tag' does, score entities by character span")
@@ -425,7 +439,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise HgnerError(f"{earlier} and {option} both name {path}: give each its own file")
     if args.plot:
         check_plot_format(args.plot)
-    model = CrfModel.load(args.model)
+    model = CrfModel.load(args.model, args.calibration)
     if args.graph == "skip":
         load_skip(model)  # a missing skip potential fails before any work
     corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline,

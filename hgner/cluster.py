@@ -633,16 +633,18 @@ def model_reference(model: CrfModel) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _worker_scorer(reference: str, plan: EvaluationPlan) -> DocumentScorer:
-    """A worker's scorer for ``plan``, built (model loaded, kernels compiled) once per worker."""
+def _worker_scorer(reference: str, calibration: float, plan: EvaluationPlan) -> DocumentScorer:
+    """A worker's scorer for ``plan``, built (model loaded with the driver's ``calibration``,
+    kernels compiled) once per worker."""
     from .evaluation import DocumentScorer
     from .model import CrfModel
 
-    return DocumentScorer(CrfModel.load(reference), plan)
+    return DocumentScorer(CrfModel.load(reference, calibration), plan)
 
 
-def _score_batch(reference: str, plan: EvaluationPlan, documents: list[Document], keep: bool) -> list[DocumentOutcome]:
-    scorer = _worker_scorer(reference, plan)
+def _score_batch(reference: str, calibration: float, plan: EvaluationPlan, documents: list[Document],
+                 keep: bool) -> list[DocumentOutcome]:
+    scorer = _worker_scorer(reference, calibration, plan)
     return [scorer(document, keep) for document in documents]
 
 
@@ -656,7 +658,7 @@ def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, docum
     count = min(len(documents), EVALUATE_BATCHES_PER_WORKER * workers)
     bounds = [round(i * len(documents) / count) for i in range(count + 1)]
     reference = model_reference(model)
-    futures = [client.submit(_score_batch, reference, plan, documents[a:b], keep, pure=False)
+    futures = [client.submit(_score_batch, reference, model.calibration, plan, documents[a:b], keep, pure=False)
                for a, b in zip(bounds, bounds[1:])]
     for future in futures:
         yield from future.result()

@@ -292,6 +292,7 @@ def evaluate(
     return {
         "corpus": corpus.name,
         "model": model.name,
+        "calibration": model.calibration,
         "scheme": corpus.scheme,
         "mode": mode,
         "graph": graph,
@@ -374,6 +375,7 @@ def format_report(report: dict[str, Any], out: TextIO) -> None:
         f"model {report['model']} on {report['corpus']}: {counted(report['documents'], 'document')}, "
         f"{counted(report['sentences'], 'sentence')}, {counted(report['tokens'], 'token')}; scheme {report['scheme']}, "
         f"mode {report['mode']}, graph {report['graph']}"
+        + (f", calibration {report['calibration']:g}" if "calibration" in report else "")  # older reports have none
         + (f"; input raw text ({report['layout']})" if report.get("input") == "raw" else "")
         + (f"; --set {' '.join(f'{k}={v}' for k, v in report['settings'].items())}" if report.get("settings") else "")
         + "\n"
@@ -506,6 +508,7 @@ def evaluate_raw(
     return {
         "corpus": corpus.name,
         "model": model.name,
+        "calibration": model.calibration,
         "scheme": corpus.scheme,
         "mode": "conlleval",
         "graph": graph,

@@ -45,7 +45,7 @@ import pycrfsuite
 
 from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
-from .errors import ModelError
+from .errors import HgnerError, ModelError
 from .fileio import file_sha256, refuse_inputs, umask, write_text
 from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TRUECASE_FILE, AttributeScores, FeatureConfig,
                        FeatureResources, document_features, fit_gazetteer, learn_truecase)
@@ -59,6 +59,7 @@ META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
 MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, *SKIP_FILES)  # the files meta.json's map covers
 MAX_META_BYTES = 2**20
+MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
 
@@ -159,15 +160,21 @@ class CrfModel:
                                                 self.resources)
 
     @classmethod
-    def load(cls, name_or_path: str | Path) -> CrfModel:
-        """The model in a directory or shipped under a name, validated and checksum-verified."""
+    def load(cls, name_or_path: str | Path, calibration: float | None = None) -> CrfModel:
+        """The model in a directory or shipped under a name, validated and checksum-verified.
+        ``calibration`` replaces the factor ``meta.json`` records (1: the model as trained)."""
+        if calibration is not None and not (math.isfinite(calibration) and 0 < calibration <= MAX_CALIBRATION):
+            raise HgnerError(f"calibration: expected a number > 0 and at most {MAX_CALIBRATION}, got {calibration}")
         directory = model_directory(name_or_path)
         metadata = read_metadata(directory)
         verify_files(directory, metadata)
         try:
-            return cls(directory, metadata)
+            model = cls(directory, metadata)
         except OSError as error:
             raise ModelError(f"model {directory}: cannot load ({error.strerror or error})") from None
+        if calibration is not None:
+            model.calibration = float(calibration)
+        return model
 
     def files(self) -> list[Path]:
         """The model's files (meta.json and every recorded file): inputs no output may overwrite."""

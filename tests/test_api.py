@@ -115,6 +115,15 @@ def api_section() -> str:
     return text[text.index("<!-- api:start -->"):text.index("<!-- api:end -->")]
 
 
+@pytest.mark.parametrize("name", ["load", "evaluate"])
+def test_readme_gives_each_functions_parameters(name):
+    import inspect
+
+    listed = re.search(rf"`hgner\.{name}\(([^`]*)\)(?: -> \w+)?`", api_section()).group(1)
+    names = re.findall(r"(?<![\w\"'])([a-z_]\w*)\s*(?==|,|$)", " ".join(listed.split()))  # not quoted defaults
+    assert names == list(inspect.signature(getattr(hgner, name)).parameters)
+
+
 def test_readme_api_example_prints_what_the_readme_says():
     if "en-conll03" not in hgner.available_models():
         pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")

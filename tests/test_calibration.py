@@ -134,6 +134,14 @@ def test_a_bad_recorded_factor_is_a_one_line_error(tiny_model, tmp_path, factor)
         CrfModel.load(directory)
 
 
+def test_load_replaces_the_recorded_factor(tiny_model, tmp_path):
+    scaled = calibrated_copy(tiny_model, tmp_path / "scaled", 0.5)
+    assert [CrfModel.load(scaled.directory, factor).calibration for factor in (None, 1, 2.5)] == [0.5, 1.0, 2.5]
+    for bad in (0, -1, float("nan"), float("inf"), 101):
+        with pytest.raises(HgnerError, match=rf"^calibration: expected a number > 0 and at most 100, got {bad}$"):
+            CrfModel.load(scaled.directory, bad)
+
+
 @pytest.mark.parametrize("name", ["en-conll03", "en-3class", "es-conll02", "nl-conll02"])
 def test_shipped_models_are_calibrated_on_their_dev_sets(name):
     """Every shipped model is overconfident (factor below 1), fitted on its own dev set."""

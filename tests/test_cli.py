@@ -12,7 +12,7 @@ from hgner.cli import main
 from hgner.corpus import write_conll
 from hgner.decoders import available_decoders
 
-JSON_KEYS = {"corpus", "model", "scheme", "mode", "documents", "sentences", "tokens", "results"}
+JSON_KEYS = {"corpus", "model", "calibration", "scheme", "mode", "documents", "sentences", "tokens", "results"}
 RESULT_KEYS = {"decoder", "sweeps", "seed", "f1", "precision", "recall", "macro_f1", "per_type", "decode_seconds",
                "total_seconds", "viterbi_agreement", "mean_score_gap", "consistency_disagreement"}
 
@@ -47,6 +47,38 @@ def test_evaluate_json_schema(tmp_path, tiny_model, corpus_file, capsys):
         assert result["viterbi_agreement"] == 1.0
         assert result["mean_score_gap"] == pytest.approx(0.0, abs=1e-9)
     assert (tmp_path / "pred.viterbi.conll").is_file() and (tmp_path / "pred.crfsuite.conll").is_file()
+
+
+def test_calibration_option_replaces_the_models_factor(tmp_path, tiny_model, corpus_file, capsys):
+    """--calibration 1 scores the model as trained, whatever factor it records: the report equals
+    the one of the model without a factor, apart from timings; the factor used is reported."""
+    from test_calibration import calibrated_copy
+
+    scaled = calibrated_copy(tiny_model, tmp_path / "scaled", 0.2)
+    timing = {"decode_seconds", "total_seconds", "build_seconds"}
+
+    def report(directory: Path, *options: str) -> dict:
+        out = tmp_path / "report.json"
+        assert main(["evaluate", "--model", str(directory), "--corpus", str(corpus_file), "--decoders",
+                     "viterbi,gibbs", "--sweeps", "3", "--json", str(out), *options]) == 0
+        figures = json.loads(out.read_text())
+        return {"calibration": figures["calibration"], "table": capsys.readouterr().out.splitlines()[0],
+                "results": [{k: v for k, v in r.items() if k not in timing} for r in figures["results"]]}
+
+    trained = report(tiny_model.directory)
+    as_scaled, as_trained = report(scaled.directory), report(scaled.directory, "--calibration", "1")
+    assert as_trained["results"] == trained["results"] and as_trained["calibration"] == trained["calibration"] == 1.0
+    assert as_scaled["calibration"] == 0.2 and as_scaled["table"].endswith("graph chain, calibration 0.2")
+    assert as_trained["table"].endswith("graph chain, calibration 1")
+    assert as_scaled["results"][0] == trained["results"][0]  # Viterbi's labelling does not change
+    assert as_scaled["results"][1] != trained["results"][1]  # a sampler's does
+    for bad in ("0", "-1", "nan", "x"):
+        with pytest.raises(SystemExit) as stop:
+            main(["evaluate", "--model", str(scaled.directory), "--corpus", str(corpus_file), "--calibration", bad])
+        assert stop.value.code == 2
+        assert f"argument --calibration: expected a finite number > 0, got '{bad}'" in one_line_error(capsys)
+    assert main(["evaluate", "--model", str(scaled.directory), "--corpus", str(corpus_file), "--calibration", "200"]) == 2
+    assert one_line_error(capsys).endswith("calibration: expected a number > 0 and at most 100, got 200.0")
 
 
 def test_predictions_score_the_same_with_seqeval(tmp_path, tiny_model, corpus_file):
@@ -376,7 +408,7 @@ def test_evaluate_set_reaches_the_decoder(tiny_model, corpus_file, tmp_path, cap
         weights.append(report["results"][1]["stats_max"]["weight_bytes"])
         assert report["settings"] == {"bins": bins, "start": "viterbi"}
         assert [r["settings"] for r in report["results"]] == [{}, {"bins": bins, "start": "viterbi"}]
-        assert f"graph chain; --set bins={bins} start=viterbi\n" in capsys.readouterr().out
+        assert f"graph chain, calibration 1; --set bins={bins} start=viterbi\n" in capsys.readouterr().out
     assert weights[1] == 2 * weights[0]
 
 

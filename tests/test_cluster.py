@@ -176,15 +176,21 @@ def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):
 
 
 def test_evaluate_on_the_cluster_gives_the_local_numbers(client, tiny_model, tiny_corpus):
+    """With the model's calibration and with another one (--calibration), which the workers use too."""
     from hgner.evaluation import evaluate
+    from hgner.model import CrfModel
 
     settings = dict(sweeps=[20], seeds=[0, 1], progress=False)
-    local = evaluate(tiny_model, tiny_corpus, ["viterbi", "gibbs", "herded"], **settings)
-    remote = evaluate(tiny_model, tiny_corpus, ["viterbi", "gibbs", "herded"], client=client, **settings)
     timing = {"decode_seconds", "total_seconds"}
-    assert [{k: v for k, v in r.items() if k not in timing} for r in remote["results"]] == \
-           [{k: v for k, v in r.items() if k not in timing} for r in local["results"]]
-    assert len({r["f1"] for r in local["results"]}) > 1 or local["results"][0]["f1"] > 0
+    figures = []
+    for model in (tiny_model, CrfModel.load(tiny_model.directory, 0.05)):
+        local = evaluate(model, tiny_corpus, ["viterbi", "gibbs", "herded"], **settings)
+        remote = evaluate(model, tiny_corpus, ["viterbi", "gibbs", "herded"], client=client, **settings)
+        figures.append([{k: v for k, v in r.items() if k not in timing} for r in local["results"]])
+        assert [{k: v for k, v in r.items() if k not in timing} for r in remote["results"]] == figures[-1]
+        assert remote["calibration"] == local["calibration"] == model.calibration
+    assert len({r["f1"] for r in figures[0]}) > 1 or figures[0][0]["f1"] > 0
+    assert figures[1][1:] != figures[0][1:]  # the samplers see the flatter model
 
 
 def test_tag_bag_and_dataframe(client, tag_model):
