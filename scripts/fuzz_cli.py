@@ -214,14 +214,15 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
             ("-j", rng.choice(HOSTILE_NUMBERS)), ("--c1", rng.choice(HOSTILE_NUMBERS)), ("--c2", rng.choice(HOSTILE_NUMBERS)),
             ("--max-iterations", rng.choice(HOSTILE_NUMBERS)), ("--scheme", rng.choice(SCHEMES + HOSTILE_NAMES)),
             ("--model-scheme", rng.choice(SCHEMES + HOSTILE_NAMES)), ("--seeds", rng.choice(HOSTILE_NUMBERS)),
-            ("--decoders", rng.choice(HOSTILE_NAMES)), ("--text", None), ("--files", None),
+            ("--decoders", rng.choice(HOSTILE_NAMES)), ("--calibration", rng.choice(HOSTILE_NUMBERS)),
+            ("--text", None), ("--files", None),
             ("--gazetteer", rng.choice([*HOSTILE_NAMES, str(lists), str(model)])),
         ])
         if option in ("--c1", "--c2", "--max-iterations", "--model-scheme", "--gazetteer"):
             argv = ["train", "--train", str(FIXTURE), "--out", str(work / "trained"), "--features", "baseline", option, value]
             if option != "--max-iterations":
                 argv += ["--max-iterations", "3"]
-        elif option in ("--seeds", "--decoders"):
+        elif option in ("--seeds", "--decoders", "--calibration"):
             argv = ["evaluate", "--model", str(model), "--corpus", str(FIXTURE), option, value]
         else:
             text = rng.choice([TEXT, random_text(rng, rng.randrange(1, 80)), "\udcff\udcfe Paris", str(text_file),
