@@ -236,6 +236,11 @@ def test_command_line(tag_model, tmp_path):
     assert re.search(r"3 documents, \d+ tokens, \d+ entities in 1 part", result.stderr)
     assert [r["entities"] for r in read_parts(tmp_path / "out")] == \
            [r["entities"] for r in local_records(tag_model, texts)]
+    assert "warning" not in result.stderr
+    (tmp_path / "es.jsonl").write_text(json.dumps({"text": SPANISH}) + "\n", encoding="utf-8")
+    spanish = run_hgner(["tag", "--model", str(tag_model), "--cluster", "local:1", str(tmp_path / "es.jsonl"),
+                         "--out", str(tmp_path / "out-es")])
+    assert spanish.returncode == 0 and f"hgner tag: warning: {SPANISH_WARNING}\n" in spanish.stderr, spanish.stderr
     for args, message in [(["--out", str(tmp_path / "x")], "--out needs --cluster"),
                           (["--cluster", "local:0", "--out", str(tmp_path / "x")], "expected local, local:N"),
                           (["--cluster", "local", str(tmp_path / "in")], "--cluster needs --out")]:
