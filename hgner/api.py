@@ -86,7 +86,7 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
     """The :class:`ModelInfo` of a shipped model or a model directory, read from ``meta.json``
     alone (no weights are loaded)."""
     from . import schemes
-    from .model import model_directory, model_language, read_metadata
+    from .model import model_directory, model_language, model_name, read_metadata
 
     directory = model_directory(name_or_path)
     metadata = read_metadata(directory)
@@ -99,6 +99,6 @@ def model_info(name_or_path: str | Path) -> ModelInfo:
     test = {corpus: figures["f1"] for corpus, figures in scores.get("test", {}).items()}
     language = model_language(metadata)  # as the tagger reads it
     size = sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
-    return ModelInfo(metadata.get("name", directory.name), directory, language, labels, scheme, dev, test, size, metadata)
+    return ModelInfo(model_name(directory, metadata), directory, language, labels, scheme, dev, test, size, metadata)
 
 

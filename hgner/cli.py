@@ -35,24 +35,23 @@ def _scheme(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _nonnegative(text: str) -> float:
+def _finite(text: str, zero: bool) -> float:
+    """argparse type: a finite number > 0, or >= 0 when ``zero``."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    if not (math.isfinite(value) and (value >= 0 if zero else value > 0)):
+        raise argparse.ArgumentTypeError(f"expected a finite number {'>=' if zero else '>'} 0, got {text!r}")
     return value
+
+
+def _nonnegative(text: str) -> float:
+    return _finite(text, zero=True)
 
 
 def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
-    return value
+    return _finite(text, zero=False)
 
 
 def _positive_int(text: str, maximum: int = 10**9) -> int:

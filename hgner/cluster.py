@@ -54,8 +54,8 @@ from . import __version__
 from .errors import HgnerError
 from .fileio import atomic_write, file_sha256, write_text
 from .report import counted
-from .tag import (DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, LANGUAGE_SAMPLE_CHARS, LANGUAGE_SAMPLE_WORDS, Input, Tagger,
-                  folder_files, language_warning, refuse_given_twice)
+from .tag import (DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, add_to_language_sample, folder_files,
+                  language_warning, refuse_given_twice)
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -498,8 +498,7 @@ def _language_warning(settings: TagSettings, parts: list[Part], text_column: str
     words: list[str] = []
     documents = (text for part in parts for piece in part.pieces for _, text in read_piece(piece, text_column))
     for text in documents:
-        words.extend(text[:LANGUAGE_SAMPLE_CHARS].split())
-        if len(words) >= LANGUAGE_SAMPLE_WORDS:
+        if add_to_language_sample(words, text):
             break
     directory = model_directory(settings.model)
     metadata = read_metadata(directory)

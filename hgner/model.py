@@ -138,15 +138,16 @@ class CrfModel:
             with it, while marginals, confidences and samplers do.
     """
 
-    def __init__(self, directory: Path, metadata: dict[str, Any]) -> None:
+    def __init__(self, directory: Path, metadata: dict[str, Any], calibration: float | None = None) -> None:
         """``metadata`` must already be validated (:func:`read_metadata`) and the files verified
-        (:func:`verify_files`); use :meth:`load`."""
+        (:func:`verify_files`); use :meth:`load`. ``calibration`` replaces the factor it records."""
         self.directory = directory
         self.metadata = metadata
         self.feature_config = FeatureConfig.from_json(metadata["features"])
         self.resources = FeatureResources.load(directory, metadata.get("resources", []))
         self.scheme: str = metadata["scheme"]
-        self.calibration: float = metadata.get("calibration", {}).get("factor", 1.0)
+        self.calibration = float(calibration if calibration is not None
+                                 else metadata.get("calibration", {}).get("factor", 1.0))
         try:
             labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
         except ValueError as error:
@@ -169,12 +170,9 @@ class CrfModel:
         metadata = read_metadata(directory)
         verify_files(directory, metadata)
         try:
-            model = cls(directory, metadata)
+            return cls(directory, metadata, calibration)
         except OSError as error:
             raise ModelError(f"model {directory}: cannot load ({error.strerror or error})") from None
-        if calibration is not None:
-            model.calibration = float(calibration)
-        return model
 
     def files(self) -> list[Path]:
         """The model's files (meta.json and every recorded file): inputs no output may overwrite."""

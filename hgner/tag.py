@@ -767,11 +767,9 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     sample: list[str] | None = []  # the first words tagged, until the language check has read them
     with tqdm(total=total or None, unit="B", unit_scale=True, disable=not show, file=sys.stderr, leave=False) as bar:
         for document, text, groups in documents:
-            if sample is not None:
-                sample.extend(text[:LANGUAGE_SAMPLE_CHARS].split())
-                if len(sample) >= LANGUAGE_SAMPLE_WORDS:
-                    tagger.check_language(sample)
-                    sample = None
+            if sample is not None and add_to_language_sample(sample, text):
+                tagger.check_language(sample)
+                sample = None
             writer.start(document, text)
             done = 0
             for group in groups:
@@ -783,6 +781,13 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     writer.close()
     if sample:
         tagger.check_language(sample)
+
+
+def add_to_language_sample(sample: list[str], text: str) -> bool:
+    """Add the words at the start of one document's ``text`` to ``sample`` (the first words tagged,
+    document after document, that the language check reads); True when it has enough."""
+    sample.extend(text[:LANGUAGE_SAMPLE_CHARS].split())
+    return len(sample) >= LANGUAGE_SAMPLE_WORDS
 
 
 def language_warning(words: Iterable[str], language: str, model_name: str) -> str | None:

@@ -4,8 +4,8 @@ own tokens, binned by confidence, against the gold spans.
     python scripts/confidence_calibration.py MODEL CORPUS [--documents MODE] [--decoder viterbi]
 
 The entities and their confidences are ``hgner tag``'s (:class:`hgner.tag.Tagger` on each document's
-tokens joined by spaces, so the tokenizer plays no part); an entity is right when the gold has
-the same span with the same type. Prints one JSON line: per bin, the entities, their mean
+own tokens and sentences, laid out as text by :func:`hgner.rawtext.rebuild`, so the tokenizer plays
+no part); an entity is right when the gold has the same character span with the same type. Prints one JSON line: per bin, the entities, their mean
 confidence and the share that is right, and the expected calibration error (the entity-weighted
 mean gap between the two).
 """
@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from hgner.rawtext import rebuild  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
-from hgner.schemes import chunks  # noqa: E402
 from hgner.tag import Tagger  # noqa: E402
 from hgner.tokenizer import TokenizedSentence  # noqa: E402
 
@@ -40,15 +40,10 @@ def main(argv: list[str]) -> None:
     corpus = read_tagged(args.corpus, documents=args.documents, announce=False)[0]
     confidences, right = [], []
     for document in corpus.documents:
-        text, sentences, gold = "", [], set()
-        for sentence in document.sentences:
-            offsets = []
-            for token in sentence.tokens:
-                offsets.append((len(text), len(text) + len(token)))
-                text += token + " "
-            sentences.append(TokenizedSentence(list(sentence.tokens), offsets))
-            gold.update((offsets[first][0], offsets[last - 1][1], label) for first, last, label in chunks(sentence.tags))
-        for group in tagger.tag_sentences(text, sentences):
+        raw = rebuild([s.tokens for s in document.sentences], [s.tags for s in document.sentences])
+        sentences = [TokenizedSentence(list(s.tokens), offsets) for s, offsets in zip(document.sentences, raw.sentences)]
+        gold = set(raw.entities)
+        for group in tagger.tag_sentences(raw.text, sentences):
             for entity in group.entities:
                 if entity.confidence is None:
                     raise SystemExit(f"decoder {args.decoder!r} gives no confidences")
