@@ -97,6 +97,15 @@ def _documents(text: str) -> str:
     return documents_option(text)
 
 
+def _glob(text: str) -> str:
+    from .tag import check_glob
+
+    try:
+        return check_glob(text)
+    except HgnerError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _names(text: str) -> list[str]:
     names = [v.strip() for v in text.split(",")]
     if not all(names):
@@ -269,7 +278,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheme", type=_scheme, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
     parser.add_argument("--min-confidence", type=_probability, metavar="X",
                         help="leave out entities whose confidence is below X (entities without one are kept)")
-    parser.add_argument("--glob", default=tag.DEFAULT_GLOB, metavar="PATTERN",
+    parser.add_argument("--glob", type=_glob, default=tag.DEFAULT_GLOB, metavar="PATTERN",
                         help=f"files to read from a directory INPUT, recursively (default {tag.DEFAULT_GLOB!r})")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE instead of standard output ('-': standard output; a directory for --format brat)")
@@ -422,6 +431,10 @@ def _evaluate(args: argparse.Namespace) -> int:
                          "--predictions nor --cluster")
     if args.input != "raw" and args.layout != "lines":
         raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
+    if args.cluster:
+        from .cluster import local_workers
+
+        local_workers(args.cluster)  # a malformed SPEC fails before the model and corpus load
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
     to_stdout = [option for option, path in outputs.items() if path == STANDARD_OUTPUT]
     if len(to_stdout) > 1:
@@ -480,6 +493,7 @@ def _models(args: argparse.Namespace) -> int:
     after checking its files against the sizes and sha256 sums ``meta.json`` records."""
     from .api import available_models, model_info
     from .model import verify_files
+    from .report import aligned
 
     if args.models_command == "info":
         info = model_info(args.name)
@@ -491,34 +505,26 @@ def _models(args: argparse.Namespace) -> int:
     for info in infos:
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
                      _scores(info.test), f"{info.size / 2**20:.1f} MB", str(info.path)))
-    sys.stdout.writelines(line + "\n" for line in _table(rows))
+    sys.stdout.writelines(line + "\n" for line in aligned(rows))
     return 0
-
-
-_CAPABILITIES = ("gives_marginals", "certifies", "exact", "searches_map", "chain_only")  # see hgner.decoders.Decoder
 
 
 def _decoders() -> int:
     """``hgner decoders``: one block per decoder: its capabilities (of an instance with the default
     settings), then its settings with type, default and valid values."""
-    from .decoders import available_decoders, decoder_settings, make_decoder
+    from .decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
+    from .report import aligned
 
     blocks = []
     for name in available_decoders():
         decoder = make_decoder(name)
-        capabilities = ", ".join(f"{c} {'yes' if getattr(decoder, c) else 'no'}" for c in _CAPABILITIES)
+        capabilities = ", ".join(f"{c} {'yes' if getattr(decoder, c) else 'no'}" for c in CAPABILITIES)
         rows = [(s.name, s.type.__name__, f"default {s.default}", s.describe()) for s in decoder_settings(name).values()]
         blocks.append("\n".join([name, f"  capabilities: {capabilities}",
                                  "  settings (--set NAME=VALUE):" if rows else "  settings: none",
-                                 *(f"    {line}" for line in _table(rows))]))
+                                 *(f"    {line}" for line in aligned(rows))]))
     sys.stdout.write("\n\n".join(blocks) + "\n")
     return 0
-
-
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    """``rows`` as lines of left-aligned columns, two spaces apart."""
-    widths = [max(map(len, column)) for column in zip(*rows)]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 
 def _scores(scores: dict[str, float]) -> str:

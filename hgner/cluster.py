@@ -19,7 +19,7 @@ Install with ``pip install 'hgner[dask]'``. Three ways in:
   written twice; a folder holding another job's output is refused. A worker that dies mid-task
   loses nothing: the scheduler runs its task again elsewhere, and the part file only appears
   complete.
-* ``hgner evaluate --cluster ...`` (:class:`DistributedDocuments`): documents are featurised and
+* ``hgner evaluate --cluster ...`` (:func:`score_documents`): documents are featurised and
   decoded on the workers in batches, every decoder run on each batch; the report's scores equal
   the local run's exactly (every decoder reseeds per document, so batching changes nothing).
 * The Python API for code already on Dask: :func:`tag_bag` (texts -> records) and
@@ -55,7 +55,8 @@ from .errors import HgnerError
 from .fileio import atomic_write, file_sha256, write_text
 from .report import counted
 from .tag import (DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, add_to_language_sample, folder_files,
-                  language_warning, refuse_given_twice)
+                  jsonl_record, language_warning, refuse_given_twice)
+from .validation import check, read_json
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -149,9 +150,7 @@ class TagSettings:
 
         refuse_given_twice(sweeps, seed, settings)
         make_decoder(decoder, settings or {}, shared={"sweeps": sweeps, "seed": seed})
-        directory = model_directory(model)
-        reference = str(model) if Path(str(model)).name == str(model) and not Path(str(model)).exists() \
-            else str(directory.resolve())
+        reference = model_reference(model_directory(model))
         return cls(reference, decoder, graph, sweeps, seed, tuple(sorted((settings or {}).items())))
 
     @classmethod
@@ -401,6 +400,7 @@ def tag_part(job: PartJob, part: Part) -> dict[str, int]:
     records = _part_records(tagger, job, part, counts)
     target = Path(job.out) / part.name
     if job.part_format == "parquet":
+        _pyarrow_parquet()  # a worker without pyarrow: the one-line error, not an ImportError
         import pyarrow
 
         table = pyarrow.Table.from_pylist(list(records))
@@ -421,8 +421,7 @@ def _part_records(tagger: Tagger, job: PartJob, part: Part, counts: dict[str, in
             counts["documents"] += 1
             counts["tokens"] += tokens
             counts["entities"] += len(entities)
-            yield {"source": source, "text": text, "entities": entities} if job.include_text \
-                else {"source": source, "entities": entities}
+            yield jsonl_record(source, text if job.include_text else None, entities)
 
 
 def tag_to_folder(
@@ -521,10 +520,9 @@ def _claim_folder(out: Path, description: dict[str, Any]) -> None:
     """Create ``out``, or check that it holds this job's output (a resumed run), not another's."""
     manifest = out / MANIFEST
     if manifest.is_file():
-        try:
-            earlier = json.loads(manifest.read_text(encoding="utf-8"))["job"]
-        except (ValueError, KeyError, TypeError):
-            raise HgnerError(f"--out {out}: {MANIFEST} is not an hgner manifest; choose another folder") from None
+        recorded = read_json(manifest, raises=HgnerError)
+        check(recorded, "tag-manifest", manifest, raises=HgnerError)
+        earlier = recorded["job"]
         if earlier != description:
             changed = sorted(k for k in description if earlier.get(k) != description[k])
             raise HgnerError(f"--out {out}: holds the output of another job (different {', '.join(changed)}); "
@@ -623,11 +621,12 @@ def tag_dataframe(ddf: Any, text_column: str = "text", model: str | Path = DEFAU
 # ----------------------------------------------------------------------------- evaluate
 
 
-def model_reference(model: CrfModel) -> str:
-    """How a worker finds ``model``: a shipped model by name, any other by its absolute directory."""
+def model_reference(directory: Path) -> str:
+    """How a worker finds the model in ``directory``: a shipped model by name, any other by its
+    absolute directory."""
     from .model import shipped_models_dir
 
-    directory = model.directory.resolve()
+    directory = directory.resolve()
     return directory.name if directory.parent == shipped_models_dir().resolve() else str(directory)
 
 
@@ -656,7 +655,7 @@ def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, docum
     workers = max(1, len(client.scheduler_info()["workers"]))
     count = min(len(documents), EVALUATE_BATCHES_PER_WORKER * workers)
     bounds = [round(i * len(documents) / count) for i in range(count + 1)]
-    reference = model_reference(model)
+    reference = model_reference(model.directory)
     futures = [client.submit(_score_batch, reference, model.calibration, plan, documents[a:b], keep, pure=False)
                for a, b in zip(bounds, bounds[1:])]
     for future in futures:

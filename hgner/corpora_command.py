@@ -10,6 +10,7 @@ from typing import TextIO
 from . import datahome
 from .catalog import Manifest, Split, catalogue, find_manifest, resolve
 from .errors import HgnerError
+from .report import aligned
 
 
 def _split_location(manifest: Manifest, split: Split) -> tuple[bool, str]:
@@ -61,9 +62,7 @@ def list_corpora(out: TextIO) -> int:
                 else:
                     counts = (f"{len(corpus.documents):,}", f"{len(corpus.sentences):,}", f"{corpus.n_tokens:,}")
             rows.append((name, *counts, status, manifest.license, where))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n")
+    out.writelines(line + "\n" for line in aligned(rows))
     out.write(f"data home: {datahome.data_home()}\n")
     return 0
 

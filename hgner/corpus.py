@@ -259,7 +259,7 @@ def regroup_documents(corpus: Corpus, documents: str | int) -> Corpus:
     N consecutive sentences, without crossing the corpus's own document boundaries."""
     if documents == "corpus":
         return corpus
-    size = 1 if documents == "sentence" else int(documents)
+    size = 1 if documents == "sentence" else int(documents) if str(documents).isdigit() else 0
     if size < 1:
         raise HgnerError(f"documents: expected corpus, sentence or a whole number >= 1, got {documents!r}")
     regrouped = [

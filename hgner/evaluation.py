@@ -32,7 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from . import schemes
-from .corpus import Corpus, Document, relabel_tags, write_conll
+from .corpus import Corpus, Document, write_conll
 from .decoders import Decoder, decoder_class, decoder_settings, make_decoder
 from .decoders.chain import Viterbi, viterbi
 from .decoders.settings import settings_per_decoder
@@ -41,7 +41,7 @@ from .fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_input
 from .model import CrfModel
 from .pipeline import Pipeline
 from .report import counted, name_width
-from .scoring import Counts, Score, consistency_disagreement, consistency_pairs, entity_spans, score
+from .scoring import MODES, EntityCounts, Score, consistency_disagreement, consistency_pairs, entity_spans
 
 
 def _is_reference(decoder: Decoder) -> bool:
@@ -89,17 +89,14 @@ def in_scheme(tags: list[str], model_scheme: str, corpus_scheme: str, mode: str)
 def gold_tags(corpus: Corpus, model: CrfModel) -> list[list[str]]:
     """Gold tags in the corpus scheme, with entity types the model does not know mapped as the
     model's training mapped them (e.g. MISC -> O for a 3-class model)."""
-    label_map = model.metadata.get("label_map") or {}
-    return [relabel_tags(s.tags, label_map, corpus.scheme) for s in corpus.sentences]
+    return [model.gold_labels(s.tags, corpus.scheme) for s in corpus.sentences]
 
 
 @dataclass
 class _Totals:
     """One run's running totals over the documents decoded so far (nothing per token is kept)."""
 
-    correct: Counter = field(default_factory=Counter)
-    predicted: Counter = field(default_factory=Counter)
-    gold: Counter = field(default_factory=Counter)
+    entities: EntityCounts = field(default_factory=EntityCounts)
     decode_seconds: float = 0.0
     sentences: int = 0
     agreeing: int = 0
@@ -118,18 +115,12 @@ class _Totals:
             self.stats_count[key] += 1
             self.stats_max[key] = max(self.stats_max.get(key, value), value)
 
-    def score(self, scheme: str, mode: str) -> Score:
-        """The entity scores these totals add up to."""
-        types = sorted(set(self.gold) | set(self.predicted))
-        micro = Counts(sum(self.correct.values()), sum(self.predicted.values()), sum(self.gold.values()))
-        return Score(scheme, mode, micro, {t: Counts(self.correct[t], self.predicted[t], self.gold[t]) for t in types})
-
     def add(self, other: _Totals) -> None:
         """Add another document's (or batch's) totals to these: counters and numbers add up,
         ``stats_max`` keeps the larger value."""
         for name in (f.name for f in fields(self)):
             mine, theirs = getattr(self, name), getattr(other, name)
-            if isinstance(mine, Counter):
+            if isinstance(mine, (Counter, EntityCounts)):
                 mine.update(theirs)
             elif isinstance(mine, dict):
                 for key, value in theirs.items():
@@ -176,7 +167,6 @@ class DocumentScorer:
         self.certifying_run = plan.certifying_run  # asked once: a registry lookup reads the entry points
         settings = dict(plan.settings)
         self.builder = Pipeline(model, make_decoder("viterbi"), plan.graph)
-        self.label_map = model.metadata.get("label_map") or {}
         self.pipelines = []
         for run in plan.runs:
             run_graph = "chain" if decoder_class(run.decoder).chain_only else plan.graph
@@ -203,17 +193,16 @@ class DocumentScorer:
         reference = viterbi(prepared.chain) if self.reference_run is None else decoded[self.reference_run][0].labels
         reference_score = prepared.chain.score(reference)
         reference_sentences = prepared.split(reference)
-        gold = [relabel_tags(s.tags, self.label_map, plan.corpus_scheme) for s in document.sentences]
+        gold = [self.model.gold_labels(s.tags, plan.corpus_scheme) for s in document.sentences]
         totals, labellings, kept = [], [], []
         certified = False
         for number, (result, seconds) in enumerate(decoded):
             total = _Totals()
             total.decode_seconds = seconds
             predicted = [in_scheme(tags, self.model.scheme, plan.corpus_scheme, plan.mode) for tags in result.tags]
-            for entity_type, counts in score(gold, predicted, plan.corpus_scheme, plan.mode).per_type.items():
-                total.correct[entity_type] += counts.correct
-                total.predicted[entity_type] += counts.predicted
-                total.gold[entity_type] += counts.gold
+            for gold_tags, predicted_tags in zip(gold, predicted, strict=True):
+                total.entities.add(entity_spans(gold_tags, plan.corpus_scheme, plan.mode),
+                                   entity_spans(predicted_tags, plan.corpus_scheme, plan.mode))
             pieces = prepared.split(result.labels)
             total.sentences = len(pieces)
             total.agreeing = sum(np.array_equal(a, b) for a, b in zip(pieces, reference_sentences))
@@ -256,10 +245,9 @@ def evaluate(
     itself (predictions are kept only as the ``predictions`` files, written as they come). With a
     Dask ``client`` the documents are scored in batches on its workers (:mod:`hgner.cluster`):
     the same figures; the seconds are then summed over the workers."""
-    for name, option in (("sweeps", "--sweeps"), ("seed", "--seeds")):
-        if name in (settings or {}):
-            raise HgnerError(f"--set {name}=...: give {name} with {option}, which evaluate varies")
-    per_decoder = settings_per_decoder(settings or {}, decoders)
+    if mode not in MODES:
+        raise HgnerError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    per_decoder = _per_decoder(settings, decoders)
     plan = EvaluationPlan(graph, mode, corpus.scheme, tuple(plan_runs(decoders, sweeps, seeds)),
                           tuple((name, tuple(sorted(values.items()))) for name, values in per_decoder.items()))
     keep = bool(predictions)
@@ -286,7 +274,7 @@ def evaluate(
     n_documents = len(corpus.documents)
     exact = plan.certifying_run
     results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, per_decoder[run.decoder],
-                       total.score(corpus.scheme, mode), total, n_documents, build_seconds, exact is not None,
+                       total.entities.score(corpus.scheme, mode), total, n_documents, build_seconds, exact is not None,
                        certified_documents)
                for run, total in zip(plan.runs, totals)]
     return {
@@ -305,6 +293,14 @@ def evaluate(
         "notes": corpus.notes + ([] if corpus.n_tokens else [f"{corpus.name} has no tokens: every figure is 0"]),
         "results": results,
     }
+
+
+def _per_decoder(settings: Mapping[str, Any] | None, decoders: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """:func:`settings_per_decoder`, refusing sweeps and seed: evaluation varies them itself."""
+    for name, option in (("sweeps", "--sweeps"), ("seed", "--seeds")):
+        if name in (settings or {}):
+            raise HgnerError(f"--set {name}=...: give {name} with {option}, which evaluate varies")
+    return settings_per_decoder(settings or {}, decoders)
 
 
 def _prediction_paths(predictions: str | None, runs: list[Run], corpus: Corpus) -> list[str | Path]:
@@ -459,7 +455,7 @@ def evaluate_raw(
     from .rawtext import rebuild, score_spans
     from .tag import Tagger
 
-    per_decoder = settings_per_decoder(settings or {}, decoders)
+    per_decoder = _per_decoder(settings, decoders)
 
     gold = gold_tags(corpus, model)
     documents = []

@@ -385,7 +385,7 @@ class Vocabulary(dict):
     of its lowercase form (``lowers.strings[code]``), of its short shape (``shapes.strings``) and
     its :func:`word_flags`. Documents become arrays of rows, so the document-level attributes are
     found with whole-document array operations; attributes are then made from codes
-    (:func:`slot_attribute`, :func:`ragged_attribute`). The tagging path keeps one per model
+    (:data:`SLOT_ATTRIBUTES`, :func:`ragged_attribute`). The tagging path keeps one per model
     (:class:`AttributeScores`), the string path makes one per document."""
 
     def __init__(self, resources: FeatureResources | None) -> None:

@@ -97,12 +97,6 @@ def write_text(path: str | os.PathLike, text: str) -> None:
         out.write(text)
 
 
-def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    with atomic_write(path, binary=True) as out:
-        out.write(data)
-
-
 def file_sha256(path: str | os.PathLike) -> str:
     """Hex sha256 of the file at ``path``, read in 1 MiB blocks."""
     digest = hashlib.sha256()

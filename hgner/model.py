@@ -186,10 +186,11 @@ class CrfModel:
     def entity_types(self) -> list[str]:
         return schemes.entity_types(self.labels)
 
-    def gold_labels(self, tags: Sequence[str]) -> list[str]:
-        """Gold ``tags`` as the model was trained on them: in its scheme, entity types renamed by
-        its label map (MISC -> O for a 3-class model). Tags of a type it never saw stay as they are."""
-        return relabel_tags(tags, self.metadata.get("label_map"), self.scheme)
+    def gold_labels(self, tags: Sequence[str], scheme: str | None = None) -> list[str]:
+        """Gold ``tags`` as the model was trained on them: entity types renamed by its label map
+        (MISC -> O for a 3-class model), in ``scheme`` (the model's when None). Tags of a type it
+        never saw stay as they are."""
+        return relabel_tags(tags, self.metadata.get("label_map"), scheme or self.scheme)
 
     def features(self, sentences: Sequence[Sequence[str]]) -> Features:
         """Attributes of a document given as token lists, one list per sentence."""
@@ -337,21 +338,11 @@ def check_training(corpus: Corpus, ys: list[list[str]], label_map: dict[str, str
     if len(labels) < 2:
         raise ModelError(f"training corpus {corpus.name} has a single label ({labels[0]}); a CRF needs at least "
                          "two (tokens outside entities are tagged O)")
-    pattern = load_label_pattern()
-    bad = [label for label in labels if not pattern.search(label)]
+    bad = [label for label in labels if not schemes.is_wellformed(label)]
     if bad:
         raise ModelError(f"training corpus {corpus.name}: label {bad[0]!r} is not O or B-/I-/E-/S- and a type of "
                          "letters, digits, '_', '.' or '-' (at most 64 characters)")
     return labels
-
-
-def load_label_pattern():
-    """The compiled label pattern of meta.json's schema (what a model may call its labels)."""
-    import re
-
-    from .validation import load_schema
-
-    return re.compile(load_schema("meta")["properties"]["labels"]["items"]["pattern"])
 
 
 def train(
@@ -362,7 +353,7 @@ def train(
     scheme: str = "IO",
     c1: float = 0.05,
     c2: float = 0.01,
-    max_iterations: int = 200,
+    max_iterations: int = 150,
     label_map: dict[str, str] | None = None,
     name: str | None = None,
     progress: bool = False,

@@ -10,7 +10,6 @@ import numpy as np
 
 from . import skip
 from .decoders import Decoder
-from .decoders.crfsuite import CrfsuiteReference
 from .errors import GraphError
 from .graph import FactorGraph
 from .graphkinds import GRAPH_KINDS
@@ -58,7 +57,7 @@ class Pipeline:
         return DocumentGraph(sentences, chain, graph)
 
     def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
-        if isinstance(self.decoder, CrfsuiteReference):
+        if self.decoder.decodes_features:
             labels_index = {label: k for k, label in enumerate(self.model.labels)}
             tags = self.model.crfsuite_tag(self.model.features(prepared.sentences))
             labels = np.array([labels_index[t] for sentence in tags for t in sentence], dtype=np.int64)

@@ -14,12 +14,11 @@ count as correct only with exactly the same span and type.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import schemes
-from .scoring import Counts, Score
+from .scoring import EntityCounts, Score
 
 LAYOUTS = ("lines", "paragraph", "wrap72")
 WRAP_COLUMNS = 72
@@ -95,15 +94,7 @@ def rebuild(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], l
 def score_spans(gold: Iterable[Iterable[CharSpan]], predicted: Iterable[Iterable[CharSpan]], scheme: str) -> Score:
     """Entity P/R/F1 by exact character span and type, document by document (``gold`` and
     ``predicted`` yield one collection of spans per document)."""
-    correct: Counter[str] = Counter()
-    found_gold: Counter[str] = Counter()
-    found_predicted: Counter[str] = Counter()
+    counts = EntityCounts()
     for gold_spans, predicted_spans in zip(gold, predicted, strict=True):
-        gold_set, predicted_set = set(gold_spans), set(predicted_spans)
-        found_gold.update(label for _, _, label in gold_set)
-        found_predicted.update(label for _, _, label in predicted_set)
-        correct.update(label for _, _, label in gold_set & predicted_set)
-    types = sorted(set(found_gold) | set(found_predicted))
-    per_type = {t: Counts(correct[t], found_predicted[t], found_gold[t]) for t in types}
-    micro = Counts(sum(correct.values()), sum(found_predicted.values()), sum(found_gold.values()))
-    return Score(schemes.normalize_scheme(scheme), "conlleval", micro, per_type)
+        counts.add(gold_spans, predicted_spans)
+    return counts.score(schemes.normalize_scheme(scheme), "conlleval")

@@ -24,6 +24,12 @@ def name_width(names: Iterable[str], heading: str = "decoder") -> int:
     return max([len(heading), *map(len, names)])
 
 
+def aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """``rows`` as lines of left-aligned columns, two spaces apart."""
+    widths = [max(map(len, column)) for column in zip(*rows)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
 def _cell(rows: list[dict[str, Any]]) -> str:
     """``F1 [seconds]`` for one run, ``mean (sd) [mean seconds]`` over several seeds."""
     f1s = [r["f1"] for r in rows]

@@ -19,7 +19,11 @@ SCHEMES = ("IO", "IOB1", "IOB2", "BIOES")
 SCHEME_ALIASES = {"IO": "IO", "IOB1": "IOB1", "IOB2": "IOB2", "BIO": "IOB2", "BIOES": "BIOES", "IOBES": "BIOES"}
 PREFIXES = {"IO": "I", "IOB1": "BI", "IOB2": "BI", "BIOES": "BIES"}
 
-_TAG = re.compile(r"^(?:O|[BIES]-[A-Za-z0-9][A-Za-z0-9_.$-]*)$")
+TAG_PATTERN = r"^(O|[BIES]-[^\W_][\w.\-]{0,63})$"
+"""The grammar of a tag, for corpora and model labels alike (``meta.schema.json``'s labels pattern
+is this one): ``O``, or a prefix and a type of 1..64 letters, digits, '_', '.' or '-' that starts
+with a letter or digit."""
+_TAG = re.compile(TAG_PATTERN)
 
 Span = tuple[int, int, str]
 
@@ -33,8 +37,8 @@ def normalize_scheme(name: str) -> str:
 
 
 def is_wellformed(tag: str) -> bool:
-    """True for ``O`` and ``P-TYPE`` with P in B/I/E/S and a type that starts with a letter or digit."""
-    return _TAG.match(tag) is not None
+    """True for a tag of :data:`TAG_PATTERN`: ``O``, or ``P-TYPE`` with P in B/I/E/S."""
+    return _TAG.fullmatch(tag) is not None
 
 
 def split_tag(tag: str) -> tuple[str, str]:

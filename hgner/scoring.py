@@ -91,6 +91,37 @@ class Score:
         return "\n".join(lines)
 
 
+@dataclass
+class EntityCounts:
+    """Running entity counts by type (chunks found correctly, predicted, in the gold standard), added
+    up sentence by sentence or document by document; :meth:`score` gives the figures."""
+
+    correct: Counter[str] = field(default_factory=Counter)
+    predicted: Counter[str] = field(default_factory=Counter)
+    gold: Counter[str] = field(default_factory=Counter)
+
+    def add(self, gold: Iterable[tuple[int, int, str]], predicted: Iterable[tuple[int, int, str]]) -> None:
+        """Count one sentence's (or document's) entities: ``(start, end, type)`` spans, in token or
+        character offsets; an entity is found correctly when both have its span."""
+        gold_set, predicted_set = set(gold), set(predicted)
+        self.gold.update(entity_type for _, _, entity_type in gold_set)
+        self.predicted.update(entity_type for _, _, entity_type in predicted_set)
+        self.correct.update(entity_type for _, _, entity_type in gold_set & predicted_set)
+
+    def update(self, other: EntityCounts) -> None:
+        """Add ``other``'s counts to these."""
+        self.correct.update(other.correct)
+        self.predicted.update(other.predicted)
+        self.gold.update(other.gold)
+
+    def score(self, scheme: str, mode: str, token_accuracy: float = 0.0) -> Score:
+        """The figures these counts give, per type (those seen in gold or predictions) and micro-averaged."""
+        types = sorted(set(self.gold) | set(self.predicted))
+        per_type = {t: Counts(self.correct[t], self.predicted[t], self.gold[t]) for t in types}
+        micro = Counts(sum(self.correct.values()), sum(self.predicted.values()), sum(self.gold.values()))
+        return Score(scheme, mode, micro, per_type, token_accuracy)
+
+
 def entity_spans(tags: Sequence[str], scheme: str, mode: str = "conlleval") -> list[schemes.Span]:
     """The chunks a scorer in ``mode`` reads from one sentence's tags."""
     found = schemes.chunks(tags)
@@ -117,24 +148,15 @@ def score(
     cross a sentence boundary, as conlleval's blank lines ensure)."""
     if mode not in MODES:
         raise ValueError(f"unknown scoring mode {mode!r}; expected one of {', '.join(MODES)}")
-    correct: Counter[str] = Counter()
-    found_predicted: Counter[str] = Counter()
-    found_gold: Counter[str] = Counter()
+    counts = EntityCounts()
     tokens = right = 0
     for gold_tags, predicted_tags in zip(gold, predicted, strict=True):
         if len(gold_tags) != len(predicted_tags):
             raise ValueError(f"sentence has {len(gold_tags)} gold tags but {len(predicted_tags)} predicted")
-        gold_spans = set(entity_spans(gold_tags, scheme, mode))
-        predicted_spans = set(entity_spans(predicted_tags, scheme, mode))
-        found_gold.update(t for _, _, t in gold_spans)
-        found_predicted.update(t for _, _, t in predicted_spans)
-        correct.update(t for _, _, t in gold_spans & predicted_spans)
+        counts.add(entity_spans(gold_tags, scheme, mode), entity_spans(predicted_tags, scheme, mode))
         tokens += len(gold_tags)
         right += sum(g == p for g, p in zip(gold_tags, predicted_tags))
-    types = sorted(set(found_gold) | set(found_predicted))
-    per_type = {t: Counts(correct[t], found_predicted[t], found_gold[t]) for t in types}
-    micro = Counts(sum(correct.values()), sum(found_predicted.values()), sum(found_gold.values()))
-    return Score(schemes.normalize_scheme(scheme), mode, micro, per_type, 100.0 * right / tokens if tokens else 0.0)
+    return counts.score(schemes.normalize_scheme(scheme), mode, 100.0 * right / tokens if tokens else 0.0)
 
 
 def consistency_pairs(tokens: Sequence[str], tags: Sequence[str]) -> tuple[int, int]:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from html import escape
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
@@ -44,7 +44,7 @@ from .tokenizer import (VERSION, TextTokenizer, TokenizedSentence, describe, lan
 
 if TYPE_CHECKING:
     from .model import CrfModel
-    from .pipeline import DocumentResult, Pipeline
+    from .pipeline import DocumentResult
 
 LANGUAGE_SAMPLE_WORDS = 2_000  # hgner tag checks the language of the first words it tags (Tagger.check_language)
 LANGUAGE_SAMPLE_CHARS = 20 * LANGUAGE_SAMPLE_WORDS  # read from the start of each document until then
@@ -212,8 +212,8 @@ class Tagger:
         return [entity for group in self.tag_text(text) for entity in group.entities]
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Entity]]:
-        """The entities of each text, in order, as :meth:`tag` gives them. Texts are tokenized
-        ``batch_size`` at a time (spaCy's ``nlp.pipe``), then decoded one document each."""
+        """The entities of each text, in order, as :meth:`tag` gives them. Texts are taken
+        ``batch_size`` at a time and handed to the tokenizer's ``pipe``, then decoded one document each."""
         if batch_size < 1:
             raise HgnerError(f"batch_size must be at least 1, got {batch_size}")
         batch: list[str] = []
@@ -402,9 +402,19 @@ class JsonlWriter(Writer):
         self.entities += group.entities
 
     def finish(self) -> None:
-        record = {"source": self.document.source, "text": self.text, "entities": [e.to_json() for e in self.entities]}
+        record = jsonl_record(self.document.source, self.text, [e.to_json() for e in self.entities])
         self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
         super().finish()
+
+
+def jsonl_record(source: str, text: str | None, entities: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSONL record of one document, as ``--format jsonl`` and ``tag --cluster``'s parts write
+    it: ``{"source", "text", "entities"}``, without ``"text"`` when ``text`` is None."""
+    record: dict[str, Any] = {"source": source}
+    if text is not None:
+        record["text"] = text
+    record["entities"] = entities
+    return record
 
 
 @register_format("html")
@@ -679,6 +689,16 @@ def _looks_like_path(argument: str) -> bool:
     return not any(c.isspace() for c in argument) and ("/" in argument or argument.endswith(_PATH_SUFFIXES))
 
 
+def check_glob(pattern: str) -> str:
+    """``pattern`` when it is a ``--glob`` pattern inside a folder (``*.txt``, ``news/*.txt``), an
+    :class:`HgnerError` when it is empty or could reach outside the folder (absolute, or with a
+    ``..`` part): a file found there would have no place in the output folder."""
+    if not pattern or PurePath(pattern).is_absolute() or ".." in PurePath(pattern).parts:
+        raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
+                         f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..')")
+    return pattern
+
+
 def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_GLOB,
                  exclude: str | Path | None = None) -> list[Path]:
     """The files a folder input gives, for ``hgner tag`` and ``hgner tag --cluster`` alike: those
@@ -687,7 +707,7 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
     such a folder inside ``directory``) and ``exclude``'s tree are left out. An
     :class:`HgnerError` when there is none."""
     root = Path(directory)
-    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+    patterns = tuple(map(check_glob, (patterns,) if isinstance(patterns, str) else patterns))
     skip = Path(exclude).resolve() if exclude is not None else None
     found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
                     and not any(part.startswith(".") for part in p.relative_to(root).parts)

@@ -62,10 +62,12 @@ def language_defaults(language: str) -> Any:
     from spacy.util import get_lang_class
 
     try:
-        return get_lang_class(language).Defaults
-    except ImportError:
-        raise ModelError(f"language {language!r}: spaCy has no language of that code (expected an ISO code "
-                         "such as en, es, nl, de)") from None
+        if language in spacy_languages():  # not any module of spacy.lang (lex_attrs, en.stop_words)
+            return get_lang_class(language).Defaults
+    except ImportError:  # registered, but its module does not load here
+        pass
+    raise ModelError(f"language {language!r}: spaCy has no language of that code (expected an ISO code "
+                     "such as en, es, nl, de)")
 
 
 def spacy_languages() -> list[str]:

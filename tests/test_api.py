@@ -80,6 +80,10 @@ def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp
         hgner.evaluate(tiny_model.directory, str(corpus), ["herded"], settings={"sweeps": 5})
     with pytest.raises(UnknownNameError, match="expected one of: damping"):
         hgner.evaluate(tiny_model.directory, str(corpus), ["viterbi", "meanfield"], settings={"dampnig": 0.5})
+    with pytest.raises(HgnerError, match="mode 'lenient': expected one of conlleval, strict"):
+        hgner.evaluate(tiny_model.directory, str(corpus), mode="lenient")
+    with pytest.raises(HgnerError, match="documents: expected corpus, sentence or a whole number >= 1, got 'foo'"):
+        hgner.evaluate(tiny_model.directory, str(corpus), documents="foo")
 
 
 def test_listings(tag_model):

@@ -218,9 +218,13 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
          "--sweeps 5 and --set sweeps=10: give sweeps once"),
         (["evaluate", "--corpus", "CORPUS", "--decoders", "gibbs", "--set", "sweeps=3"],
          "give sweeps with --sweeps, which evaluate varies"),
+        (["evaluate", "--corpus", "CORPUS", "--input", "raw", "--decoders", "gibbs", "--set", "seed=3"],
+         "give seed with --seeds, which evaluate varies"),
         (["evaluate", "--corpus", "CORPUS", "--json", "same.out", "--predictions", "same.out"],
          "--json and --predictions both name same.out"),
         (["evaluate", "--corpus", "."], "corpus '.': is a directory"),
+        (["evaluate", "--corpus", "missing.conll", "--cluster", "local:0"],  # before the corpus is read
+         "--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got 'local:0'"),
     ],
 )
 def test_conflicting_or_misplaced_options_exit_2(argv, expected, tiny_model, corpus_file, tmp_path, monkeypatch, capsys):
@@ -347,11 +351,13 @@ def test_decoders_lists_capabilities_and_settings(capsys):
     blocks = {block.splitlines()[0]: block for block in capsys.readouterr().out.split("\n\n")}
     assert list(blocks) == available_decoders()
     herded, viterbi = ([" ".join(line.split()) for line in blocks[name].splitlines()] for name in ("herded", "viterbi"))
-    assert "capabilities: gives_marginals yes, certifies no, exact no, searches_map yes, chain_only no" in herded
+    assert ("capabilities: gives_marginals yes, certifies no, exact no, searches_map yes, chain_only no, "
+            "decodes_features no") in herded
     assert "sweeps int default 100 an integer in [1, 100000000]" in herded
-    assert "capabilities: gives_marginals no, certifies no, exact yes, searches_map yes, chain_only yes" in viterbi
+    assert ("capabilities: gives_marginals no, certifies no, exact yes, searches_map yes, chain_only yes, "
+            "decodes_features no") in viterbi
     assert "marginals bool default False true or false" in viterbi
-    assert blocks["crfsuite"].endswith("settings: none")
+    assert blocks["crfsuite"].endswith("settings: none") and "decodes_features yes" in blocks["crfsuite"]
 
 
 def test_models_lists_and_describes(capsys):

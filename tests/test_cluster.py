@@ -115,6 +115,15 @@ def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model,
     assert third["counts"]["parts_this_run"] == 2 and read_parts(out) == before
     with pytest.raises(HgnerError, match="another job .*decoder"):
         tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, TagSettings.make(tag_model, "herded"), part_bytes=300)
+    manifest = json.loads((out / "manifest.json").read_text())
+    for damaged, message in [({**manifest, "job": 5}, "manifest.json: job: expected an object describing the job"),
+                             ({"parts": []}, "manifest.json: top level: missing required field 'job'")]:
+        (out / "manifest.json").write_text(json.dumps(damaged))
+        with pytest.raises(HgnerError, match=message):
+            tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
+    (out / "manifest.json").write_text("{not json")
+    with pytest.raises(HgnerError, match="manifest.json: not valid JSON"):
+        tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
 
 
 def test_text_in_another_shipped_models_language_is_warned_about_before_the_job(client, tag_model, tmp_path):

@@ -11,7 +11,8 @@ import pytest
 
 from hgner import registry
 from hgner.cli import main
-from hgner.tag import Entity, Tagger, html_page
+from hgner.errors import HgnerError
+from hgner.tag import Entity, Tagger, folder_files, html_page
 from tag_support import SENTENCE, tag_model  # noqa: F401  (fixture)
 
 SECOND = "Jim Smith flew from Paris to\nLondon on Monday ."
@@ -63,6 +64,17 @@ def test_directories_are_read_recursively_with_glob(tag_model, files, capsys):
     assert code == 2 and err.strip() == "hgner tag: error: sub: a directory with no files matching '*.rst' (see --glob)"
     (records,) = [jsonl(tag_model, capsys, "--text", "sub")]
     assert records[0]["text"] == "sub"  # only --text tags the word
+
+
+@pytest.mark.parametrize("pattern", ["", "/tmp/*.txt", "../*.txt", "sub/../../*.txt"])
+def test_glob_patterns_stay_inside_the_folder(tag_model, files, capsys, pattern):
+    with pytest.raises(SystemExit) as stop:  # argparse: the pattern is the argument's type
+        main(["tag", "--model", str(tag_model), "sub", "--glob", pattern])
+    out, err = capsys.readouterr()
+    assert (stop.value.code, out) == (2, "") and err.count("\n") == 1
+    assert f"argument --glob: glob pattern {pattern!r}: expected a pattern of file names inside the folder" in err
+    with pytest.raises(HgnerError, match="not absolute, no '..'"):  # the Python API checks it too
+        folder_files("sub", pattern)
 
 
 def test_brat_beside_the_inputs(tag_model, files, capsys):

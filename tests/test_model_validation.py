@@ -83,6 +83,7 @@ def test_a_missing_recorded_file_is_an_error(copy, name):
         (lambda m: m.pop("files"), "top level: missing required field 'files'"),
         (lambda m: m["files"]["model.crfsuite"].update(size=-1), "files.model.crfsuite.size: expected a byte count"),
         (lambda m: m.update(tokenizer={"name": 3}), "tokenizer: expected a string, or an object"),
+        (lambda m: m.update(training="x"), "training: expected an object describing the training run"),
     ],
 )
 def test_meta_json_schema_errors_name_the_field(copy, change, message):

@@ -10,6 +10,7 @@ from seqeval.scheme import IOB2, IOBES, Tokens
 from random_tags import random_tags
 
 from hgner import schemes
+from hgner.validation import load_schema
 
 TYPES = ["PER", "LOC", "ORG", "MISC"]
 LOSSLESS = ("IOB1", "IOB2", "BIOES")  # IO merges adjacent entities of one type
@@ -47,14 +48,21 @@ def test_split_tag(tag, expected):
     assert schemes.split_tag(tag) == expected
 
 
-@pytest.mark.parametrize("tag", ["O", "B-PER", "I-LOC", "E-ORG", "S-MISC", "B-GPE-ORG", "I-NORP_2", "B-0"])
+@pytest.mark.parametrize("tag", ["O", "B-PER", "I-LOC", "E-ORG", "S-MISC", "B-GPE-ORG", "I-NORP_2", "B-0",
+                                 "B-LOCALIZACIÓN", "I-" + "X" * 64])
 def test_wellformed_tags(tag):
     assert schemes.is_wellformed(tag)
 
 
-@pytest.mark.parametrize("tag", ["I--ORG", "B-", "B", "I", "X-PER", "PER", "o", "b-PER", "B-_PER", "B PER", "", "O-PER"])
+@pytest.mark.parametrize("tag", ["I--ORG", "B-", "B", "I", "X-PER", "PER", "o", "b-PER", "B-_PER", "B PER", "", "O-PER",
+                                 "B-U$D", "I-" + "X" * 65, "B-PER\n"])
 def test_malformed_tags(tag):
     assert not schemes.is_wellformed(tag)
+
+
+def test_model_labels_follow_the_corpus_tag_grammar():
+    """One grammar: a tag a corpus may hold is a label a model may have (meta.json's schema)."""
+    assert load_schema("meta")["properties"]["labels"]["items"]["pattern"] == schemes.TAG_PATTERN
 
 
 @pytest.mark.parametrize("name, canonical", [("iob1", "IOB1"), ("IOB2", "IOB2"), ("bio", "IOB2"), ("BIOES", "BIOES"), ("iobes", "BIOES")])

@@ -56,8 +56,9 @@ def test_evaluate_skip_without_potential_names_the_command(tmp_path, capsys):
     assert "has no skip potential" in err and "hgner train --train CORPUS --dev CORPUS" in err
 
 
-def test_unknown_language_fails_before_training(tmp_path, capsys):
-    assert main(["train", "--train", SPANISH, "--lang", "zz", "--out", str(tmp_path / "m")]) == 2
+@pytest.mark.parametrize("language", ["zz", "lex_attrs", "en.stop_words", "__init__"])  # not spacy.lang's modules
+def test_unknown_language_fails_before_training(tmp_path, capsys, language):
+    assert main(["train", "--train", SPANISH, "--lang", language, "--out", str(tmp_path / "m")]) == 2
     assert "spaCy has no language" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
 

@@ -3,8 +3,9 @@
 :mod:`hgner.registry` imports them as a name is looked up, so a new decoder is one new module.
 Importing this package loads none of them (no numba)."""
 
-from .base import Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder, register
+from .base import (CAPABILITIES, Decoder, Decoding, available_decoders, decoder_class, decoder_settings, make_decoder,
+                   register)
 from .settings import MAX_SWEEPS, Setting, SettingError
 
-__all__ = ["MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders", "decoder_class",
-           "decoder_settings", "make_decoder", "register"]
+__all__ = ["CAPABILITIES", "MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders",
+           "decoder_class", "decoder_settings", "make_decoder", "register"]

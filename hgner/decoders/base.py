@@ -48,7 +48,9 @@ class Decoder(ABC):
     - ``certifies``: its stats carry ``certified`` (1.0 when the labelling is the proven MAP) and ``gap``;
     - ``exact``: always returns the exact MAP labelling (of the graphs it accepts);
     - ``searches_map``: returns the best labelling it visited (False: argmax of approximate marginals);
-    - ``chain_only``: refuses skip edges (evaluate gives it the chain graph).
+    - ``chain_only``: refuses skip edges (evaluate gives it the chain graph);
+    - ``decodes_features``: stands for the model's own tagger (crfsuite's) on the model's features,
+      not a graph decoder; :class:`~hgner.pipeline.Pipeline` runs the model's tagger instead.
     """
 
     name: ClassVar[str] = ""
@@ -57,6 +59,7 @@ class Decoder(ABC):
     exact: ClassVar[bool] = False
     searches_map: ClassVar[bool] = True
     chain_only: ClassVar[bool] = False
+    decodes_features: ClassVar[bool] = False
     settings: ClassVar[dict[str, Setting]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -73,6 +76,9 @@ class Decoder(ABC):
         settings = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.settings if hasattr(self, k))
         return f"{type(self).__name__}({settings})"
 
+
+CAPABILITIES = ("gives_marginals", "certifies", "exact", "searches_map", "chain_only", "decodes_features")
+"""The capability attributes of :class:`Decoder`, as ``hgner decoders`` lists them."""
 
 D = type[Decoder]
 

@@ -16,6 +16,7 @@ class CrfsuiteReference(Decoder):
 
     exact = True
     chain_only = True
+    decodes_features = True
 
     def decode(self, graph: FactorGraph) -> Decoding:
         raise GraphError("the crfsuite reference decodes a model's features, not a graph; use it through a Pipeline")

@@ -427,6 +427,7 @@ class _BinnedHerding(Decoder):
     bins: int
     start: str
     time_limit: float | None
+    seed: int | None = None  # the decoders that draw uniforms (rdhg, beg) take a seed
     _randomised: bool = False
 
     def _initial_weights(self) -> np.ndarray:
@@ -437,7 +438,8 @@ class _BinnedHerding(Decoder):
         return -math.inf
 
     def _rng(self) -> np.random.Generator | None:
-        return None
+        """The generator of the uniforms, None for a decoder without a seed (``dhg`` draws none)."""
+        return None if self.seed is None else np.random.default_rng(self.seed)
 
     def decode(self, graph: FactorGraph) -> Decoding:
         n, k = graph.unary.shape
@@ -527,9 +529,6 @@ class RandomlyDiscretizedHerdedGibbs(_BinnedHerding):
     def _initial_weights(self) -> np.ndarray:
         return np.arange(self.bins + 1) / self.bins
 
-    def _rng(self) -> np.random.Generator:
-        return np.random.default_rng(self.seed)
-
 
 @register("beg")
 class BoundedErrorGibbs(_BinnedHerding):
@@ -568,6 +567,3 @@ class BoundedErrorGibbs(_BinnedHerding):
 
     def _threshold(self) -> float:
         return self.threshold
-
-    def _rng(self) -> np.random.Generator:
-        return np.random.default_rng(self.seed)

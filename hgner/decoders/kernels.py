@@ -8,6 +8,7 @@ plain arrays (a numba call taking arrays costs reference counting per array).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -87,6 +88,18 @@ def pick(cumulative, target):  # pragma: no cover - compiled
     while label > 0 and cumulative[label] == cumulative[label - 1]:
         label -= 1
     return label
+
+
+@numba.njit(cache=True, nogil=True)
+def draw(scores, top, inverse, weights, uniform):  # pragma: no cover - compiled
+    """A label drawn with probability proportional to exp((scores - top) * inverse), where
+    ``scores`` (K,) are log-weights, ``top`` their maximum and ``inverse`` an inverse temperature,
+    by ``uniform`` in [0, 1); ``weights`` (K,) is scratch."""
+    total = 0.0
+    for b in range(scores.shape[0]):
+        total += math.exp((scores[b] - top) * inverse)
+        weights[b] = total
+    return pick(weights, uniform * total)
 
 
 @numba.njit(cache=True, nogil=True)

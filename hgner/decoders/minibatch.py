@@ -70,7 +70,7 @@ import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, mix, pick, run_in_slices, sweep_stats
+from .kernels import BestLabelling, draw, graph_arrays, initial_labels, keep_best, mix, run_in_slices, sweep_stats
 from .settings import Positive, Seed, Start, Sweeps, TimeLimit
 
 MIN_GIBBS, MGPMH, DOUBLE_MIN = 0, 1, 2
@@ -212,18 +212,6 @@ def _score_change(i, new, unary, ptr, node, table, columns, labels):  # pragma: 
     return change
 
 
-@numba.njit(cache=True, nogil=True)
-def _categorical(energy, weights, state):  # pragma: no cover - compiled
-    """A label drawn with probability proportional to exp(energy) (K,); ``weights`` (K,) is scratch."""
-    k = energy.shape[0]
-    top = energy.max()
-    total = 0.0
-    for b in range(k):
-        total += math.exp(energy[b] - top)
-        weights[b] = total
-    return pick(weights, _uniform(state) * total)
-
-
 # ----------------------------------------------------------------------------- the sampler
 
 
@@ -300,7 +288,7 @@ def _minibatch_sweeps(mode, graph, tables, best, labels, counts, carried, first_
                         tallies[2] += total
                         tallies[3] += 1.0
                 offsets[k] = end
-                label = _categorical(energy, weights, state)
+                label = draw(energy, energy.max(), 1.0, weights, _uniform(state))
                 if label != current:
                     tracked[0, component[i]] += _score_change(i, label, unary, ptr, node, table, columns, labels)
                     _recache(i, ptr, node, slot_edge, cache, local, rows, offsets[label], offsets[label + 1],
@@ -318,7 +306,7 @@ def _minibatch_sweeps(mode, graph, tables, best, labels, counts, carried, first_
                     neighbour = labels[node[s]]
                     for b in range(k):
                         energy[b] += weight * columns[table[s], neighbour, b]
-                label = _categorical(energy, weights, state)
+                label = draw(energy, energy.max(), 1.0, weights, _uniform(state))
                 if label != current:
                     tallies[4] += 1.0
                     change = _score_change(i, label, unary, ptr, node, table, columns, labels)

@@ -10,7 +10,6 @@ counted after each of its updates, over all sweeps. Herded Gibbs and its variant
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 import numba
@@ -18,7 +17,7 @@ import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .kernels import BestLabelling, graph_arrays, initial_labels, keep_best, local_scores, pick, relabel, \
+from .kernels import BestLabelling, draw, graph_arrays, initial_labels, keep_best, local_scores, relabel, \
     run_in_slices, sweep_stats, uniform_blocks
 from .settings import Seed, Start, Sweeps, Temperature, TimeLimit
 
@@ -37,11 +36,7 @@ def _gibbs_sweeps(graph, best, labels, counts, uniforms, temperatures, first_swe
         inverse = 1.0 / temperatures[t]
         for i in range(n):
             top = local_scores(i, unary, ptr, node, table, columns, labels, scores, 0)
-            total = 0.0
-            for b in range(k):
-                total += math.exp((scores[0, b] - top) * inverse)
-                weights[b] = total
-            label = pick(weights, uniforms[t, i] * total)
+            label = draw(scores[0], top, inverse, weights, uniforms[t, i])
             if label != labels[i]:
                 relabel(i, label, scores, 0, labels, component, tracked)
             counts[i, label] += 1.0
