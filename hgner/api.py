@@ -6,6 +6,7 @@ crfsuite load with the first model.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,15 +38,26 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
     ``calibration`` replaces the model's calibration factor (1: the model as trained), as
     ``--calibration`` does."""
     from . import evaluation
-    from .decoders import decoder_class
-    from .errors import HgnerError
     from .model import CrfModel
     from .reading import read_tagged
+    from .validation import check_argument
 
-    for name in decoders:
-        decoder_class(name)  # unknown names fail before any work
-    if seeds < 1:
-        raise HgnerError(f"--seeds must be at least 1, got {seeds}")
+    def a_list_of(kind: type, value: Any) -> bool:
+        return isinstance(value, Sequence) and not isinstance(value, str) and len(value) > 0 \
+            and all(isinstance(item, kind) and not isinstance(item, bool) for item in value)
+
+    check_argument(isinstance(corpus, (str, os.PathLike)), "corpus", "a corpus name or a CoNLL file", corpus)
+    check_argument(a_list_of(str, decoders), "decoders", "a non-empty list of decoder names", decoders)
+    check_argument(a_list_of(int, sweeps), "sweeps", "a non-empty list of sweep counts", sweeps)
+    check_argument(isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1, "seeds",
+                   "a whole number >= 1", seeds)
+    check_argument(settings is None or isinstance(settings, Mapping), "settings", "a mapping of decoder settings",
+                   settings)
+    check_argument(predictions is None or isinstance(predictions, (str, os.PathLike)), "predictions",
+                   "a file name or None", predictions)
+    check_argument(calibration is None or (isinstance(calibration, (int, float)) and not isinstance(calibration, bool)),
+                   "calibration", "a number or None", calibration)
+    evaluation.plan_runs(decoders, sweeps, list(range(seeds)))  # unknown or repeated names fail before any work
     loaded, _ = read_tagged(str(corpus), scheme, documents)
     return evaluation.evaluate(CrfModel.load(model, calibration), loaded, decoders, sweeps=sweeps, seeds=list(range(seeds)),
                                mode=mode, graph=graph, settings=settings or {}, predictions=predictions,

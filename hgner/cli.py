@@ -394,8 +394,8 @@ def _train(args: argparse.Namespace) -> int:
     from .reading import read_tagged
     from .training import build_model, read_gazetteer
 
-    check_model_target(Path(args.out))  # before the corpora load: fail fast
-    gazetteer, gazetteer_sources = read_gazetteer(args.gazetteer) if args.gazetteer else (None, None)
+    gazetteer, gazetteer_sources, gazetteer_file = read_gazetteer(args.gazetteer) if args.gazetteer else (None,) * 3
+    check_model_target(Path(args.out), [gazetteer_file])  # before the corpora load: fail fast
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, sys.stderr, "training corpus",
                                           offline=args.offline)
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, sys.stderr, "development corpus",
@@ -413,8 +413,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .decoders import decoder_class
-    from .evaluation import evaluate, evaluate_raw, format_report, write_json
+    from .evaluation import evaluate, evaluate_raw, format_report, plan_runs, write_json
     from .fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
     from .model import CrfModel, model_advice, model_language
     from .reading import read_tagged
@@ -424,8 +423,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .skip import load as load_skip
 
     settings = parse_assignments(args.set)
-    for name in args.decoders:
-        decoder_class(name)  # unknown names fail before any work
+    plan_runs(args.decoders, args.sweeps, list(range(args.seeds)))  # unknown or repeated names fail before any work
     if args.input == "raw" and (args.mode != "conlleval" or args.predictions or args.cluster):
         raise HgnerError("--input raw scores entities by character span: it takes neither --mode strict, "
                          "--predictions nor --cluster")
@@ -504,7 +502,7 @@ def _models(args: argparse.Namespace) -> int:
     rows = [("name", "language", "labels", "scheme", "dev F1", "test F1", "size", "path")]
     for info in infos:
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
-                     _scores(info.test), f"{info.size / 2**20:.1f} MB", str(info.path)))
+                     _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
     sys.stdout.writelines(line + "\n" for line in aligned(rows))
     return 0
 

@@ -80,7 +80,8 @@ def fetch(names: list[str], offline: bool, out: TextIO) -> int:
 
 
 def verify(names: list[str], out: TextIO) -> int:
-    """Check the size and sha256 of every present file; 1 when one does not match."""
+    """Check the size and sha256 of every present file; 2 when one does not match (exit status 1
+    is kept for bugs)."""
     failed = 0
     for manifest, splits in _selected(names):
         for split in splits:
@@ -95,9 +96,9 @@ def verify(names: list[str], out: TextIO) -> int:
                 failed += problem is not None
                 out.write(f"{name}: {'ok' if problem is None else 'FAILED: ' + problem} {where}\n")
     if failed:
-        print(f"hgner corpora: {failed} file(s) do not match the catalogue; delete them to fetch them again",
+        print(f"hgner corpora: error: {failed} file(s) do not match the catalogue; delete them to fetch them again",
               file=sys.stderr)
-    return 1 if failed else 0
+    return 2 if failed else 0
 
 
 def info(name: str, out: TextIO) -> int:

@@ -57,6 +57,7 @@ class Corpus:
     documents: list[Document]
     notes: list[str] = field(default_factory=list)  # e.g. gold entities that did not align with tokens
     file: str | None = field(default=None, compare=False)  # the file read, if one: never overwritten
+    marked: bool = False  # the source marks its documents (-DOCSTART- lines): a single one is one article
 
     @property
     def sentences(self) -> list[Sentence]:
@@ -108,6 +109,7 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) ->
     start_line = 0
     n_columns = 0
     columns_line = 0
+    marked = False
 
     def end_sentence() -> None:
         nonlocal tokens, tags, document
@@ -128,6 +130,7 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) ->
             continue
         if fields[0] == DOCSTART:
             end_sentence()
+            marked = True
             document = Document(f"{Path(source).name}#{len(documents) + 1}")
             documents.append(document)
             continue
@@ -158,7 +161,7 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) ->
                 position, reason = problem
                 line = sentence.line + min(position, len(sentence.tokens) - 1)
                 raise ConllFormatError(source, line, f"{reason} (scheme {corpus_scheme})")
-    return Corpus(source, corpus_scheme, documents)
+    return Corpus(source, corpus_scheme, documents, marked=marked)
 
 
 def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]]) -> None:

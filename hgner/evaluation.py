@@ -68,7 +68,12 @@ class Run:
 
 
 def plan_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[int]) -> list[Run]:
-    """One run per decoder, times each sweep count it accepts, times each seed it accepts."""
+    """One run per decoder, times each sweep count it accepts, times each seed it accepts; each
+    decoder, sweep count and seed given once."""
+    for what, values in (("decoder", decoders), ("sweep count", sweeps), ("seed", seeds)):
+        repeated = next((value for i, value in enumerate(values) if value in values[:i]), None)
+        if repeated is not None:
+            raise HgnerError(f"{what} {repeated!r} is given twice: each run would be the same")
     runs = []
     for name in decoders:
         options = decoder_settings(name)

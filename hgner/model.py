@@ -52,7 +52,7 @@ from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TRUECASE_FILE, Attr
 from .graph import FactorGraph
 from .tokenizer import DEFAULT_LANGUAGE
 from .tokenizer import describe as describe_tokenizer
-from .validation import check, read_json
+from .validation import check, check_argument, read_json
 
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
@@ -112,6 +112,7 @@ def model_advice(language: str) -> str:
 
 def model_directory(name_or_path: str | Path) -> Path:
     """A model directory from a path, or from the name of a shipped model."""
+    check_argument(isinstance(name_or_path, (str, os.PathLike)), "model", "a model name or directory", name_or_path)
     path = Path(name_or_path)
     if (path / META_FILE).is_file():
         return path
@@ -144,6 +145,7 @@ class CrfModel:
         self.directory = directory
         self.metadata = metadata
         self.feature_config = FeatureConfig.from_json(metadata["features"])
+        check_resources(self.feature_config, metadata.get("resources", []), directory / META_FILE)
         self.resources = FeatureResources.load(directory, metadata.get("resources", []))
         self.scheme: str = metadata["scheme"]
         self.calibration = float(calibration if calibration is not None
@@ -515,6 +517,17 @@ def read_metadata(directory: Path) -> dict[str, Any]:
     metadata = read_json(path, MAX_META_BYTES)
     check(metadata, "meta", path)
     return metadata
+
+
+def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path) -> None:
+    """A :class:`ModelError` naming ``path`` (meta.json) when its ``resources`` do not go with its
+    features: the gazetteer features need gazetteer.json and nothing else reads it; truecase.json
+    is read only by the truecase features (which may do without: a corpus can teach no table)."""
+    if config.gazetteer != (GAZETTEER_FILE in resources):
+        raise ModelError(f"{path}: features.gazetteer is {str(config.gazetteer).lower()} but resources "
+                         f"{'lack' if config.gazetteer else 'list'} {GAZETTEER_FILE}")
+    if TRUECASE_FILE in resources and not config.truecase:
+        raise ModelError(f"{path}: resources list {TRUECASE_FILE} but features.truecase is false")
 
 
 def verify_files(directory: Path, metadata: dict[str, Any]) -> None:

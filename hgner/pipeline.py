@@ -10,9 +10,8 @@ import numpy as np
 
 from . import skip
 from .decoders import Decoder
-from .errors import GraphError
 from .graph import FactorGraph
-from .graphkinds import GRAPH_KINDS
+from .graphkinds import check_graph_kind
 from .model import CrfModel
 
 
@@ -44,8 +43,7 @@ class Pipeline:
     """A model and a decoder, applied to documents given as sentences of tokens."""
 
     def __init__(self, model: CrfModel, decoder: Decoder, graph: str = "chain") -> None:
-        if graph not in GRAPH_KINDS:
-            raise GraphError(f"unknown graph kind {graph!r}; expected one of {', '.join(GRAPH_KINDS)}")
+        check_graph_kind(graph)
         self.model = model
         self.decoder = decoder
         self.graph_kind = graph

@@ -13,7 +13,7 @@ predicted tags are written (``--predictions``); entity scores do not depend on i
 **Documents** (``--documents``): ``corpus`` keeps the corpus's own documents (``-DOCSTART-``
 lines; a file without them is one document), ``sentence`` makes every sentence a document, N
 groups N consecutive sentences. The default, ``auto``, keeps the corpus's documents when it has
-more than one, and otherwise warns and uses :data:`NO_DOCUMENTS` (groups of 40 sentences: on
+more than one or marks its one with ``-DOCSTART-``, and otherwise warns and uses :data:`NO_DOCUMENTS` (groups of 40 sentences: on
 esp.testa, ahead of groups of 5-20 sentences, one per sentence and the whole file, and level with
 30-120; see ``scripts/TUNING.md``):
 document-level features and skip edges spanning a whole corpus join unrelated articles, and
@@ -88,7 +88,7 @@ def _group(corpus: Corpus, documents: str, log: TextIO | None, what: str) -> tup
     mode = documents
     if documents == "auto":
         mode = "corpus"
-        if len(corpus.documents) == 1 and len(corpus.sentences) > 1:
+        if len(corpus.documents) == 1 and len(corpus.sentences) > 1 and not corpus.marked:
             mode = NO_DOCUMENTS
             if log is not None:
                 print(f"warning: {what} {corpus.name} has no -DOCSTART- document boundaries "

@@ -39,8 +39,10 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from . import registry, schemes
 from .errors import HgnerError, ModelError
 from .fileio import STANDARD_OUTPUT, file_identity, not_a_file, output_stream, refuse_inputs, write_text
+from .graphkinds import check_graph_kind
 from .tokenizer import (VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults, likelier_language,
                         recorded_version)
+from .validation import check_argument
 
 if TYPE_CHECKING:
     from .model import CrfModel
@@ -144,6 +146,9 @@ class Tagger:
         from .model import CrfModel, model_language
         from .pipeline import Pipeline
 
+        check_argument(min_confidence is None or (isinstance(min_confidence, (int, float))
+                                                  and not isinstance(min_confidence, bool) and 0 <= min_confidence <= 1),
+                       "min_confidence", "a number from 0 to 1 or None", min_confidence)
         decoder = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph; fails before the model loads
         refuse_given_twice(sweeps, seed, settings)
         crf = model if isinstance(model, CrfModel) else CrfModel.load(model)
@@ -203,6 +208,7 @@ class Tagger:
     def tag_text(self, text: str) -> Iterator[TaggedGroup]:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
         text (whitespace only: no tokens) yields none without being tokenized."""
+        check_argument(isinstance(text, str), "text", "a str", text)
         if not text or text.isspace():  # (not text.strip(), which copies a document of any size)
             return iter(())
         return self.tag_sentences(text, self.sentences(text))
@@ -214,10 +220,13 @@ class Tagger:
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Entity]]:
         """The entities of each text, in order, as :meth:`tag` gives them. Texts are taken
         ``batch_size`` at a time and handed to the tokenizer's ``pipe``, then decoded one document each."""
-        if batch_size < 1:
-            raise HgnerError(f"batch_size must be at least 1, got {batch_size}")
+        check_argument(isinstance(texts, Iterable) and not isinstance(texts, str), "texts",
+                       "an iterable of texts (tag() takes one text)", texts)
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise HgnerError(f"batch_size must be at least 1, got {batch_size!r}")
         batch: list[str] = []
         for text in texts:
+            check_argument(isinstance(text, str), "texts", "an iterable of str", text)
             batch.append(text)
             if len(batch) == batch_size:
                 yield from self._tag_batch(batch)
@@ -838,7 +847,7 @@ def decoder_for_graph(name: str | None, graph: str, warn: Callable[[str], None])
     which gives way to :data:`SKIP_DEFAULT_DECODER` with a note to ``warn``."""
     from .decoders import available_decoders, decoder_class
 
-    if graph == "chain":
+    if check_graph_kind(graph) == "chain":
         return name or DEFAULT_DECODER
     if name is None and decoder_class(DEFAULT_DECODER).chain_only:
         warn(f"--graph {graph}: the default decoder {DEFAULT_DECODER} decodes chains only; "

@@ -12,6 +12,7 @@ from . import calibration, schemes, skip
 from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate
+from .features import GAZETTEER_FILE
 from .fileio import file_sha256
 from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
 from .report import counted
@@ -104,11 +105,11 @@ def _entity_types(corpus: Corpus) -> list[str]:
     return schemes.entity_types(tag for sentence in corpus.sentences for tag in sentence.tags)
 
 
-def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str]:
-    """Gazetteer lists for ``hgner train --gazetteer``, and where they came from (for ``meta.json``):
-    the lists of a model (a shipped model's name or a model directory, checksum-verified), or a JSON
-    file mapping list names to entries (checked against ``gazetteer.schema.json``). Training fits
-    them to its corpus (:func:`hgner.features.fit_gazetteer`)."""
+def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
+    """Gazetteer lists for ``hgner train --gazetteer``, where they came from (for ``meta.json``)
+    and the file read: the lists of a model (a shipped model's name or a model directory,
+    checksum-verified), or a JSON file mapping list names to entries (checked against
+    ``gazetteer.schema.json``). Training fits them to its corpus (:func:`hgner.features.fit_gazetteer`)."""
     from .validation import read_string_table
 
     path = Path(source)
@@ -117,11 +118,12 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str]:
             lists = read_string_table(path, "gazetteer")
             if not any(lists.values()):
                 raise HgnerError(f"{path}: no gazetteer entries (expected list names mapped to entries)")
-            return lists, f"{source} (sha256 {file_sha256(path)})"
+            return lists, f"{source} (sha256 {file_sha256(path)})", path
         model = CrfModel.load(source)
     except HgnerError as error:
         raise HgnerError(f"--gazetteer: {error}") from None
     if not model.resources.gazetteer:
         raise HgnerError(f"--gazetteer: model {model.name} ({model.directory}) has no gazetteer lists")
     recorded = model.metadata.get("gazetteer_sources")
-    return model.resources.gazetteer, f"model {model.name}'s lists" + (f": {recorded}" if recorded else "")
+    return (model.resources.gazetteer, f"model {model.name}'s lists" + (f": {recorded}" if recorded else ""),
+            model.directory / GAZETTEER_FILE)

@@ -69,6 +69,13 @@ def show(value: Any) -> str:
     return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
 
 
+def check_argument(ok: bool, name: str, expected: str, value: Any) -> None:
+    """An :class:`HgnerError` ``name: expected ..., got ...`` unless ``ok``: for the Python API's
+    arguments, which the command line's parser checks for its own."""
+    if not ok:
+        raise HgnerError(f"{name}: expected {expected}, got {show(value)}")
+
+
 def _where(path: Any) -> str:
     parts = ""
     for part in path:

@@ -59,6 +59,38 @@ def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
     assert [e for e in confident.tag(SENTENCE) if e.confidence < 1.0] == []
 
 
+@pytest.mark.parametrize(
+    ("misuse", "message"),
+    [
+        (lambda model: hgner.load(123), "model: expected a model name or directory, got 123"),
+        (lambda model: hgner.load(b"en-conll03"), "model: expected a model name or directory, got bytes"),
+        (lambda model: hgner.model_info(None), "model: expected a model name or directory, got null"),
+        (lambda model: hgner.load(model, graph="x"), "unknown graph kind 'x'; expected one of chain, skip"),
+        (lambda model: hgner.load(model, min_confidence=2), "min_confidence: expected a number from 0 to 1 or None, got 2"),
+        (lambda model: hgner.load(model, min_confidence=float("nan")), "min_confidence: expected a number from 0 to 1"),
+        (lambda model: hgner.load(model).tag(123), "text: expected a str, got 123"),
+        (lambda model: hgner.load(model).tag(b"Paris"), "text: expected a str, got bytes"),
+        (lambda model: list(hgner.load(model).pipe("Jim Smith")), "texts: expected an iterable of texts (tag() takes one"),
+        (lambda model: list(hgner.load(model).pipe(5)), "texts: expected an iterable of texts"),
+        (lambda model: list(hgner.load(model).pipe(["Paris", None])), "texts: expected an iterable of str, got null"),
+        (lambda model: list(hgner.load(model).pipe(["Paris"], batch_size="x")), "batch_size must be at least 1, got 'x'"),
+        (lambda model: hgner.evaluate(model, 5), "corpus: expected a corpus name or a CoNLL file, got 5"),
+        (lambda model: hgner.evaluate(model, decoders="viterbi"), "decoders: expected a non-empty list of decoder names"),
+        (lambda model: hgner.evaluate(model, decoders=[]), "decoders: expected a non-empty list of decoder names"),
+        (lambda model: hgner.evaluate(model, sweeps=100), "sweeps: expected a non-empty list of sweep counts, got 100"),
+        (lambda model: hgner.evaluate(model, seeds=2.5), "seeds: expected a whole number >= 1, got 2.5"),
+        (lambda model: hgner.evaluate(model, seeds=0), "seeds: expected a whole number >= 1, got 0"),
+        (lambda model: hgner.evaluate(model, settings=5), "settings: expected a mapping of decoder settings, got 5"),
+        (lambda model: hgner.evaluate(model, calibration="a"), "calibration: expected a number or None, got 'a'"),
+        (lambda model: hgner.evaluate(model, predictions=5), "predictions: expected a file name or None, got 5"),
+    ],
+)
+def test_api_misuse_is_an_hgner_error_saying_what_was_expected(tag_model, misuse, message):
+    with pytest.raises(HgnerError) as error:
+        misuse(tag_model)
+    assert message in str(error.value)
+
+
 def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp_path, capsys):
     corpus = tmp_path / "gold.conll"
     with open(corpus, "w") as out:

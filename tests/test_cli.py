@@ -223,6 +223,10 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
         (["evaluate", "--corpus", "CORPUS", "--json", "same.out", "--predictions", "same.out"],
          "--json and --predictions both name same.out"),
         (["evaluate", "--corpus", "."], "corpus '.': is a directory"),
+        (["evaluate", "--corpus", "missing.conll", "--decoders", "viterbi,viterbi"],  # before the corpus is read
+         "decoder 'viterbi' is given twice: each run would be the same"),
+        (["evaluate", "--corpus", "missing.conll", "--decoders", "herded", "--sweeps", "10,20,10"],
+         "sweep count 10 is given twice"),
         (["evaluate", "--corpus", "missing.conll", "--cluster", "local:0"],  # before the corpus is read
          "--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got 'local:0'"),
     ],

@@ -84,6 +84,9 @@ def test_a_missing_recorded_file_is_an_error(copy, name):
         (lambda m: m["files"]["model.crfsuite"].update(size=-1), "files.model.crfsuite.size: expected a byte count"),
         (lambda m: m.update(tokenizer={"name": 3}), "tokenizer: expected a string, or an object"),
         (lambda m: m.update(training="x"), "training: expected an object describing the training run"),
+        (lambda m: m["resources"].remove("gazetteer.json"), "features.gazetteer is true but resources lack gazetteer"),
+        (lambda m: m["features"].update(gazetteer=False), "features.gazetteer is false but resources list gazetteer"),
+        (lambda m: m["features"].update(truecase=False), "resources list truecase.json but features.truecase is false"),
     ],
 )
 def test_meta_json_schema_errors_name_the_field(copy, change, message):

@@ -55,6 +55,15 @@ def test_corpus_without_docstart_is_warned_about_and_split():
         assert mode == option and len(corpus.documents) == documents and "warning" not in log.getvalue()
 
 
+def test_one_marked_document_is_kept_without_warning(tmp_path):
+    one = tmp_path / "one.conll"  # a file cut from a corpus: one -DOCSTART-, several sentences
+    one.write_text("-DOCSTART- O\n\nJohn B-PER\nran O\n\nMary B-PER\nsat O\n\nBob B-PER\nate O\n")
+    log = io.StringIO()
+    corpus, mode = read_tagged(str(one), log=log)
+    assert mode == "corpus" and len(corpus.documents) == 1 and len(corpus.sentences) == 3
+    assert "warning" not in log.getvalue()
+
+
 def test_corpus_with_documents_keeps_them_without_warning():
     log = io.StringIO()
     corpus, mode = read_tagged(str(FIXTURES / "iob1_docs.conll"), log=log)

@@ -88,3 +88,14 @@ def test_memory_rows_match_their_json():
     testb, big = load("memory")["runs"]
     assert f"| peak resident memory of that evaluation (`scripts/bench_memory.py`, `docs/results/memory.json`) | {testb['peak_rss_mb']:.0f} MB |" in README
     assert f"(50 MB; `scripts/bench_memory.py --big 16`) | {big['peak_rss_mb']:.0f} MB |" in README
+
+
+@pytest.mark.parametrize("name", ["en-conll03", "en-3class", "es-conll02", "nl-conll02"])
+def test_model_table_sizes_are_what_hgner_models_prints(name, capsys):
+    from hgner.cli import main
+
+    (row,) = [line for line in README.splitlines() if line.startswith(f"| `{name}` (")]
+    assert main(["models"]) == 0
+    (listed,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{name} ")]
+    size = row.split(" | ")[-2]
+    assert size.endswith(" MB") and f"  {size}  " in listed

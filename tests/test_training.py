@@ -143,6 +143,11 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
                  "--gazetteer", str(out)]) == 0  # a model's lists: its directory or a shipped model's name
     assert CrfModel.load(again).resources.gazetteer == model.resources.gazetteer
     assert json.loads((again / "meta.json").read_text())["gazetteer_sources"].startswith("model m's lists: ")
+    before = (again / "gazetteer.json").read_bytes()
+    for lists_of_again in (again, again / "gazetteer.json"):  # training would replace the lists it reads
+        assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
+                     "--gazetteer", str(lists_of_again)]) == 2
+        assert "is also an input" in capsys.readouterr().err and (again / "gazetteer.json").read_bytes() == before
 
 
 @pytest.mark.parametrize("content, expected", [
