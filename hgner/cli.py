@@ -240,6 +240,7 @@ def _add_corpora_parser(commands: argparse._SubParsersAction) -> None:
 
 def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
     from . import registry, tag
+    from .cluster import PART_WRITERS
 
     parser = commands.add_parser(
         "tag", help="tag raw text: arguments, files or standard input",
@@ -294,7 +295,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                             "text, entities) and manifest.json; rerunning the same command resumes an unfinished job")
     scale.add_argument("--text-column", help="with --cluster: the text field of JSONL/Parquet records "
                                                              "(default text)")
-    scale.add_argument("--part-format", choices=["jsonl", "parquet"],
+    scale.add_argument("--part-format", choices=list(PART_WRITERS),
                        help="with --cluster: write the parts as JSONL (default) or Parquet (needs pyarrow)")
 
 

@@ -310,23 +310,35 @@ def _parquet_pieces(path: str, text_column: str) -> list[Piece]:
     return pieces
 
 
+def _read_text(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
+    yield piece.path, Input(piece.path, path=piece.path).read()
+
+
+def _read_jsonl(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
+    with open(piece.path, "rb") as stream:
+        stream.seek(piece.start)
+        for number, raw in enumerate(stream.read(piece.stop - piece.start).splitlines(), piece.first):
+            if raw.strip():
+                yield f"{piece.path}:{number}", _jsonl_text(raw, text_column, piece.path, number)
+
+
+def _read_parquet(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
+    table = _pyarrow_parquet().ParquetFile(piece.path).read_row_group(piece.start, columns=[text_column])
+    for row, text in enumerate(table.column(text_column).to_pylist(), piece.first):
+        if text is not None and not isinstance(text, str):
+            raise HgnerError(f"{piece.path}: row {row}: column {text_column!r} holds {type(text).__name__}, "
+                             "expected text")
+        yield f"{piece.path}:{row}", text or ""
+
+
+PIECE_READERS: dict[str, Callable[[Piece, str], Iterator[tuple[str, str]]]] = {
+    "text": _read_text, "jsonl": _read_jsonl, "parquet": _read_parquet}
+"""Each input kind's reader: ``(source, text)`` of every document in a piece, given the text column."""
+
+
 def read_piece(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
     """``(source, text)`` of every document in ``piece``."""
-    if piece.kind == "text":
-        yield piece.path, Input(piece.path, path=piece.path).read()
-    elif piece.kind == "jsonl":
-        with open(piece.path, "rb") as stream:
-            stream.seek(piece.start)
-            for number, raw in enumerate(stream.read(piece.stop - piece.start).splitlines(), piece.first):
-                if raw.strip():
-                    yield f"{piece.path}:{number}", _jsonl_text(raw, text_column, piece.path, number)
-    else:
-        table = _pyarrow_parquet().ParquetFile(piece.path).read_row_group(piece.start, columns=[text_column])
-        for row, text in enumerate(table.column(text_column).to_pylist(), piece.first):
-            if text is not None and not isinstance(text, str):
-                raise HgnerError(f"{piece.path}: row {row}: column {text_column!r} holds {type(text).__name__}, "
-                                 "expected text")
-            yield f"{piece.path}:{row}", text or ""
+    return PIECE_READERS[piece.kind](piece, text_column)
 
 
 def _jsonl_text(raw: bytes, text_column: str, path: str, number: int) -> str:
@@ -399,19 +411,29 @@ def tag_part(job: PartJob, part: Part) -> dict[str, int]:
     counts = {"documents": 0, "tokens": 0, "entities": 0}
     records = _part_records(tagger, job, part, counts)
     target = Path(job.out) / part.name
-    if job.part_format == "parquet":
-        _pyarrow_parquet()  # a worker without pyarrow: the one-line error, not an ImportError
-        import pyarrow
-
-        table = pyarrow.Table.from_pylist(list(records))
-        with atomic_write(target, binary=True) as out:
-            _pyarrow_parquet().write_table(table, out)
-    else:
-        with atomic_write(target) as out:
-            for record in records:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    PART_WRITERS[job.part_format](records, target)
     write_text(marker, json.dumps({**counts, **_file_digest(target)}) + "\n")
     return counts
+
+
+def _write_jsonl_part(records: Iterable[dict[str, Any]], target: Path) -> None:
+    with atomic_write(target) as out:
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _write_parquet_part(records: Iterable[dict[str, Any]], target: Path) -> None:
+    parquet = _pyarrow_parquet()  # a worker without pyarrow: the one-line error, not an ImportError
+    import pyarrow
+
+    table = pyarrow.Table.from_pylist(list(records))
+    with atomic_write(target, binary=True) as out:
+        parquet.write_table(table, out)
+
+
+PART_WRITERS: dict[str, Callable[[Iterable[dict[str, Any]], Path], None]] = {
+    "jsonl": _write_jsonl_part, "parquet": _write_parquet_part}
+"""Each part format's writer: a part's records into its file, atomically (``--part-format``)."""
 
 
 def _part_records(tagger: Tagger, job: PartJob, part: Part, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
@@ -443,8 +465,8 @@ def tag_to_folder(
     manifest. Parts committed by an earlier run of the same job are skipped. Before any task
     runs, ``warn`` gets the warning of ``hgner tag`` for text in another language than the
     model's (:func:`~hgner.tag.language_warning`, on the first words of the inputs)."""
-    if part_format not in ("jsonl", "parquet"):
-        raise HgnerError(f"part format: expected jsonl or parquet, got {part_format!r}")
+    if part_format not in PART_WRITERS:
+        raise HgnerError(f"part format: expected {' or '.join(PART_WRITERS)}, got {part_format!r}")
     if part_format == "parquet":
         _pyarrow_parquet()
     out = Path(out)
