@@ -70,11 +70,14 @@ class Manifest:
 @dataclass(frozen=True)
 class CorpusSource:
     """What a corpus reader is given: the corpus name (used in errors and reports), where to read
-    (a local file path, or ``PACKAGE/FILE`` in NLTK's data) and the manifest's label map."""
+    (a local file path, or ``PACKAGE/FILE`` in NLTK's data), the manifest's label map, and whether
+    to read the tags leniently (``--scheme`` given: as conlleval reads them, not checked against
+    the detected scheme; the caller converts them)."""
 
     name: str
     location: str
     label_map: Mapping[str, str]
+    lenient: bool = False
 
 
 def manifests_dir() -> Path:
@@ -160,9 +163,10 @@ def resolve(name: str) -> tuple[Manifest, Split | None] | None:
     return None
 
 
-def load(name: str, scheme: str | None = None, offline: bool = False) -> Corpus:
+def load(name: str, scheme: str | None = None, offline: bool = False, lenient: bool = False) -> Corpus:
     """The corpus ``name`` names (see the module docstring): a catalogue corpus, fetched into the
-    data home first when it is missing (unless ``offline``), or a CoNLL file."""
+    data home first when it is missing (unless ``offline``), or a CoNLL file; ``lenient``: see
+    :class:`CorpusSource`."""
     from . import datahome, registry
 
     found = resolve(name)
@@ -172,10 +176,10 @@ def load(name: str, scheme: str | None = None, offline: bool = False) -> Corpus:
 
             raise HgnerError(f"corpus {name!r}: {not_a_file(name)}, and not a catalogue name "
                              f"(expected a CoNLL file or one of: {', '.join(all_split_names())})")
-        return registry.lookup(registry.corpus_readers, "conll")(CorpusSource(name, name, {}), scheme)
+        return registry.lookup(registry.corpus_readers, "conll")(CorpusSource(name, name, {}, lenient), scheme)
     manifest, split = found
     if split is None:
         raise HgnerError(f"corpus {name!r}: which split? expected one of {', '.join(manifest.split_names())}")
     reader = registry.lookup(registry.corpus_readers, manifest.reader)
     location = datahome.ensure(manifest, split, offline=offline)
-    return reader(CorpusSource(manifest.split_name(split.name), location, manifest.label_map), scheme)
+    return reader(CorpusSource(manifest.split_name(split.name), location, manifest.label_map, lenient), scheme)

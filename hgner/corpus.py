@@ -76,18 +76,19 @@ class Corpus:
 # --- CoNLL files ---------------------------------------------------------------------------
 
 
-def read_conll(path: str | os.PathLike, scheme: str | None = None) -> Corpus:
+def read_conll(path: str | os.PathLike, scheme: str | None = None, lenient: bool = False) -> Corpus:
     """Read a CoNLL file: token first, tag last, blank lines between sentences.
 
-    ``scheme`` (IOB1, IOB2/BIO, BIOES) is checked when given and detected otherwise.
-    Raises :class:`ConllFormatError` naming the line for anything malformed.
+    ``scheme`` (IOB1, IOB2/BIO, BIOES) is checked when given and detected otherwise; ``lenient``
+    reads the tags without that check (see :func:`parse_conll`). Raises
+    :class:`ConllFormatError` naming the line for anything malformed.
     """
     path = str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
-    return replace(parse_conll(_decode_lines(raw, path), path, scheme), file=path)
+    return replace(parse_conll(_decode_lines(raw, path), path, scheme, lenient), file=path)
 
 
 def _decode_lines(raw: bytes, path: str) -> Iterator[str]:
@@ -100,8 +101,11 @@ def _decode_lines(raw: bytes, path: str) -> Iterator[str]:
             raise ConllFormatError(path, number, f"not UTF-8 (byte {line[error.start]:#04x} at column {error.start + 1})") from None
 
 
-def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) -> Corpus:
-    """Parse CoNLL lines (without line ends) from ``source`` (a name used in errors and documents)."""
+def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None, lenient: bool = False) -> Corpus:
+    """Parse CoNLL lines (without line ends) from ``source`` (a name used in errors and documents).
+    Every sentence is checked against ``scheme`` (detected when None), unless ``lenient``: then
+    tags that break it are kept as they are, for chunks to be read from them as conlleval reads
+    them (:func:`convert_corpus` rewrites them in a scheme)."""
     documents: list[Document] = []
     document: Document | None = None
     tokens: list[str] = []
@@ -154,7 +158,7 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None) ->
     corpus_scheme = schemes.normalize_scheme(scheme) if scheme else schemes.detect(
         s.tags for d in documents for s in d.sentences
     )
-    for doc in documents:
+    for doc in [] if lenient else documents:
         for sentence in doc.sentences:
             problem = schemes.check(sentence.tags, corpus_scheme)
             if problem is not None:
@@ -230,7 +234,7 @@ def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
 def read_conll_source(source: CorpusSource, scheme: str | None) -> Corpus:
     """The corpus reader for a CoNLL file at ``source.location``; reading errors name the file, and
     the corpus is named ``source.name`` (a catalogue name, or the path given)."""
-    return replace(relabel(read_conll(source.location, scheme), source.label_map), name=source.name)
+    return replace(relabel(read_conll(source.location, scheme, source.lenient), source.label_map), name=source.name)
 
 
 @corpus_readers.register("nltk-conll")
@@ -244,15 +248,16 @@ def read_nltk_conll(source: CorpusSource, scheme: str | None) -> Corpus:
     except (LookupError, OSError) as error:
         message = " ".join(str(error).split())
         raise HgnerError(f"corpus {source.name!r}: NLTK cannot read corpora/{source.location} ({message})") from None
-    return relabel(parse_conll(_decode_lines(raw, source.name), source.name, scheme), source.label_map)
+    return relabel(parse_conll(_decode_lines(raw, source.name), source.name, scheme, source.lenient),
+                   source.label_map)
 
 
-def load_corpus(name: str, scheme: str | None = None, offline: bool = False) -> Corpus:
+def load_corpus(name: str, scheme: str | None = None, offline: bool = False, lenient: bool = False) -> Corpus:
     """Load a corpus by file path or catalogue name (fetched into the data home first when it is
     missing, unless ``offline`` or ``$HGNER_OFFLINE``); see :func:`hgner.catalog.load`."""
     from .catalog import load
 
-    return load(name, scheme, offline)
+    return load(name, scheme, offline, lenient)
 
 
 def regroup_documents(corpus: Corpus, documents: str | int) -> Corpus:

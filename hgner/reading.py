@@ -61,7 +61,7 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
     (printed with every report) and, with ``announce``, on ``log``, which also gets the warning
     for a corpus without documents. Returns the corpus and the documents mode used (``auto``
     resolved)."""
-    corpus = load_corpus(name, offline=offline)
+    corpus = load_corpus(name, offline=offline, lenient=scheme is not None)  # --scheme: tags read as conlleval reads them
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
     evidence = "" if detected == "BIOES" else (  # BIOES chunks start with B- or S-: I- starts tell nothing
@@ -75,8 +75,7 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
             wanted = schemes.normalize_scheme(scheme)
         except ValueError as error:
             raise HgnerError(f"--scheme: {error}") from None
-        if wanted != detected:
-            corpus = convert_corpus(corpus, wanted)
+        corpus = convert_corpus(corpus, wanted)  # (also when it was detected: tags that break it are rewritten)
         message = f"scheme {wanted} (--scheme; detected {detected}{evidence}{', read as chunk starts' if with_i else ''})"
     corpus.notes.append(message)
     if log is not None and announce:

@@ -55,6 +55,18 @@ def test_corpus_without_docstart_is_warned_about_and_split():
         assert mode == option and len(corpus.documents) == documents and "warning" not in log.getvalue()
 
 
+def test_scheme_given_reads_tags_that_break_the_detected_one_as_conlleval_does(tmp_path):
+    bioes = tmp_path / "bioes.conll"  # BIOES (E-/S- tags), with an E- right after O on line 7
+    bioes.write_text("John B-PER\nSmith E-PER\nin O\nParis S-LOC\n\nHe O\nBob E-PER\nran O\n")
+    with pytest.raises(HgnerError, match=r"bioes.conll:7: tag 'E-PER' after O: .*\(scheme BIOES\)"):
+        read_tagged(str(bioes))  # detected: checked
+    for given in ("IOB2", "BIOES"):
+        log = io.StringIO()
+        corpus, _ = read_tagged(str(bioes), scheme=given, log=log)
+        assert corpus.scheme == given and f"scheme {given} (--scheme; detected BIOES)" in log.getvalue()
+        assert corpus.sentences[1].tags == ["O", "B-PER" if given == "IOB2" else "S-PER", "O"]  # a chunk start
+
+
 def test_one_marked_document_is_kept_without_warning(tmp_path):
     one = tmp_path / "one.conll"  # a file cut from a corpus: one -DOCSTART-, several sentences
     one.write_text("-DOCSTART- O\n\nJohn B-PER\nran O\n\nMary B-PER\nsat O\n\nBob B-PER\nate O\n")
