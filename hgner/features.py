@@ -77,6 +77,7 @@ import numba
 import numpy as np
 
 from .lookup import Lookup
+from .validation import check_fields
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,7 @@ class FeatureConfig:
 
     @classmethod
     def from_json(cls, data: dict) -> FeatureConfig:
-        unknown = set(data) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"unknown feature settings {sorted(unknown)}")
+        check_fields(data, cls, "feature settings")
         return cls(**data)
 
 

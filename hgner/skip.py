@@ -46,7 +46,7 @@ from .errors import ModelError
 from .fileio import write_text
 from .graph import FactorGraph
 from .model import SKIP_FILES, CrfModel
-from .validation import check, read_json
+from .validation import check, check_fields, read_json
 
 SKIP_ARRAYS, SKIP_META = SKIP_FILES  # skip.npz, skip.json
 SMOOTHING = 0.5
@@ -93,9 +93,7 @@ class SkipConfig:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SkipConfig:
-        unknown = set(data) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ModelError(f"unknown skip settings {sorted(unknown)}; expected some of {sorted(cls.__dataclass_fields__)}")
+        check_fields(data, cls, "skip settings")
         return cls(**{k: tuple(v) if k == "function_words" else v for k, v in data.items()})
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -74,6 +75,15 @@ def check_argument(ok: bool, name: str, expected: str, value: Any) -> None:
     arguments, which the command line's parser checks for its own."""
     if not ok:
         raise HgnerError(f"{name}: expected {expected}, got {show(value)}")
+
+
+def check_fields(data: Mapping[str, Any], settings: type, what: str) -> None:
+    """A :class:`ModelError` when ``data`` (a settings object read back from JSON) has keys that
+    are not fields of the dataclass ``settings``; ``what`` names them (``skip settings``)."""
+    known = sorted(settings.__dataclass_fields__)
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ModelError(f"unknown {what} {unknown}; expected some of {known}")
 
 
 def _where(path: Any) -> str:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hgner.errors import ModelError
 from hgner.features import (
     FeatureConfig,
     FeatureResources,
@@ -157,7 +158,7 @@ def test_config_round_trip():
                            context=4)
     assert FeatureConfig.from_json(config.to_json()) == config
     assert FeatureConfig.from_json({}) == FeatureConfig()
-    with pytest.raises(ValueError):
+    with pytest.raises(ModelError, match=r"unknown feature settings \['clusters'\]; expected some of \['affixes'"):
         FeatureConfig.from_json({"window": 2, "clusters": True})
 
 
