@@ -7,6 +7,7 @@ crfsuite load with the first model.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,12 +35,11 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
     (:func:`hgner.evaluation.format_report`) and writes with ``--json``. Each decoder runs with
     every sweep count and seed ``0..seeds-1`` it accepts and with the ``settings`` it accepts. The
     corpus is read as the command reads it (:func:`hgner.reading.read_tagged`: ``scheme`` detected
-    when None, ``documents`` as ``--documents``), and what was detected goes into the report's notes.
-    ``calibration`` replaces the model's calibration factor (1: the model as trained), as
-    ``--calibration`` does."""
+    when None, ``documents`` as ``--documents``), and what was detected goes into the report's notes;
+    a corpus that looks like another language than the model's is a :class:`UserWarning`, as
+    the command's warning. ``calibration`` replaces the model's calibration factor (1: the model
+    as trained), as ``--calibration`` does."""
     from . import evaluation
-    from .model import CrfModel
-    from .reading import read_tagged
     from .validation import check_argument
 
     def a_list_of(kind: type, value: Any) -> bool:
@@ -58,10 +58,10 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
     check_argument(calibration is None or (isinstance(calibration, (int, float)) and not isinstance(calibration, bool)),
                    "calibration", "a number or None", calibration)
     evaluation.plan_runs(decoders, sweeps, list(range(seeds)))  # unknown or repeated names fail before any work
-    loaded, _ = read_tagged(str(corpus), scheme, documents)
-    return evaluation.evaluate(CrfModel.load(model, calibration), loaded, decoders, sweeps=sweeps, seeds=list(range(seeds)),
-                               mode=mode, graph=graph, settings=settings or {}, predictions=predictions,
-                               progress=progress)
+    loaded, tagged = evaluation.load_inputs(model, str(corpus), calibration=calibration, graph=graph, scheme=scheme,
+                                            documents=documents, warn=warnings.warn)
+    return evaluation.evaluate(loaded, tagged, decoders, sweeps=sweeps, seeds=list(range(seeds)), mode=mode, graph=graph,
+                               settings=settings or {}, predictions=predictions, progress=progress)
 
 
 def available_decoders() -> list[str]:

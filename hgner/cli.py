@@ -414,14 +414,10 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate, evaluate_raw, format_report, plan_runs, write_json
-    from .fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
-    from .model import CrfModel, model_advice, model_language
-    from .reading import read_tagged
-    from .report import check_plot_format, format_table3, plot
-    from .tokenizer import likelier_language
     from .decoders.settings import parse_assignments
-    from .skip import load as load_skip
+    from .evaluation import evaluate, evaluate_raw, format_report, load_inputs, plan_runs, write_json
+    from .fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
+    from .report import check_plot_format, format_table3, plot
 
     settings = parse_assignments(args.set)
     plan_runs(args.decoders, args.sweeps, list(range(args.seeds)))  # unknown or repeated names fail before any work
@@ -450,15 +446,9 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise HgnerError(f"{earlier} and {option} both name {path}: give each its own file")
     if args.plot:
         check_plot_format(args.plot)
-    model = CrfModel.load(args.model, args.calibration)
-    if args.graph == "skip":
-        load_skip(model)  # a missing skip potential fails before any work
-    corpus, _ = read_tagged(args.corpus, args.scheme, args.documents, sys.stderr, offline=args.offline,
-                            announce=False)  # the report prints the scheme with its notes
-    other = likelier_language(corpus.tokens, model_language(model.metadata))
-    if other is not None:
-        print(f"warning: corpus {corpus.name}: {other.evidence}, the language of model {model.name}: "
-              f"{model_advice(other.language)}", file=sys.stderr)
+    model, corpus = load_inputs(args.model, args.corpus, calibration=args.calibration, graph=args.graph,
+                                scheme=args.scheme, documents=args.documents, log=sys.stderr, offline=args.offline,
+                                warn=lambda message: print(f"warning: {message}", file=sys.stderr))
     for option, path in outputs.items():
         refuse_inputs(path, [corpus.file, *model.files()], option)
     if args.input == "raw":

@@ -22,7 +22,7 @@ import json
 import statistics
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -65,6 +65,29 @@ class Run:
         if self.seed is not None:
             parts.append(f"seed{self.seed}")
         return "-".join(parts)
+
+
+def load_inputs(model: str | Path, corpus: str, *, calibration: float | None = None, graph: str = "chain",
+                scheme: str | None = None, documents: str = "auto", log: TextIO | None = None, offline: bool = False,
+                warn: Callable[[str], None]) -> tuple[CrfModel, Corpus]:
+    """The model and the tagged corpus, as ``hgner evaluate`` and :func:`hgner.evaluate` read them:
+    the model first (with ``calibration``; for a skip ``graph`` its skip potential, so a missing one
+    fails before the corpus is read), then the corpus (:func:`hgner.reading.read_tagged`, with its
+    ``log``); ``warn`` gets a warning when the corpus looks like another language than the model's."""
+    from .model import model_advice, model_language
+    from .reading import read_tagged
+    from .skip import load as load_skip
+    from .tokenizer import likelier_language
+
+    loaded = CrfModel.load(model, calibration)
+    if graph == "skip":
+        load_skip(loaded)
+    tagged, _ = read_tagged(corpus, scheme, documents, log, offline=offline, announce=False)  # the report prints the scheme
+    other = likelier_language(tagged.tokens, model_language(loaded.metadata))
+    if other is not None:
+        warn(f"corpus {tagged.name}: {other.evidence}, the language of model {loaded.name}: "
+             f"{model_advice(other.language)}")
+    return loaded, tagged
 
 
 def plan_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[int]) -> list[Run]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import hgner
 from hgner.cli import main
 from hgner.corpus import write_conll
 from hgner.decoders import available_decoders
@@ -428,3 +429,6 @@ def test_evaluate_warns_when_the_corpus_is_not_in_the_models_language(tiny_model
     warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
     assert warning == [f"warning: corpus {spanish}: of its 53 most frequent words, 28% are spaCy stop words of 'es' "
                        "and 2% of 'en', the language of model tiny: for 'es' text use --model es-conll02"]
+    with pytest.warns(UserWarning) as caught:  # the Python API warns the same way
+        hgner.evaluate(tiny_model.directory, str(spanish))
+    assert [str(w.message) for w in caught] == [warning[0].removeprefix("warning: ")]
