@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
+
+MAX_SEEDS = 10_000  # evaluate runs each stochastic decoder with seeds 0..seeds-1 (hgner evaluate --seeds)
 
 
 def load(model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, *, graph: str = "chain",
@@ -40,17 +42,22 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
     the command's warning. ``calibration`` replaces the model's calibration factor (1: the model
     as trained), as ``--calibration`` does."""
     from . import evaluation
+    from .decoders import MAX_SWEEPS
     from .validation import check_argument
 
-    def a_list_of(kind: type, value: Any) -> bool:
-        return isinstance(value, Sequence) and not isinstance(value, str) and len(value) > 0 \
-            and all(isinstance(item, kind) and not isinstance(item, bool) for item in value)
+    def a_whole_number(value: Any, least: int, most: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and least <= value <= most
+
+    def a_list_of(check: Callable[[Any], bool], value: Any) -> bool:
+        return isinstance(value, Sequence) and not isinstance(value, str) and len(value) > 0 and all(map(check, value))
 
     check_argument(isinstance(corpus, (str, os.PathLike)), "corpus", "a corpus name or a CoNLL file", corpus)
-    check_argument(a_list_of(str, decoders), "decoders", "a non-empty list of decoder names", decoders)
-    check_argument(a_list_of(int, sweeps), "sweeps", "a non-empty list of sweep counts", sweeps)
-    check_argument(isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1, "seeds",
-                   "a whole number >= 1", seeds)
+    check_argument(a_list_of(lambda name: isinstance(name, str), decoders), "decoders",
+                   "a non-empty list of decoder names", decoders)
+    check_argument(a_list_of(lambda n: a_whole_number(n, 1, MAX_SWEEPS), sweeps), "sweeps",
+                   f"a non-empty list of whole numbers 1..{MAX_SWEEPS}", sweeps)
+    check_argument(a_whole_number(seeds, 1, MAX_SEEDS), "seeds", f"a whole number 1..{MAX_SEEDS}", seeds)
+    check_argument(scheme is None or isinstance(scheme, str), "scheme", "a tag scheme name or None", scheme)
     check_argument(settings is None or isinstance(settings, Mapping), "settings", "a mapping of decoder settings",
                    settings)
     check_argument(predictions is None or isinstance(predictions, (str, os.PathLike)), "predictions",

@@ -65,7 +65,9 @@ def _positive_int(text: str, maximum: int = 10**9) -> int:
 
 
 def _seed_count(text: str) -> int:
-    return _positive_int(text, maximum=10_000)
+    from .api import MAX_SEEDS
+
+    return _positive_int(text, maximum=MAX_SEEDS)
 
 
 if TYPE_CHECKING:
@@ -95,6 +97,16 @@ def _documents(text: str) -> str:
     from .reading import documents_option
 
     return documents_option(text)
+
+
+def _cluster(text: str) -> str:
+    from .cluster import local_workers
+
+    try:
+        local_workers(text)
+    except HgnerError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--cluster: ")) from None
+    return text
 
 
 def _glob(text: str) -> str:
@@ -197,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                           help="a decoder setting (repeatable), given to every decoder that takes it, e.g. --set damping=0.5")
     evaluate.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
-    evaluate.add_argument("--cluster", metavar="SPEC",
+    evaluate.add_argument("--cluster", type=_cluster, metavar="SPEC",
                           help="featurise and decode on a Dask cluster: local, local:N (N worker processes) or "
                                "tcp://HOST:PORT (a running scheduler); same scores as without (pip install 'hgner[dask]')")
     _add_tag_parser(commands)
@@ -286,7 +298,7 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("-j", "--jobs", type=_positive_int,
                         help="worker processes for several input files (default 1); output stays in input order")
     scale = parser.add_argument_group("corpus scale (Dask; pip install 'hgner[dask]')")
-    scale.add_argument("--cluster", metavar="SPEC",
+    scale.add_argument("--cluster", type=_cluster, metavar="SPEC",
                        help="tag on a Dask cluster: local, local:N (N worker processes) or tcp://HOST:PORT (a running "
                             "scheduler). INPUTs are then files, folders or glob patterns: text files (one document "
                             "each), JSONL or Parquet (one document per record); needs --out")
@@ -426,10 +438,6 @@ def _evaluate(args: argparse.Namespace) -> int:
                          "--predictions nor --cluster")
     if args.input != "raw" and args.layout != "lines":
         raise HgnerError(f"--layout {args.layout} lays out raw text: it needs --input raw")
-    if args.cluster:
-        from .cluster import local_workers
-
-        local_workers(args.cluster)  # a malformed SPEC fails before the model and corpus load
     outputs = {"--json": args.json, "--plot": args.plot, "--predictions": args.predictions}
     to_stdout = [option for option, path in outputs.items() if path == STANDARD_OUTPUT]
     if len(to_stdout) > 1:
@@ -479,14 +487,15 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     """``hgner models``: one row per shipped model; ``hgner models info NAME``: one model in full,
-    after checking its files against the sizes and sha256 sums ``meta.json`` records."""
+    after loading it as every command does (files against the sizes and sha256 sums ``meta.json``
+    records, and the checks of :class:`~hgner.model.CrfModel`)."""
     from .api import available_models, model_info
-    from .model import verify_files
+    from .model import CrfModel
     from .report import aligned
 
     if args.models_command == "info":
         info = model_info(args.name)
-        verify_files(info.path, info.metadata)  # a damaged model is a one-line error, as when it is loaded
+        CrfModel.load(info.path)  # a damaged or inconsistent model is the one-line error loading it gives
         sys.stdout.write(format_model_info(info))
         return 0
     infos = [model_info(name) for name in available_models()]

@@ -54,8 +54,8 @@ from . import __version__
 from .errors import HgnerError
 from .fileio import atomic_write, file_sha256, write_text
 from .report import counted
-from .tag import (DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, add_to_language_sample, folder_files,
-                  jsonl_record, language_warning, refuse_given_twice)
+from .tag import (DEFAULT_DECODER, DEFAULT_GLOB, DEFAULT_MODEL, Input, Tagger, add_to_language_sample,
+                  check_tag_settings, folder_files, jsonl_record, language_warning)
 from .validation import check, read_json
 
 if TYPE_CHECKING:
@@ -74,7 +74,8 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
 EVALUATE_BATCHES_PER_WORKER = 4
-_CLUSTER_SPEC = re.compile(r"local(?::(\d+))?|tcp://\S+:\d+")
+_CLUSTER_SPEC = re.compile(r"local(?::(\d{1,9}))?|tcp://(?:[^\s/:\[\]]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})")
+WORKERS_PER_CORE = 4  # local:N takes at most this many worker processes per core (each loads the model)
 # How a local cluster starts its worker processes. Forked from this process, a worker starts with the
 # interpreter and the modules already imported (numba, distributed) instead of starting them again
 # (Dask's default, spawn): on the 1M-token benchmark, local:2 took 7.7 s wall against 9.0. Forking is
@@ -87,13 +88,19 @@ LOCAL_START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 def local_workers(spec: str) -> int | None:
     """The worker processes ``spec`` asks for on this machine (``None`` for a scheduler address);
-    an :class:`HgnerError` for anything but ``local``, ``local:N`` or ``tcp://HOST:PORT``."""
-    match = _CLUSTER_SPEC.fullmatch(spec)
-    if match is None or (spec.startswith("local:") and int(match.group(1)) < 1):
-        raise HgnerError(f"--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got {spec!r}")
-    if spec.startswith("tcp://"):
-        return None
-    return int(match.group(1)) if match.group(1) else (os.cpu_count() or 1)
+    an :class:`HgnerError` for anything but ``local``, ``local:N`` (1 <= N <= :data:`WORKERS_PER_CORE`
+    per core) or ``tcp://HOST:PORT`` (a port 1..65535)."""
+    cores = os.cpu_count() or 1
+    most = WORKERS_PER_CORE * cores
+    match = _CLUSTER_SPEC.fullmatch(spec) if isinstance(spec, str) else None
+    if match is not None:
+        workers, port = match.group(1), match.group(2)
+        if port is not None and 1 <= int(port) <= 65535:
+            return None
+        if port is None and (workers is None or 1 <= int(workers) <= most):
+            return int(workers or cores)
+    raise HgnerError(f"--cluster: expected local, local:N (N from 1 to {most}: {WORKERS_PER_CORE} per core) or "
+                     f"tcp://HOST:PORT (port 1..65535), got {spec!r}")
 
 
 @contextmanager
@@ -110,7 +117,7 @@ def connect(spec: str) -> Iterator[Client]:
     if workers is None:
         try:
             client = Client(spec, timeout="10s")
-        except OSError as error:
+        except (OSError, ValueError) as error:  # unreachable, or an address Dask cannot parse
             raise HgnerError(f"--cluster {spec}: cannot reach the scheduler ({error})") from None
         with client:
             yield client
@@ -144,12 +151,11 @@ class TagSettings:
     @classmethod
     def make(cls, model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, graph: str = "chain",
              sweeps: int | None = None, seed: int | None = None, settings: dict[str, Any] | None = None) -> TagSettings:
-        """Settings checked here, before any task runs: the decoder and its settings, the model directory."""
-        from .decoders import make_decoder
+        """Settings checked here, before any task runs: the graph, the decoder and its settings, the
+        model directory."""
         from .model import model_directory
 
-        refuse_given_twice(sweeps, seed, settings)
-        make_decoder(decoder, settings or {}, shared={"sweeps": sweeps, "seed": seed})
+        check_tag_settings(decoder, graph, sweeps, seed, settings, None, lambda message: None)
         reference = model_reference(model_directory(model))
         return cls(reference, decoder, graph, sweeps, seed, tuple(sorted((settings or {}).items())))
 
@@ -546,7 +552,7 @@ def _claim_folder(out: Path, description: dict[str, Any]) -> None:
         check(recorded, "tag-manifest", manifest, raises=HgnerError)
         earlier = recorded["job"]
         if earlier != description:
-            changed = sorted(k for k in description if earlier.get(k) != description[k])
+            changed = sorted(k for k in {*description, *earlier} if earlier.get(k) != description.get(k))
             raise HgnerError(f"--out {out}: holds the output of another job (different {', '.join(changed)}); "
                              "choose another folder, or delete it to start again")
     elif out.is_dir() and any(out.iterdir()):
@@ -581,7 +587,6 @@ def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) 
 
 def run_tag(args: Any) -> int:
     """``hgner tag --cluster SPEC INPUTS... --out DIR``: the CLI's entry (see :func:`tag_to_folder`)."""
-    local_workers(args.cluster)
     if not args.out:
         raise HgnerError("--cluster needs --out DIR (the folder for the output parts)")
     if not args.inputs:

@@ -147,6 +147,8 @@ class CrfModel:
         self.feature_config = FeatureConfig.from_json(metadata["features"])
         check_resources(self.feature_config, metadata.get("resources", []), directory / META_FILE)
         self.resources = FeatureResources.load(directory, metadata.get("resources", []))
+        if self.feature_config.gazetteer and not any(self.resources.gazetteer.values()):
+            raise ModelError(f"{directory / GAZETTEER_FILE}: no entries, but the model's features.gazetteer is true")
         self.scheme: str = metadata["scheme"]
         self.calibration = float(calibration if calibration is not None
                                  else metadata.get("calibration", {}).get("factor", 1.0))
@@ -516,6 +518,9 @@ def read_metadata(directory: Path) -> dict[str, Any]:
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)
     check(metadata, "meta", path)
+    problem = schemes.label_problem(metadata["labels"], metadata["scheme"])
+    if problem is not None:
+        raise ModelError(f"{path}: labels do not fit scheme {metadata['scheme']}: {problem}")
     return metadata
 
 

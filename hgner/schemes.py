@@ -50,6 +50,22 @@ def split_tag(tag: str) -> tuple[str, str]:
     return prefix, entity_type
 
 
+def label_problem(labels: Sequence[str], scheme: str) -> str | None:
+    """Why a model's ``labels`` cannot be tags of ``scheme`` (a prefix it does not use, or a type
+    none of whose labels can start a chunk: B- in IOB2, B- or S- in BIOES), or None."""
+    scheme = normalize_scheme(scheme)
+    wrong = sorted(label for label in labels if label != "O" and split_tag(label)[0] not in PREFIXES[scheme])
+    if wrong:
+        return f"label {wrong[0]} has a prefix {scheme} does not use"
+    starts = {"IOB2": "B", "BIOES": "BS"}.get(scheme)
+    if starts is not None:
+        starting = {split_tag(label)[1] for label in labels if split_tag(label)[0] in starts}
+        unstarted = [t for t in entity_types(labels) if t not in starting]
+        if unstarted:
+            return f"no {' or '.join(p + '-' for p in starts)} label for type {unstarted[0]}, which {scheme} chunks start with"
+    return None
+
+
 def entity_types(tags: Iterable[str]) -> list[str]:
     """The entity types of ``tags``, sorted (``["B-PER", "O", "I-LOC"] -> ["LOC", "PER"]``)."""
     return sorted({split_tag(tag)[1] for tag in tags} - {""})

@@ -41,7 +41,7 @@ from spacy.util import ensure_path
 
 from .errors import HgnerError
 from .fileio import write_text
-from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger
+from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger, check_tag_settings
 from .tokenizer import TextTokenizer, split_sentences
 from .validation import check, read_json
 
@@ -95,6 +95,12 @@ class HgnerComponent:
     """Tags each Doc with an hgner model; see the module docstring for the rules."""
 
     def __init__(self, nlp: Language, name: str = "hgner", **cfg: Any) -> None:
+        """The settings are checked here, as :meth:`from_disk` checks them, so that a pipeline that
+        tags can be saved and loaded again; the model is found and loaded with the first Doc (a
+        loaded pipeline's model is the copy :meth:`from_disk` finds)."""
+        check(cfg, "component", Path(f"[components.{name}]"), raises=HgnerError)
+        check_tag_settings(cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"], cfg.get("decoder_settings"),
+                           cfg.get("min_confidence"), lambda message: None)
         self.name = name
         self.language = nlp.lang
         self.cfg: dict[str, Any] = cfg

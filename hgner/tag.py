@@ -146,11 +146,7 @@ class Tagger:
         from .model import CrfModel, model_language
         from .pipeline import Pipeline
 
-        check_argument(min_confidence is None or (isinstance(min_confidence, (int, float))
-                                                  and not isinstance(min_confidence, bool) and 0 <= min_confidence <= 1),
-                       "min_confidence", "a number from 0 to 1 or None", min_confidence)
-        decoder = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph; fails before the model loads
-        refuse_given_twice(sweeps, seed, settings)
+        decoder = check_tag_settings(decoder, graph, sweeps, seed, settings, min_confidence, warn)
         crf = model if isinstance(model, CrfModel) else CrfModel.load(model)
         # settings are strict; the shared options go only to the decoders that take them (viterbi takes marginals)
         shared = {"sweeps": sweeps, "seed": seed, "marginals": True}
@@ -209,6 +205,11 @@ class Tagger:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
         text (whitespace only: no tokens) yields none without being tokenized."""
         check_argument(isinstance(text, str), "text", "a str", text)
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as error:  # a lone surrogate: no file or terminal text has one
+                raise HgnerError(f"text: not valid Unicode ({error.reason} at character {error.start})") from None
         if not text or text.isspace():  # (not text.strip(), which copies a document of any size)
             return iter(())
         return self.tag_sentences(text, self.sentences(text))
@@ -831,6 +832,26 @@ def language_warning(words: Iterable[str], language: str, model_name: str) -> st
         return None
     return (f"the text looks like {other.language!r} ({other.evidence}), but model {model_name!r} is for "
             f"{language!r}: {model_advice(other.language)}")
+
+
+def check_tag_settings(decoder: str | None, graph: str, sweeps: int | None, seed: int | None,
+                       settings: Mapping[str, Any] | None, min_confidence: float | None,
+                       warn: Callable[[str], None]) -> str:
+    """The decoder to tag with (:func:`decoder_for_graph`), once the settings of a :class:`Tagger`
+    are checked without loading a model (as ``hgner tag``, the spaCy component and ``tag
+    --cluster`` take them): an :class:`HgnerError` for a bad graph, decoder, decoder setting,
+    ``sweeps`` or ``seed`` given twice, or ``min_confidence`` outside 0..1."""
+    from .decoders import make_decoder
+
+    check_argument(settings is None or isinstance(settings, Mapping), "settings", "a mapping of decoder settings",
+                   settings)
+    check_argument(min_confidence is None or (isinstance(min_confidence, (int, float))
+                                              and not isinstance(min_confidence, bool) and 0 <= min_confidence <= 1),
+                   "min_confidence", "a number from 0 to 1 or None", min_confidence)
+    name = decoder_for_graph(decoder, graph, warn)  # None: the default for the graph
+    refuse_given_twice(sweeps, seed, settings)
+    make_decoder(name, settings or {}, shared={"sweeps": sweeps, "seed": seed})
+    return name
 
 
 def refuse_given_twice(sweeps: int | None, seed: int | None, settings: Mapping[str, Any] | None) -> None:

@@ -34,6 +34,15 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads((resources.files("hgner") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (``json`` would keep the last of a repeated one)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        repeated = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))
+        raise ValueError(f"key {repeated!r} appears twice in one object")
+    return found
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -46,7 +55,7 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerErr
         if size > max_bytes:
             raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
         text = path.read_bytes().decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except FileNotFoundError:
         raise raises(f"{path}: missing") from None
     except OSError as error:
@@ -67,7 +76,11 @@ def show(value: Any) -> str:
         return str(value) if abs(value) < 10**15 else f"{float(value):g}".replace("e+", "e")
     if isinstance(value, str):
         return repr(value if len(value) <= 40 else value[:40] + "...")
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+    if isinstance(value, dict):
+        return "an object" if value else "an empty object"
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    return type(value).__name__
 
 
 def check_argument(ok: bool, name: str, expected: str, value: Any) -> None:

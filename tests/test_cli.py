@@ -228,8 +228,6 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
          "decoder 'viterbi' is given twice: each run would be the same"),
         (["evaluate", "--corpus", "missing.conll", "--decoders", "herded", "--sweeps", "10,20,10"],
          "sweep count 10 is given twice"),
-        (["evaluate", "--corpus", "missing.conll", "--cluster", "local:0"],  # before the corpus is read
-         "--cluster: expected local, local:N (N >= 1) or tcp://HOST:PORT, got 'local:0'"),
     ],
 )
 def test_conflicting_or_misplaced_options_exit_2(argv, expected, tiny_model, corpus_file, tmp_path, monkeypatch, capsys):
@@ -238,6 +236,16 @@ def test_conflicting_or_misplaced_options_exit_2(argv, expected, tiny_model, cor
     assert main([*argv, "--model", str(tiny_model.directory)]) == 2
     assert expected in one_line_error(capsys)
     assert not (tmp_path / "same.out").exists()
+
+
+@pytest.mark.parametrize("spec", ["", "local:0", "local:100000", "tcp://[::1", "tcp://127.0.0.1:99999", "tcp://nowhere"])
+@pytest.mark.parametrize("command", [["evaluate", "--corpus", "missing.conll"], ["tag", "missing-dir", "--out", "o"]])
+def test_cluster_specs_are_checked_when_the_arguments_are_parsed(command, spec, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([*command, "--cluster", spec])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert f"argument --cluster: expected local, local:N (N from 1 to " in err and f"got {spec!r}" in err
 
 
 def test_train_refuses_a_dev_corpus_without_entities_and_unknown_drop_types(tmp_path, corpus_file, capsys):

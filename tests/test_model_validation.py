@@ -85,6 +85,9 @@ def test_a_missing_recorded_file_is_an_error(copy, name):
         (lambda m: m.update(tokenizer={"name": 3}), "tokenizer: expected a string, or an object"),
         (lambda m: m.update(training="x"), "training: expected an object describing the training run"),
         (lambda m: m["resources"].remove("gazetteer.json"), "features.gazetteer is true but resources lack gazetteer"),
+        (lambda m: m.update(scheme="IOB2"), "labels do not fit scheme IOB2: no B- label for type "),
+        (lambda m: m["training"].update(sentences="many"), "training.sentences: expected a sentence count, got 'many'"),
+        (lambda m: m["training"].update(corpus="a\x1b[31m"), "training.corpus: expected a corpus name (one line, no"),
         (lambda m: m["features"].update(gazetteer=False), "features.gazetteer is false but resources list gazetteer"),
         (lambda m: m["features"].update(truecase=False), "resources list truecase.json but features.truecase is false"),
     ],
@@ -112,6 +115,18 @@ def test_word_tables_and_skip_files_are_checked_even_when_resealed(copy):
     (copy / "truecase.json").write_text(json.dumps({"paris": 3}))
     refresh_files(copy)
     with pytest.raises(ModelError, match=r"truecase.json: paris: expected a string, got 3"):
+        CrfModel.load(copy)
+    (copy / "truecase.json").write_text(json.dumps({}))
+    (copy / "gazetteer.json").write_text(json.dumps({}))
+    refresh_files(copy)
+    with pytest.raises(ModelError, match=r"gazetteer.json: no entries, but the model's features.gazetteer is true"):
+        CrfModel.load(copy)
+
+
+def test_a_key_given_twice_in_meta_json_is_an_error(copy):
+    text = (copy / META_FILE).read_text()
+    (copy / META_FILE).write_text(text.replace('{', '{"scheme": "BIOES", ', 1))  # json would keep the last one
+    with pytest.raises(ModelError, match=r"meta.json: not valid JSON \(key 'scheme' appears twice in one object\)"):
         CrfModel.load(copy)
 
 
@@ -244,3 +259,13 @@ def test_retraining_through_a_symlink_replaces_the_directory_and_keeps_the_link(
     train(tiny_corpus, link, max_iterations=5)
     assert link.is_symlink() and not (copy / "skip.npz").exists()
     assert CrfModel.load(link).metadata["files"].keys() == {MODEL_FILE}
+
+
+def test_models_info_refuses_what_loading_refuses(copy, capsys):
+    from hgner.cli import main
+
+    assert main(["models", "info", str(copy)]) == 0
+    rewrite_meta(copy, lambda m: m["resources"].remove("gazetteer.json"))
+    capsys.readouterr()
+    assert main(["models", "info", str(copy)]) == 2
+    assert "features.gazetteer is true but resources lack gazetteer.json" in capsys.readouterr().err

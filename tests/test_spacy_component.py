@@ -108,6 +108,21 @@ def test_round_trip_without_original_model(tag_model, tmp_path):
     assert [ents(d) for d in loaded.pipe(TEXTS)] == before
 
 
+@pytest.mark.parametrize(("config", "message"), [
+    ({"sweeps": 0}, r"\[components.hgner\]: sweeps: expected a positive integer or null, got 0"),
+    ({"seed": -1}, r"seed: expected a non-negative integer or null, got -1"),
+    ({"target": ""}, r"target: expected ents or a doc.spans key, got ''"),
+    ({"min_confidence": 2}, r"min_confidence: expected a number 0..1 or null, got 2"),
+    ({"graph": "x"}, r"unknown graph kind 'x'"),
+    ({"decoder": "nope"}, r"unknown decoder 'nope'"),
+    ({"decoder": "gibbs", "decoder_settings": {"sweep": 5}}, r"unknown gibbs setting 'sweep'"),
+])
+def test_settings_are_checked_when_the_component_is_added(tag_model, config, message):
+    """As spacy.load checks a saved pipeline's settings: no pipeline tags that could not be loaded again."""
+    with pytest.raises(HgnerError, match=message):
+        pipeline(tag_model, **config)
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("[1, 2]", r"cfg: top level: expected a JSON object of the hgner component's settings, got a list"),
     ('{"model": "x"}', r"cfg: top level: missing required field 'decoder'"),

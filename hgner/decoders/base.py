@@ -103,6 +103,8 @@ def available_decoders() -> list[str]:
 
 def decoder_class(name: str) -> type[Decoder]:
     """The class registered as ``name``; :class:`UnknownNameError` lists the registered names."""
+    if not isinstance(name, str):
+        raise HgnerError(f"decoder: expected a decoder name, got {type(name).__name__}")
     cls = registry.lookup(registry.decoders, name)
     if not (isinstance(cls, type) and issubclass(cls, Decoder)):
         raise HgnerError(f"decoder {name!r} is registered as {cls!r}, which is not a Decoder subclass")
