@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TextIO
 
 from . import datahome
@@ -87,7 +88,10 @@ def verify(names: list[str], out: TextIO) -> int:
         for split in splits:
             present, where = _split_location(manifest, split)
             name = manifest.split_name(split.name)
-            if not present:
+            if not present and manifest.nltk_package is None and Path(where).exists():
+                failed += 1  # a folder (or device) where the file belongs
+                out.write(f"{name}: FAILED: not a file {where}\n")
+            elif not present:
                 out.write(f"{name}: missing ({where})\n")
             elif manifest.nltk_package is not None:
                 out.write(f"{name}: present, NLTK package (checked by NLTK's downloader when installed) {where}\n")

@@ -54,6 +54,7 @@ DEFAULT_MODEL = "en-conll03"  # the best measured configuration with confidences
 DEFAULT_DECODER = "viterbi"
 SKIP_DEFAULT_DECODER = "exact"  # what `hgner tag --graph skip` uses without --decoder (certified MAP; README)
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
+MAX_GLOB_PARTS = 32  # folder levels a --glob pattern may name (pathlib's matching recurses per part)
 DEFAULT_FORMAT = "inline"
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
 CHAIN_GROUP_TOKENS = 20_000  # tokens decoded at once on the chain graph
@@ -703,9 +704,10 @@ def check_glob(pattern: str) -> str:
     """``pattern`` when it is a ``--glob`` pattern inside a folder (``*.txt``, ``news/*.txt``), an
     :class:`HgnerError` when it is empty or could reach outside the folder (absolute, or with a
     ``..`` part): a file found there would have no place in the output folder."""
-    if not pattern or PurePath(pattern).is_absolute() or ".." in PurePath(pattern).parts:
+    parts = PurePath(pattern).parts
+    if not pattern or PurePath(pattern).is_absolute() or ".." in parts or len(parts) > MAX_GLOB_PARTS:
         raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
-                         f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..')")
+                         f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..', at most {MAX_GLOB_PARTS} parts)")
     return pattern
 
 

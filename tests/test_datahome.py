@@ -212,6 +212,12 @@ def test_corpora_fetch_verify_list_info(server, home, use_sources, capsys):
     assert captured.err.startswith("hgner corpora: error: 1 file(s) do not match the catalogue")
     assert main(["corpora", "list"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[:5] == ["tiny", "-", "-", "-", "changed"]
+    (home / "tiny" / CORPUS_FILE.name).unlink()
+    (home / "tiny" / CORPUS_FILE.name).mkdir()  # a folder where the file belongs: a failed check, not "missing"
+    assert main(["corpora", "verify", "tiny"]) == 2
+    assert capsys.readouterr().out == f"tiny: FAILED: not a file {home / 'tiny' / CORPUS_FILE.name}\n"
+    (home / "tiny" / CORPUS_FILE.name).rmdir()
+    (home / "tiny" / CORPUS_FILE.name).write_bytes(GOOD[:-1])
 
     assert main(["corpora", "info", "tiny"]) == 0
     out = capsys.readouterr().out
