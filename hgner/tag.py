@@ -205,12 +205,7 @@ class Tagger:
     def tag_text(self, text: str) -> Iterator[TaggedGroup]:
         """Tokenize and tag one document, yielding groups of sentences as they are decoded. Blank
         text (whitespace only: no tokens) yields none without being tokenized."""
-        check_argument(isinstance(text, str), "text", "a str", text)
-        if not text.isascii():
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError as error:  # a lone surrogate: no file or terminal text has one
-                raise HgnerError(f"text: not valid Unicode ({error.reason} at character {error.start})") from None
+        check_text(text, "text")
         if not text or text.isspace():  # (not text.strip(), which copies a document of any size)
             return iter(())
         return self.tag_sentences(text, self.sentences(text))
@@ -228,7 +223,7 @@ class Tagger:
             raise HgnerError(f"batch_size must be at least 1, got {batch_size!r}")
         batch: list[str] = []
         for text in texts:
-            check_argument(isinstance(text, str), "texts", "an iterable of str", text)
+            check_text(text, "texts")
             batch.append(text)
             if len(batch) == batch_size:
                 yield from self._tag_batch(batch)
@@ -700,10 +695,22 @@ def _looks_like_path(argument: str) -> bool:
     return not any(c.isspace() for c in argument) and ("/" in argument or argument.endswith(_PATH_SUFFIXES))
 
 
+def check_text(text: str, name: str) -> None:
+    """An :class:`HgnerError` naming the argument ``name`` unless ``text`` is a str that UTF-8 can
+    encode (a lone surrogate, which no file or terminal gives, would fail inside spaCy)."""
+    check_argument(isinstance(text, str), name, "a str", text)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise HgnerError(f"{name}: not valid Unicode ({error.reason} at character {error.start})") from None
+
+
 def check_glob(pattern: str) -> str:
     """``pattern`` when it is a ``--glob`` pattern inside a folder (``*.txt``, ``news/*.txt``), an
-    :class:`HgnerError` when it is empty or could reach outside the folder (absolute, or with a
-    ``..`` part): a file found there would have no place in the output folder."""
+    :class:`HgnerError` when it is empty, could reach outside the folder (absolute, or with a
+    ``..`` part: a file found there would have no place in the output folder) or names more than
+    :data:`MAX_GLOB_PARTS` levels."""
     parts = PurePath(pattern).parts
     if not pattern or PurePath(pattern).is_absolute() or ".." in parts or len(parts) > MAX_GLOB_PARTS:
         raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
