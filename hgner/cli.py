@@ -11,7 +11,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import HgnerError
 from .graphkinds import GRAPH_KINDS
@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help=documents_help)
     train.add_argument("--model-scheme", type=_scheme, default="IO",
                        help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
-                            "IOB2 or BIOES (often a little better with Viterbi)")
+                            "IOB1, IOB2 or BIOES (IOB2 and BIOES often a little better with Viterbi)")
     train.add_argument("--c1", type=_nonnegative, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
     train.add_argument("--c2", type=_nonnegative, default=0.01, help="L2 regularisation (default 0.01)")
     train.add_argument("--max-iterations", type=_positive_int, default=150, help="L-BFGS iterations (default 150)")
@@ -322,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):
         pass
+    messages, sys.stderr = sys.stderr, _Messages(sys.stderr)
     try:
         code = _run(args)
         sys.stdout.flush()  # a full device or closed pipe fails here, inside the boundary
@@ -359,6 +360,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prefix}: internal error ({kind.__name__}: {_safe(' '.join(str(value).split()))[:200]}); "
               f"this is a bug in hgner, please report it to its maintainers {how}", file=sys.stderr)
         return 1
+    finally:
+        sys.stderr = messages
+
+
+class _Messages:
+    """Standard error while a command runs: its warnings, notes and progress bars. When the reader
+    goes away (``hgner train ... 2>&1 | head -1``) the messages stop and the work goes on, instead
+    of a closed pipe ending a training run without its model."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._discard()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._discard()
+
+    def _discard(self) -> None:
+        """Send the rest (and what is still buffered) to /dev/null."""
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+        except OSError:
+            return
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _run(args: argparse.Namespace) -> int:

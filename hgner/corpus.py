@@ -164,8 +164,22 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None, le
             if problem is not None:
                 position, reason = problem
                 line = sentence.line + min(position, len(sentence.tokens) - 1)
-                raise ConllFormatError(source, line, f"{reason} (scheme {corpus_scheme})")
+                evidence = "" if scheme else _detected_from(documents, corpus_scheme)
+                raise ConllFormatError(source, line, f"{reason} (scheme {corpus_scheme}){evidence}")
     return Corpus(source, corpus_scheme, documents, marked=marked)
+
+
+def _detected_from(documents: list[Document], scheme: str) -> str:
+    """For an error under a detected BIOES: the first E-/S- tag, which made the file BIOES (the
+    other schemes are detected so that every file reads under them)."""
+    if scheme != "BIOES":
+        return ""
+    for sentence in (s for d in documents for s in d.sentences):
+        for position, tag in enumerate(sentence.tags or []):
+            if schemes.split_tag(tag)[0] in ("E", "S"):
+                return (f"; BIOES was detected from {tag!r} on line {sentence.line + position}: --scheme IOB1 or IOB2 "
+                        "reads the file leniently")
+    return ""
 
 
 def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]]) -> None:

@@ -87,7 +87,22 @@ def load_inputs(model: str | Path, corpus: str, *, calibration: float | None = N
     if other is not None:
         warn(f"corpus {tagged.name}: {other.evidence}, the language of model {loaded.name}: "
              f"{model_advice(other.language)}")
+    unknown = unknown_types_warning(loaded, tagged, "corpus")
+    if unknown is not None:
+        warn(unknown)
     return loaded, tagged
+
+
+def unknown_types_warning(model: CrfModel, corpus: Corpus, what: str) -> str | None:
+    """The warning for a gold ``corpus`` with entity types the model never predicts (after its
+    label map: a 3-class model's MISC is O), which count as misses; None when it has none."""
+    label_map = model.metadata.get("label_map") or {}
+    found = {label_map.get(t, t) for sentence in corpus.sentences for t in schemes.entity_types(sentence.tags or [])}
+    unknown = sorted(found - {"O"} - set(model.entity_types))
+    if not unknown:
+        return None
+    return (f"{what} {corpus.name}: entity types {', '.join(unknown)} are not among model {model.name}'s "
+            f"({', '.join(model.entity_types)}); they count as misses")
 
 
 def plan_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[int]) -> list[Run]:

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from . import calibration, schemes, skip
 from .corpus import Corpus
 from .errors import HgnerError
-from .evaluation import evaluate
+from .evaluation import evaluate, unknown_types_warning
 from .features import GAZETTEER_FILE
 from .fileio import file_sha256
 from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
@@ -48,17 +48,18 @@ def build_model(
     if dropped - types:
         raise HgnerError(f"--drop-type {', '.join(sorted(dropped - types))}: no such entity type in "
                          f"{train_corpus.name} (its types: {', '.join(sorted(types)) or 'none'})")
-    if dev is not None and not types.intersection(_entity_types(dev)) - dropped:
+    if dev is not None and types - dropped and not types.intersection(_entity_types(dev)) - dropped:
         raise HgnerError(f"development corpus {dev.name}: no entity of the model's types "
                          f"({', '.join(sorted(types - dropped)) or 'none'}) to score or tune on")
     say = (lambda text: print(text, file=log, flush=True)) if log is not None else (lambda text: None)
     say(f"training on {train_corpus.name}: {counted(len(train_corpus.documents), 'document')}, "
         f"{counted(len(train_corpus.sentences), 'sentence')}, {counted(train_corpus.n_tokens, 'token')} "
         f"(language {language})")
-    other = likelier_language(train_corpus.tokens, language)
-    if other is not None:
-        say(f"warning: training corpus {train_corpus.name}: {other.evidence}, the language recorded in the model: "
-            f"if the corpus is in {other.language!r}, train with --lang {other.language}")
+    for what, corpus in (("training corpus", train_corpus), ("development corpus", dev)):
+        other = likelier_language(corpus.tokens, language) if corpus is not None else None
+        if other is not None:
+            say(f"warning: {what} {corpus.name}: {other.evidence}, the language recorded in the model: "
+                f"if the corpus is in {other.language!r}, train with --lang {other.language}")
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
         training = model.metadata["training"]
@@ -71,6 +72,9 @@ def build_model(
         if dev is None:
             say("no development corpus: no skip potential written and no calibration (--dev gives both)")
             return
+        unknown = unknown_types_warning(model, dev, "development corpus")
+        if unknown is not None:
+            say(f"warning: {unknown}")
         result = evaluate(model, dev, ["viterbi"], progress=progress)["results"][0]
         say(f"dev F1 on {dev.name}: {result['f1']:.2f} (Viterbi)")
         tuned = skip.build(model, train_corpus, dev, language, words=function_words, progress=progress)

@@ -58,8 +58,9 @@ def test_corpus_without_docstart_is_warned_about_and_split():
 def test_scheme_given_reads_tags_that_break_the_detected_one_as_conlleval_does(tmp_path):
     bioes = tmp_path / "bioes.conll"  # BIOES (E-/S- tags), with an E- right after O on line 7
     bioes.write_text("John B-PER\nSmith E-PER\nin O\nParis S-LOC\n\nHe O\nBob E-PER\nran O\n")
-    with pytest.raises(HgnerError, match=r"bioes.conll:7: tag 'E-PER' after O: .*\(scheme BIOES\)"):
-        read_tagged(str(bioes))  # detected: checked
+    with pytest.raises(HgnerError, match=r"bioes.conll:7: tag 'E-PER' after O: .*\(scheme BIOES\); BIOES was detected "
+                                          r"from 'E-PER' on line 2: --scheme IOB1 or IOB2 reads the file leniently"):
+        read_tagged(str(bioes))  # detected: checked, and the error says what made it BIOES
     for given in ("IOB2", "BIOES"):
         log = io.StringIO()
         corpus, _ = read_tagged(str(bioes), scheme=given, log=log)

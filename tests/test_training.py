@@ -175,3 +175,44 @@ def test_train_warns_when_the_corpus_looks_like_another_language(tmp_path, capsy
     assert json.loads((tmp_path / "m" / "meta.json").read_text())["language"] == "en"  # a warning, not a refusal
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "m"), "--max-iterations", "2"]) == 0
     assert "stop words" not in capsys.readouterr().err
+
+
+def test_training_goes_on_when_its_messages_reader_goes_away(tmp_path):
+    """``hgner train ... 2>&1 | head -1``: the closed pipe stops the messages, not the training."""
+    import subprocess
+    import sys
+
+    from tag_support import subprocess_env
+
+    out = tmp_path / "m"
+    command = [sys.executable, "-m", "hgner.cli", "train", "--train", SPANISH, "--dev", SPANISH, "--lang", "es",
+               "--documents", "10", "--out", str(out), "--max-iterations", "5"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=subprocess_env())
+    first = process.stderr.readline()  # the first message, then the reader goes away
+    process.stderr.close()
+    assert process.wait(timeout=300) == 0 and first.startswith(b"training corpus ")
+    assert CrfModel.load(out).metadata["dev"]["skip"]["decoder"] == "exact"  # the whole model, dev figures included
+
+
+def test_dev_types_the_model_lacks_and_a_dev_corpus_in_another_language_are_warned_about(tmp_path, capsys):
+    import hgner
+
+    lines = Path(SPANISH).read_text(encoding="utf-8").splitlines()
+    no_org = tmp_path / "no_org.conll"
+    no_org.write_text("\n".join(line.rsplit(" ", 1)[0] + " O" if line.endswith("-ORG") else line for line in lines)
+                      + "\n", encoding="utf-8")
+    out = tmp_path / "m"
+    assert main(["train", "--train", str(no_org), "--dev", SPANISH, "--lang", "es", "--out", str(out),
+                 "--max-iterations", "5"]) == 0
+    warning = f"development corpus {SPANISH}: entity types ORG are not among model m's (LOC, PER); they count as misses"
+    assert f"warning: {warning}\n" in capsys.readouterr().err
+    with pytest.warns(UserWarning) as caught:  # evaluate says the same
+        hgner.evaluate(out, SPANISH)
+    assert [str(w.message) for w in caught] == [warning.replace("development corpus", "corpus")]
+    assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--lang", "en", "--out", str(tmp_path / "en"),
+                 "--max-iterations", "2"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: development corpus {SPANISH}: of its 53 most frequent words, 28% are spaCy stop words of 'es'" in err
+    assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--out", str(tmp_path / "none"), "--drop-type", "LOC",
+                 "--drop-type", "ORG", "--drop-type", "PER"]) == 2
+    assert "training corpus" in capsys.readouterr().err  # what is wrong is the training corpus, not the dev one
