@@ -149,13 +149,15 @@ class TagSettings:
     settings: tuple[tuple[str, Any], ...] = ()  # the decoder's own settings (--set NAME=VALUE)
 
     @classmethod
-    def make(cls, model: str | Path = DEFAULT_MODEL, decoder: str = DEFAULT_DECODER, graph: str = "chain",
-             sweeps: int | None = None, seed: int | None = None, settings: dict[str, Any] | None = None) -> TagSettings:
-        """Settings checked here, before any task runs: the graph, the decoder and its settings, the
-        model directory."""
+    def make(cls, model: str | Path = DEFAULT_MODEL, decoder: str | None = DEFAULT_DECODER, graph: str = "chain",
+             sweeps: int | None = None, seed: int | None = None, settings: dict[str, Any] | None = None,
+             warn: Callable[[str], None] = lambda message: None) -> TagSettings:
+        """Settings checked here, before any task runs: the graph, the decoder and its settings (a
+        ``decoder`` of None is the graph's default, with :func:`~hgner.tag.decoder_for_graph`'s note
+        to ``warn``), the model directory."""
         from .model import model_directory
 
-        check_tag_settings(decoder, graph, sweeps, seed, settings, None, lambda message: None)
+        decoder = check_tag_settings(decoder, graph, sweeps, seed, settings, None, warn)
         reference = model_reference(model_directory(model))
         return cls(reference, decoder, graph, sweeps, seed, tuple(sorted((settings or {}).items())))
 
@@ -592,13 +594,12 @@ def run_tag(args: Any) -> int:
     if not args.inputs:
         raise HgnerError("--cluster needs input files, folders or glob patterns")
     from .decoders.settings import parse_assignments
-    from .tag import decoder_for_graph
 
     def warn(message: str) -> None:
         print(f"hgner tag: warning: {message}", file=sys.stderr)
 
-    decoder = decoder_for_graph(args.decoder, args.graph, warn)
-    settings = TagSettings.make(args.model, decoder, args.graph, args.sweeps, args.seed, parse_assignments(args.set))
+    settings = TagSettings.make(args.model, args.decoder, args.graph, args.sweeps, args.seed,
+                                parse_assignments(args.set), warn)
     given = {key: value for key, value in (("text_column", args.text_column), ("part_format", args.part_format))
              if value is not None}  # options not given keep tag_to_folder's defaults
     with connect(args.cluster) as client:

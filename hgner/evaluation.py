@@ -96,9 +96,8 @@ def load_inputs(model: str | Path, corpus: str, *, calibration: float | None = N
 def unknown_types_warning(model: CrfModel, corpus: Corpus, what: str) -> str | None:
     """The warning for a gold ``corpus`` with entity types the model never predicts (after its
     label map: a 3-class model's MISC is O), which count as misses; None when it has none."""
-    label_map = model.metadata.get("label_map") or {}
-    found = {label_map.get(t, t) for sentence in corpus.sentences for t in schemes.entity_types(sentence.tags or [])}
-    unknown = sorted(found - {"O"} - set(model.entity_types))
+    found = {t for sentence in corpus.sentences for t in schemes.entity_types(model.gold_labels(sentence.tags or []))}
+    unknown = sorted(found - set(model.entity_types))
     if not unknown:
         return None
     return (f"{what} {corpus.name}: entity types {', '.join(unknown)} are not among model {model.name}'s "

@@ -711,8 +711,8 @@ def check_glob(pattern: str) -> str:
     :class:`HgnerError` when it is empty, could reach outside the folder (absolute, or with a
     ``..`` part: a file found there would have no place in the output folder) or names more than
     :data:`MAX_GLOB_PARTS` levels."""
-    parts = PurePath(pattern).parts
-    if not pattern or PurePath(pattern).is_absolute() or ".." in parts or len(parts) > MAX_GLOB_PARTS:
+    path = PurePath(pattern)
+    if not pattern or path.is_absolute() or ".." in path.parts or len(path.parts) > MAX_GLOB_PARTS:
         raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
                          f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..', at most {MAX_GLOB_PARTS} parts)")
     return pattern

@@ -60,6 +60,7 @@ def build_model(
         if other is not None:
             say(f"warning: {what} {corpus.name}: {other.evidence}, the language recorded in the model: "
                 f"if the corpus is in {other.language!r}, train with --lang {other.language}")
+
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""
         training = model.metadata["training"]
