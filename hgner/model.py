@@ -47,17 +47,19 @@ from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import HgnerError, ModelError
 from .fileio import file_sha256, refuse_inputs, umask, write_text
-from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TRUECASE_FILE, AttributeScores, FeatureConfig,
-                       FeatureResources, document_features, fit_gazetteer, learn_truecase)
+from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TABLE_FILES, TRUECASE_FILE, WORD_CLUSTERS_FILE,
+                       AttributeScores, FeatureConfig, FeatureResources, document_features, fit_gazetteer,
+                       learn_truecase)
 from .graph import FactorGraph
 from .tokenizer import DEFAULT_LANGUAGE
 from .tokenizer import describe as describe_tokenizer
-from .validation import check, check_argument, read_json
+from .validation import MAX_JSON_BYTES, check, check_argument, check_string_table, read_json
 
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
-MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, *SKIP_FILES)  # the files meta.json's map covers
+MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, WORD_CLUSTERS_FILE, *SKIP_FILES)  # the files meta.json's map covers
+_OUTSIDE_TABLES = ("gazetteer", "word_clusters")  # the feature settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
@@ -147,8 +149,9 @@ class CrfModel:
         self.feature_config = FeatureConfig.from_json(metadata["features"])
         check_resources(self.feature_config, metadata.get("resources", []), directory / META_FILE)
         self.resources = FeatureResources.load(directory, metadata.get("resources", []))
-        if self.feature_config.gazetteer and not any(self.resources.gazetteer.values()):
-            raise ModelError(f"{directory / GAZETTEER_FILE}: no entries, but the model's features.gazetteer is true")
+        for setting in _OUTSIDE_TABLES:
+            if getattr(self.feature_config, setting) and not any(getattr(self.resources, setting).values()):
+                raise ModelError(f"{directory / TABLE_FILES[setting]}: no entries, but the model's features.{setting} is true")
         self.scheme: str = metadata["scheme"]
         self.calibration = float(calibration if calibration is not None
                                  else metadata.get("calibration", {}).get("factor", 1.0))
@@ -363,6 +366,8 @@ def train(
     progress: bool = False,
     gazetteer: dict[str, list[str]] | None = None,
     gazetteer_sources: str | None = None,
+    word_clusters: dict[str, list[str]] | None = None,
+    word_clusters_sources: str | None = None,
     language: str = DEFAULT_LANGUAGE,
     documents: str = "corpus",
     finish: Callable[[CrfModel], None] | None = None,
@@ -372,7 +377,9 @@ def train(
     renames entity types (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model).
     Feature resources go into ``out`` as JSON: the truecasing table, learned from ``corpus`` when
     ``config.truecase``, and ``gazetteer`` (list name -> entries) when ``config.gazetteer``, fitted
-    to ``corpus`` (:func:`hgner.features.fit_gazetteer`) and recorded with ``gazetteer_sources``.
+    to ``corpus`` (:func:`hgner.features.fit_gazetteer`) and recorded with ``gazetteer_sources``, and
+    ``word_clusters`` (cluster path -> words) when ``config.word_clusters``, recorded with
+    ``word_clusters_sources``.
     ``language`` (ISO code) and ``documents`` (how ``corpus`` was grouped into documents, see
     :func:`hgner.corpus.regroup_documents`) are recorded in ``meta.json``. The model is built beside
     ``out`` and swapped in when complete (see the module docstring); ``finish``, when given, is
@@ -393,9 +400,21 @@ def train(
         raise ModelError(f"max_iterations must be at least 1, got {max_iterations}")
     if config.gazetteer and not gazetteer:
         raise ModelError("config.gazetteer needs gazetteer lists")
+    if config.word_clusters and not word_clusters:
+        raise ModelError("config.word_clusters needs word clusters")
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
     resources = FeatureResources(truecase=truecase if config.truecase else {},
-                                 gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {})
+                                 gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
+                                 word_clusters=word_clusters if config.word_clusters else {})
+    if resources.word_clusters:  # a table the model could not load again is refused before training, not after
+        check_string_table(resources.word_clusters, "word_clusters", Path("word clusters"))
+        problem = resources.repeated_cluster_word()
+        if problem is not None:
+            raise ModelError(f"word clusters: {problem}")
+        size = len(json.dumps(resources.word_clusters, ensure_ascii=False, separators=(",", ":")).encode())
+        if size > MAX_JSON_BYTES:
+            raise ModelError(f"the word clusters would make a {WORD_CLUSTERS_FILE} of {size:,} bytes, "
+                             f"expected at most {MAX_JSON_BYTES:,}: keep fewer words")
     if config.gazetteer and not resources.gazetteer:
         raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
                          f"{GAZETTEER_MAX_TOKENS} tokens that it does not usually write in lower case)")
@@ -443,6 +462,8 @@ def train(
             "label_map": label_map or {},
             "resources": resource_files,
             **({"gazetteer_sources": gazetteer_sources} if resources.gazetteer and gazetteer_sources else {}),
+            **({"word_clusters_sources": word_clusters_sources}
+               if resources.word_clusters and word_clusters_sources else {}),
             "training": {
                 "corpus": corpus.name,
                 "corpus_scheme": corpus.scheme,
@@ -526,11 +547,14 @@ def read_metadata(directory: Path) -> dict[str, Any]:
 
 def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path) -> None:
     """A :class:`ModelError` naming ``path`` (meta.json) when its ``resources`` do not go with its
-    features: the gazetteer features need gazetteer.json and nothing else reads it; truecase.json
-    is read only by the truecase features (which may do without: a corpus can teach no table)."""
-    if config.gazetteer != (GAZETTEER_FILE in resources):
-        raise ModelError(f"{path}: features.gazetteer is {str(config.gazetteer).lower()} but resources "
-                         f"{'lack' if config.gazetteer else 'list'} {GAZETTEER_FILE}")
+    features: the gazetteer features need gazetteer.json and the word-cluster features
+    word_clusters.json, and nothing else reads either; truecase.json is read only by the truecase
+    features (which may do without: a corpus can teach no table)."""
+    for setting in _OUTSIDE_TABLES:
+        used, file_name = getattr(config, setting), TABLE_FILES[setting]
+        if used != (file_name in resources):
+            raise ModelError(f"{path}: features.{setting} is {str(used).lower()} but resources "
+                             f"{'lack' if used else 'list'} {file_name}")
     if TRUECASE_FILE in resources and not config.truecase:
         raise ModelError(f"{path}: resources list {TRUECASE_FILE} but features.truecase is false")
 

@@ -5,6 +5,9 @@ development figures)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -12,7 +15,7 @@ from . import calibration, schemes, skip
 from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate, unknown_types_warning
-from .features import GAZETTEER_FILE
+from .features import TABLE_FILES, FeatureResources
 from .fileio import file_sha256
 from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
 from .report import counted
@@ -68,6 +71,10 @@ def build_model(
         if lists:
             kept = ", ".join(f"{name} {counted(len(entries), 'entry')}" for name, entries in sorted(lists.items()))
             say(f"gazetteer lists fitted to {train_corpus.name}: {kept}")
+        clusters = model.resources.word_clusters
+        if clusters:
+            say(f"word clusters: {counted(sum(map(len, clusters.values())), 'word')} in "
+                f"{counted(len(clusters), 'cluster')}")
         say(f"trained in {training['seconds']:.0f} s ({counted(training['iterations'], 'L-BFGS iteration')} of at most "
             f"{training['max_iterations']}, loss {training['loss']:.2f}): {len(model.attribute_index)} attributes")
         if dev is None:
@@ -117,18 +124,83 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
     ``gazetteer.schema.json``). Training fits them to its corpus (:func:`hgner.features.fit_gazetteer`)."""
     from .validation import read_string_table
 
+    return _read_word_table(source, "--gazetteer", "gazetteer", partial(read_string_table, schema_name="gazetteer"),
+                            "gazetteer lists", "no gazetteer entries (expected list names mapped to entries)")
+
+
+_CLUSTER_PATH = re.compile(r"[01]{1,64}")
+_MAX_WORD = 1000  # characters (word_clusters.schema.json)
+
+
+def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
+    """Word clusters (path -> words) for ``hgner train --word-clusters``, where they came from (for
+    ``meta.json``) and the file read: a model's (a shipped model's name or a model directory,
+    checksum-verified), a ``word_clusters.json`` file (checked against its schema), or any other
+    file as Brown clusters in the format of Liang's ``wcluster`` (its ``paths`` file: a line per
+    word, ``PATH<TAB>WORD<TAB>COUNT``; the count may be left out and is not used)."""
+    return _read_word_table(source, "--word-clusters", "word_clusters", _read_cluster_file, "word clusters",
+                            "no word clusters (expected lines PATH<TAB>WORD<TAB>COUNT)")
+
+
+def _read_word_table(source: str, option: str, setting: str, read_file: Callable[[Path], dict], what: str,
+                     empty: str) -> tuple[dict[str, list[str]], str, Path]:
+    """A table of :class:`~hgner.features.FeatureResources` (its field ``setting``) for the training
+    option ``option``: read from the file ``source`` by ``read_file``, or a model's (``source`` a
+    model name or directory); with where it came from (``meta.json``'s ``SETTING_sources``) and
+    the file read. ``what`` names the table in errors, ``empty`` says what an empty file lacks."""
     path = Path(source)
     try:
         if path.is_file():
-            lists = read_string_table(path, "gazetteer")
-            if not any(lists.values()):
-                raise HgnerError(f"{path}: no gazetteer entries (expected list names mapped to entries)")
-            return lists, f"{source} (sha256 {file_sha256(path)})", path
+            table = read_file(path)
+            if not any(table.values()):
+                raise HgnerError(f"{path}: {empty}")
+            return table, f"{source} (sha256 {file_sha256(path)})", path
         model = CrfModel.load(source)
     except HgnerError as error:
-        raise HgnerError(f"--gazetteer: {error}") from None
-    if not model.resources.gazetteer:
-        raise HgnerError(f"--gazetteer: model {model.name} ({model.directory}) has no gazetteer lists")
-    recorded = model.metadata.get("gazetteer_sources")
-    return (model.resources.gazetteer, f"model {model.name}'s lists" + (f": {recorded}" if recorded else ""),
-            model.directory / GAZETTEER_FILE)
+        raise HgnerError(f"{option}: {error}") from None
+    table = getattr(model.resources, setting)
+    if not table:
+        raise HgnerError(f"{option}: model {model.name} ({model.directory}) has no {what}")
+    recorded = model.metadata.get(f"{setting}_sources")
+    return (table, f"model {model.name}'s {what}" + (f": {recorded}" if recorded else ""),
+            model.directory / TABLE_FILES[setting])
+
+
+def _read_cluster_file(path: Path) -> dict[str, list[str]]:
+    """Word clusters from a ``word_clusters.json`` file (by its suffix) or a Brown ``paths`` file."""
+    if path.suffix != ".json":
+        return _read_brown_paths(path)
+    from .validation import read_string_table
+
+    clusters = read_string_table(path, "word_clusters")
+    problem = FeatureResources(word_clusters=clusters).repeated_cluster_word()
+    if problem is not None:
+        raise HgnerError(f"{path}: {problem}")
+    return clusters
+
+
+def _read_brown_paths(path: Path) -> dict[str, list[str]]:
+    """The clusters of a Brown ``paths`` file (see :func:`read_word_clusters`); blank lines are skipped."""
+    clusters: dict[str, list[str]] = {}
+    first_line: dict[str, int] = {}  # word -> the line it is on
+    try:
+        with path.open(encoding="utf-8", newline="") as lines:
+            for number, line in enumerate(lines, 1):
+                fields = line.rstrip("\r\n").split("\t")
+                if fields == [""]:
+                    continue
+                if not (len(fields) in (2, 3) and _CLUSTER_PATH.fullmatch(fields[0]) and 0 < len(fields[1]) <= _MAX_WORD
+                        and not fields[1].isspace() and (len(fields) == 2 or fields[2].isdigit())):
+                    raise HgnerError(f"{path}:{number}: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, "
+                                     f"a word, an optional count), got {line.rstrip()[:60]!r}")
+                bits, word = fields[0], fields[1]
+                if word in first_line:
+                    raise HgnerError(f"{path}:{number}: word {word[:40]!r} again (first on line "
+                                     f"{first_line[word]}); expected each word once")
+                first_line[word] = number
+                clusters.setdefault(bits, []).append(word)
+    except UnicodeDecodeError as error:
+        raise HgnerError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
+    return clusters

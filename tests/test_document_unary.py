@@ -33,6 +33,16 @@ def test_unary_equals_strings_on_random_documents(shipped, document):
     assert_same_unary(shipped, [document])
 
 
+def test_unary_equals_strings_with_word_clusters(tmp_path, tiny_corpus):
+    from hgner.model import train
+
+    config = features.FeatureConfig(truecase=True, document=True, word_clusters=True)
+    clusters = {"0101": ["Paris", "London"], "0111": ["John", "smith"], "11": ["said", "Unseen"]}
+    model = train(tiny_corpus, tmp_path / "m", config=config, word_clusters=clusters, max_iterations=20)
+    assert any(a.startswith("c4=") for a in model.attribute_index)
+    assert_same_unary(model, [[WORDS[:10], WORDS[10:]], [WORDS], [["SMITH", "SAID", "IN", "PARIS"]]])
+
+
 def test_empty_documents_and_sentences(shipped):
     assert shipped.document_unary([]).shape == (0, len(shipped.labels))
     assert_same_unary(shipped, [[[], ["John"], []], [["Paris"]]])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -218,9 +220,41 @@ def test_context_aggregation():
     assert "c+1:l=said" not in one[1][0] and "c+1:l=met" in one[1][0]
 
 
+def test_word_clusters_give_path_prefixes():
+    resources = FeatureResources(word_clusters={"110100101": ["Madrid", "Zaragoza"], "011": ["lunes"],
+                                                "1010011100110011101101": ["Oviedo"]})
+    tokens = ["Madrid", "el", "lunes", "Lunes", "ZARAGOZA", "Oviedo", "Mérida"]
+
+    def clusters(config, sentence=tokens):
+        return [[a for a in token if re.fullmatch(r"c\d+=[01]+", a)] for token in
+                document_features([sentence], config, resources)[0]]
+
+    found = clusters(FeatureConfig(word_clusters=True))
+    assert found[0] == ["c4=1101", "c6=110100", "c10=110100101", "c20=110100101"]  # the whole path when shorter
+    assert found[1] == [] and found[6] == []  # a word of no cluster
+    assert found[2] == found[3] == ["c4=011", "c6=011", "c10=011", "c20=011"]  # "Lunes": its lower-case form's
+    assert found[4] == []  # looked up as written and in lower case only (truecasing would make it Zaragoza)
+    assert found[5] == ["c4=1010", "c6=101001", "c10=1010011100", "c20=10100111001100111011"]
+    headline = clusters(FeatureConfig(word_clusters=True, truecase=True), ["LLUVIA", "EN", "ZARAGOZA"])
+    assert headline[2] == found[0]  # truecased: Zaragoza
+    assert not any(clusters(FeatureConfig()))
+
+
+def test_a_word_in_two_clusters_is_refused_on_loading(tmp_path):
+    FeatureResources(word_clusters={"0": ["a", "b"], "1": ["c"]}).save(tmp_path)
+    assert FeatureResources.load(tmp_path).repeated_cluster_word() is None
+    (tmp_path / "word_clusters.json").write_text('{"0": ["a", "b"], "1": ["b"]}', encoding="utf-8")
+    with pytest.raises(ModelError, match=r"word_clusters.json: word 'b' is listed twice \(clusters 0 and 1\)"):
+        FeatureResources.load(tmp_path)
+    (tmp_path / "word_clusters.json").write_text('{"01x": ["a"]}', encoding="utf-8")
+    with pytest.raises(ModelError, match=r"word_clusters.json: '01x': not a valid key"):
+        FeatureResources.load(tmp_path)
+
+
 def test_resources_round_trip(tmp_path):
-    resources = FeatureResources(truecase={"japan": "Japan", "nato": "NATO"}, gazetteer={"LOC": ["paris"]})
-    assert resources.save(tmp_path) == ["truecase.json", "gazetteer.json"]
+    resources = FeatureResources(truecase={"japan": "Japan", "nato": "NATO"}, gazetteer={"LOC": ["paris"]},
+                                 word_clusters={"0110": ["Paris", "London"]})
+    assert resources.save(tmp_path) == ["truecase.json", "gazetteer.json", "word_clusters.json"]
     loaded = FeatureResources.load(tmp_path)
     assert [loaded.list_names[i] for i in loaded.lookup("paris")] == ["LOC"]
     assert FeatureResources.load(tmp_path) == resources

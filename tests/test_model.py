@@ -85,3 +85,27 @@ def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, 
     assert model.shipped_languages() == {"es": ["es-conll02"]}
     assert model.model_advice("es") == "for 'es' text use --model es-conll02"
     assert model.model_advice("nl") == "no shipped model is for 'nl': hgner train --lang nl builds one"
+
+
+@pytest.mark.parametrize("clusters, message", [
+    (None, "config.word_clusters needs word clusters"),
+    ({"0": ["Paris"], "1": ["Paris"]}, "word clusters: word 'Paris' is listed twice (clusters 0 and 1)"),
+    ({"01x": ["Paris"]}, "word clusters: '01x': not a valid key"),
+    ({"01": [""]}, "word clusters: 01: expected a non-empty string"),
+])
+def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, clusters, message):
+    from hgner.features import FeatureConfig
+
+    with pytest.raises(ModelError) as error:
+        train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True), word_clusters=clusters)
+    assert message in str(error.value) and not (tmp_path / "m").exists()
+
+
+def test_word_clusters_too_big_to_load_again_are_refused(tmp_path, tiny_corpus, monkeypatch):
+    from hgner import model
+    from hgner.features import FeatureConfig
+
+    monkeypatch.setattr(model, "MAX_JSON_BYTES", 10)
+    with pytest.raises(ModelError, match="would make a word_clusters.json of 27 bytes, expected at most 10: keep fewer"):
+        train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True),
+              word_clusters={"0110": ["Paris", "London"]})

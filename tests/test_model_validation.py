@@ -240,8 +240,9 @@ TABLE_VALUES = st.one_of(st.text(max_size=5), st.integers(), st.none(), st.lists
 
 
 @settings(max_examples=300, deadline=None)
-@given(table=st.one_of(st.dictionaries(st.text(max_size=4), TABLE_VALUES, max_size=4), st.lists(st.integers(), max_size=2), st.none()),
-       schema=st.sampled_from(["truecase", "gazetteer"]))
+@given(table=st.one_of(st.dictionaries(st.one_of(st.text(max_size=4), st.text("01", max_size=3)), TABLE_VALUES, max_size=4),
+                       st.lists(st.integers(), max_size=2), st.none()),
+       schema=st.sampled_from(["truecase", "gazetteer", "word_clusters"]))
 def test_fast_table_check_agrees_with_jsonschema(table, schema, tmp_path_factory):
     def verdict(function):
         try:

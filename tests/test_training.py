@@ -142,7 +142,7 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
                  "--gazetteer", str(out)]) == 0  # a model's lists: its directory or a shipped model's name
     assert CrfModel.load(again).resources.gazetteer == model.resources.gazetteer
-    assert json.loads((again / "meta.json").read_text())["gazetteer_sources"].startswith("model m's lists: ")
+    assert json.loads((again / "meta.json").read_text())["gazetteer_sources"].startswith("model m's gazetteer lists: ")
     before = (again / "gazetteer.json").read_bytes()
     for lists_of_again in (again, again / "gazetteer.json"):  # training would replace the lists it reads
         assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
@@ -164,6 +164,60 @@ def test_bad_gazetteers_are_one_line_errors_before_any_work(tmp_path, monkeypatc
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and expected in err
     assert not Path("m").exists()
+
+
+def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
+    paths = tmp_path / "paths"  # Liang's wcluster output: path, word, count (the count may be left out)
+    paths.write_text("0110\tMadrid\t12\n0110\tMéxico\t7\n\n0111\tTelefónica\n10\tel\t900\n", encoding="utf-8")
+    out = tmp_path / "m"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "5",
+                 "--word-clusters", str(paths)]) == 0
+    assert "word clusters: 4 words in 3 clusters" in capsys.readouterr().err
+    meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    assert meta["features"]["word_clusters"] and "word_clusters.json" in meta["resources"]
+    assert meta["word_clusters_sources"].startswith(f"{paths} (sha256 ")
+    model = CrfModel.load(out)
+    assert model.resources.word_clusters == {"0110": ["Madrid", "México"], "0111": ["Telefónica"], "10": ["el"]}
+    assert "c4=0110" in model.attribute_index
+    assert main(["models", "info", str(out)]) == 0
+    assert f"word clusters:   {paths} (sha256 " in capsys.readouterr().out
+
+    again = tmp_path / "m2"
+    for source in (str(out), str(out / "word_clusters.json")):  # a model's clusters, or its file
+        assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
+                     "--word-clusters", source]) == 0
+        assert CrfModel.load(again).resources.word_clusters == model.resources.word_clusters
+    assert json.loads((again / "meta.json").read_text())["word_clusters_sources"].startswith(
+        f"{out / 'word_clusters.json'} (sha256 ")
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
+                 "--word-clusters", str(again)]) == 2  # training would replace the clusters it reads
+    assert "is also an input" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "--word-clusters: model 'clusters.txt': not a model directory"),
+    (b"", "clusters.txt: no word clusters"),
+    (b"0110 Madrid 12\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (b"0110\tMadrid\t12\n012\tRoma\t3\n", "clusters.txt:2: expected PATH<TAB>WORD<TAB>COUNT"),
+    (b"0110\tMadrid\tmany\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (b"0110\tMadrid\n1\tRoma\n0\tMadrid\n", "clusters.txt:3: word 'Madrid' again (first on line 1)"),
+    (b"0110\tM\xe1laga\n", "clusters.txt: not UTF-8 text"),
+])
+def test_bad_word_clusters_are_one_line_errors_before_any_work(tmp_path, monkeypatch, capsys, content, expected):
+    monkeypatch.chdir(tmp_path)
+    if content is not None:
+        Path("clusters.txt").write_bytes(content)
+    assert main(["train", "--train", SPANISH, "--out", "m", "--word-clusters", "clusters.txt"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and expected in err
+    assert not Path("m").exists()
+
+
+def test_a_word_clusters_json_file_is_checked_like_a_models(tmp_path, capsys):
+    table = tmp_path / "c.json"
+    table.write_text('{"01": ["a"], "1": ["a"]}', encoding="utf-8")
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", str(table)]) == 2
+    assert f"--word-clusters: {table}: word 'a' is listed twice (clusters 01 and 1)" in capsys.readouterr().err
 
 
 def test_train_warns_when_the_corpus_looks_like_another_language(tmp_path, capsys):
