@@ -25,7 +25,9 @@ The graph uses ``weight * log_ratio`` (times the model's calibration factor, lik
 potential: :mod:`hgner.calibration`), where ``weight`` is the grid point whose skip-chain
 decoding (by ``exact``) scores the best entity F1 on a development corpus, 0 (the chain itself)
 included, ties to the smaller weight (:func:`tune`), so the skip-chain graph is never worse than
-the chain on that corpus. :func:`build` does all of it; ``hgner train --dev`` calls it. Both are
+the chain on that corpus; and 0 when that choice does not carry over between random halves of
+the corpus's documents (chosen on one half, no gain on the other on average). At weight 0 the
+skip graph is the chain. :func:`build` does all of it; ``hgner train --dev`` calls it. Both are
 stored in the model directory: ``skip.npz`` (``counts``, ``log_ratio``, ``labels``; read with ``allow_pickle=False``)
 and ``skip.json`` (the :class:`SkipConfig`, the weight and how both were obtained).
 """
@@ -33,7 +35,7 @@ and ``skip.json`` (the :class:`SkipConfig`, the weight and how both were obtaine
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -170,7 +172,10 @@ class SkipModel:
         return self.calibration * self.weight * self.log_ratio
 
     def graph(self, chain: FactorGraph, sentences: Sequence[Sequence[str]]) -> FactorGraph:
-        """``chain`` (a document's chain graph) plus the document's skip edges."""
+        """``chain`` (a document's chain graph) plus the document's skip edges; ``chain`` itself at
+        weight 0 (edges of potential 0 change no score, but they would change what samplers do)."""
+        if self.weight == 0.0:
+            return chain
         return chain.with_edges(skip_edges(sentences, self.config), self.potential)
 
 
@@ -268,14 +273,64 @@ def load(model: CrfModel) -> SkipModel:
 
 # The weight grid of tune(); 0 is the chain itself.
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0)
+HALVINGS = 30  # random halvings of the development documents for tune()'s held-out check
 
 
 def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float] = WEIGHTS,
-         decoder: str = "exact", progress: bool = False) -> SkipModel:
-    """``table`` with the weight on the grid whose skip-chain decoding of ``dev`` (by ``decoder``)
-    scores the best entity F1, ties to the smaller weight. Weight 0 is decoded as the chain
-    (Viterbi), so a weight above 0 is chosen only when it beats the chain on ``dev``. The grid's
-    figures go into ``info["tuning"]``."""
+         decoder: str = "exact", progress: bool = False, rng: np.random.Generator | None = None) -> SkipModel:
+    """``table`` with the weight on the grid ``weights`` (the first 0: the chain, decoded by
+    Viterbi) whose skip-chain decoding of ``dev`` (by ``decoder``) scores the best entity F1, ties
+    to the smaller weight, so a weight above 0 is chosen only when it beats the chain on ``dev``,
+    and only when the choice carries over to documents it was not made on: ``dev``'s documents
+    are halved at random :data:`HALVINGS` times (by ``rng``; default seed 0), the weight chosen on
+    each half is scored on the other (:func:`held_out_gains`), and when its mean gain over the
+    chain there is not positive the weight is 0. The grid's figures go into ``info["tuning"]``,
+    the check's into ``info["held_out"]``."""
+    if not weights or weights[0] != 0.0:
+        raise ValueError(f"the weight grid must start with 0 (the chain), got {list(weights)}")
+    counts, certified = weight_counts(table, model, dev, weights, decoder, progress)
+    f1 = grid_f1(counts)
+    tuning = [{"weight": float(weight), "f1": float(score), "certified": share}
+              for weight, score, share in zip(weights, f1, certified)]
+    best = best_weight(f1)
+    gains, _ = held_out_gains(counts, rng if rng is not None else np.random.default_rng(0))
+    held_out = None
+    if len(gains):
+        held_out = {"halvings": HALVINGS, "pairs": len(gains), "mean_gain": round(float(gains.mean()), 3),
+                    "below_chain": int((gains < 0).sum())}
+        if gains.mean() <= 0:
+            best = 0
+    info = {**table.info, "tuned_on": dev.name, "tuning_decoder": decoder, "tuning": tuning, "held_out": held_out}
+    return replace(table, weight=float(weights[best]), info=info)
+
+
+def tuned_f1(tuned: SkipModel) -> float:
+    """The development F1 of the weight :func:`tune` chose (the chain's when it kept weight 0)."""
+    return next(row["f1"] for row in tuned.info["tuning"] if row["weight"] == tuned.weight)
+
+
+def tuning_summary(tuned: SkipModel) -> str:
+    """One line on the weight :func:`tune` chose and why, for logs."""
+    rows, held_out, corpus = tuned.info["tuning"], tuned.info.get("held_out"), tuned.info["tuned_on"]
+    best, chain = max(rows, key=lambda row: (row["f1"], -row["weight"])), rows[0]["f1"]
+    decoder = tuned.info["tuning_decoder"]
+    if tuned.weight:
+        carried = (f"; chosen on half of its documents, {held_out['mean_gain']:+.2f} F1 over the chain on the "
+                   f"other half on average" if held_out else "")
+        return f"weight {tuned.weight} (skip-chain F1 {best['f1']:.2f} with {decoder} on {corpus}{carried})"
+    if best["weight"]:
+        return (f"weight 0, skip edges left out: skip-chain F1 {best['f1']:.2f} with {decoder} at weight "
+                f"{best['weight']} on {corpus} against the chain's {chain:.2f}, but a weight chosen on half of its "
+                f"documents scores {held_out['mean_gain']:+.2f} F1 against the chain on the other half on average")
+    return f"weight 0, skip edges left out: no weight beats the chain's F1 {chain:.2f} with {decoder} on {corpus}"
+
+
+def weight_counts(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float] = WEIGHTS,
+                  decoder: str = "exact", progress: bool = False) -> tuple[np.ndarray, list[float]]:
+    """(W, D, 3) the entities found correctly, predicted and in the gold standard (conlleval's
+    chunks in ``dev``'s scheme) in each of ``dev``'s D documents decoded with ``table`` at each
+    of the W ``weights`` (weight 0, and a document without skip edges, by Viterbi; the rest by
+    ``decoder``), and per weight the share of documents the decoder certified."""
     from tqdm import tqdm
 
     from . import schemes
@@ -283,7 +338,7 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
     from .decoders.chain import viterbi
     from .evaluation import gold_tags
     from .pipeline import Pipeline
-    from .scoring import score
+    from .scoring import EntityCounts, entity_spans
 
     gold = gold_tags(dev, model)
     builder = Pipeline(model, make_decoder("viterbi"))
@@ -291,26 +346,58 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
     prepared = [builder.prepare(sentences) for sentences in tqdm(
         documents, desc=f"skip weight: featurising {dev.name}", unit="doc", disable=not progress, leave=False)]
     edges = [skip_edges(sentences, table.config) for sentences in documents]
+    firsts = np.cumsum([0, *map(len, documents)])  # each document's first sentence in gold
     skip_decoder = make_decoder(decoder)
-    tuning = []
-    for weight in tqdm(weights, desc=f"skip weight on {dev.name} ({decoder})", unit="weight", disable=not progress,
-                       leave=False):
-        predicted, certified = [], 0.0
-        for p, e in zip(prepared, edges):
+    counts = np.zeros((len(weights), len(documents), 3), np.int64)
+    certified = []
+    for w, weight in enumerate(tqdm(weights, desc=f"skip weight on {dev.name} ({decoder})", unit="weight",
+                                    disable=not progress, leave=False)):
+        sure = 0.0
+        for d, (p, e) in enumerate(zip(prepared, edges)):
             if weight == 0.0 or len(e) == 0:
                 labels = viterbi(p.chain)
-                certified += 1.0
+                sure += 1.0
             else:
                 decoding = skip_decoder.decode(p.chain.with_edges(e, replace(table, weight=weight).potential))
                 labels = decoding.labels
-                certified += decoding.stats.get("certified", 0.0)
-            predicted += [schemes.convert([model.labels[k] for k in piece], dev.scheme) for piece in p.split(labels)]
-        f1 = score(gold, predicted, dev.scheme).micro.f1
-        tuning.append({"weight": float(weight), "f1": round(f1, 3),
-                       "certified": round(certified / len(prepared), 4) if prepared else 1.0})
-    best = max(tuning, key=lambda row: (row["f1"], -row["weight"]))
-    info = {**table.info, "tuned_on": dev.name, "tuning_decoder": decoder, "tuning": tuning}
-    return replace(table, weight=best["weight"], info=info)
+                sure += decoding.stats.get("certified", 0.0)
+            found = EntityCounts()
+            for sentence_gold, piece in zip(gold[firsts[d]:firsts[d + 1]], p.split(labels)):
+                predicted = schemes.convert([model.labels[k] for k in piece], dev.scheme)
+                found.add(entity_spans(sentence_gold, dev.scheme), entity_spans(predicted, dev.scheme))
+            counts[w, d] = [sum(found.correct.values()), sum(found.predicted.values()), sum(found.gold.values())]
+        certified.append(round(sure / len(prepared), 4) if prepared else 1.0)
+    return counts, certified
+
+
+def grid_f1(counts: np.ndarray) -> np.ndarray:
+    """(W,) the entity F1 (percent, rounded to 3 decimals) of (W, D, 3) :func:`weight_counts`, all D documents together."""
+    from .scoring import Counts
+
+    return np.array([round(Counts(*map(int, row)).f1, 3) for row in counts.sum(axis=1)])
+
+
+def best_weight(f1: np.ndarray) -> int:
+    """The index of the best of (W,) grid F1 scores, ties to the first (the smaller weight)."""
+    return int(np.flatnonzero(f1 == f1.max())[0])
+
+
+def held_out_gains(counts: np.ndarray, rng: np.random.Generator, halvings: int = HALVINGS,
+                   rule: Callable[[np.ndarray], int] = best_weight) -> tuple[np.ndarray, np.ndarray]:
+    """For ``halvings`` random halvings of the documents of :func:`weight_counts` (W, D, 3), each
+    half picking once: (2 * halvings,) how much the weight ``rule`` picks from one half's grid F1
+    beats the chain (weight index 0) on the other half, and (2 * halvings,) the indices it picked;
+    both empty with fewer than 2 documents."""
+    documents = counts.shape[1]
+    gains, picked = [], []
+    for _ in range(halvings if documents >= 2 else 0):
+        order = rng.permutation(documents)
+        halves = (order[: documents // 2], order[documents // 2:])
+        for picked_on, scored_on in (halves, halves[::-1]):
+            scores = grid_f1(counts[:, scored_on])
+            picked.append(rule(grid_f1(counts[:, picked_on])))
+            gains.append(scores[picked[-1]] - scores[0])
+    return np.array(gains), np.array(picked, np.int64)
 
 
 def build(model: CrfModel, train: Corpus, dev: Corpus, language: str, *, decoder: str = "exact",

@@ -86,10 +86,8 @@ def build_model(
         result = evaluate(model, dev, ["viterbi"], progress=progress)["results"][0]
         say(f"dev F1 on {dev.name}: {result['f1']:.2f} (Viterbi)")
         tuned = skip.build(model, train_corpus, dev, language, words=function_words, progress=progress)
-        best = max(row["f1"] for row in tuned.info["tuning"])
         say(f"skip potential: {tuned.info['edges']} skip edges in {train_corpus.name}, "
-            f"{len(tuned.config.function_words)} function words; weight {tuned.weight} "
-            f"(skip-chain F1 {best:.2f} with exact on {dev.name})")
+            f"{len(tuned.config.function_words)} function words; {skip.tuning_summary(tuned)}")
         model.metadata["dev"] = {
             "corpus": dev.name,
             "documents": dev_documents or documents,
@@ -97,7 +95,8 @@ def build_model(
             "f1": round(result["f1"], 2),
             "precision": round(result["precision"], 2),
             "recall": round(result["recall"], 2),
-            "skip": {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight, "f1": round(best, 2)},
+            "skip": {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight,
+                     "f1": round(skip.tuned_f1(tuned), 2)},
         }
         model.metadata["calibration"] = fitted = calibration.fit(model, dev, progress=progress)
         say(f"calibration: every potential times {fitted['factor']} (gold NLL per sentence on {dev.name} "

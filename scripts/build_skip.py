@@ -5,7 +5,8 @@
 A thin caller of :func:`hgner.skip.build`: the table is estimated from the training corpus, the
 function words learned there for the model's language (``--english-words``: the 87 English words
 of the first models instead), and the weight tuned on the dev corpus with ``exact`` (0 when skip
-edges do not beat the chain). Both corpora are grouped into documents as the model's ``meta.json``
+edges do not beat the chain, or when a weight chosen on half of its documents does not beat it on
+the other half: :func:`hgner.skip.tune`). Both corpora are grouped into documents as the model's ``meta.json``
 says. The model's ``meta.json`` gets the new skip weight and dev F1.
 """
 
@@ -36,11 +37,12 @@ def main() -> None:
                        words=skip.FUNCTION_WORDS if args.english_words else None, progress=sys.stderr.isatty())
     if "dev" in model.metadata:  # the dev figures hgner train recorded
         model.metadata["dev"]["skip"] = {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight,
-                                         "f1": round(max(row["f1"] for row in tuned.info["tuning"]), 2)}
+                                         "f1": round(skip.tuned_f1(tuned), 2)}
         write_metadata(model.directory, model.metadata)
     for row in tuned.info["tuning"]:
         print(f"weight {row['weight']:5.2f}: F1 {row['f1']:.2f} on {args.dev} (certified {row['certified']:.2%})")
-    print(f"weight {tuned.weight}; wrote {model.directory / skip.SKIP_ARRAYS} and {model.directory / skip.SKIP_META}")
+    print(f"{skip.tuning_summary(tuned)}; wrote {model.directory / skip.SKIP_ARRAYS} and "
+          f"{model.directory / skip.SKIP_META}")
 
 
 if __name__ == "__main__":

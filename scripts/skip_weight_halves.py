@@ -5,7 +5,10 @@
 For each shipped model, the dev set its skip weight was tuned on (documents ``auto``) is split into two random
 halves of documents ``--splits`` times. On each half the skip weight is tuned with ``exact`` over
 hgner.skip.WEIGHTS (the model's skip table, learned from its training corpus, as shipped) and
-scored on the other half, for several rules choosing the weight from the tuning half's F1 curve:
+scored on the other half, for several rules choosing the weight from the tuning half's F1 curve
+(each document is decoded once per weight, ``hgner.skip.weight_counts``, and the halves' curves
+summed from those counts, ``hgner.skip.held_out_gains``, whose ``argmax`` rule is the held-out
+check of ``hgner.skip.tune``):
 ``argmax`` (hgner.skip.tune's rule: the best F1, ties to the smaller weight), ``within-D`` (the
 smallest weight within D F1 of the best) and ``smooth3`` (the best mean of a weight's F1 and its
 grid neighbours'). Printed per model and rule: the mean gain over the chain (weight 0) on the
@@ -26,7 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner import skip  # noqa: E402
-from hgner.corpus import Corpus  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 
@@ -41,26 +43,18 @@ def smooth3(f1: np.ndarray) -> int:
 
 
 RULES: dict[str, Callable[[np.ndarray], int]] = {
-    "argmax": within(0.0), "within-0.05": within(0.05), "within-0.1": within(0.1), "within-0.2": within(0.2),
+    "argmax": skip.best_weight, "within-0.05": within(0.05), "within-0.1": within(0.1), "within-0.2": within(0.2),
     "smooth3": smooth3,
 }
 
 
-def curves(name: str, splits: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per split, the F1 (len(WEIGHTS),) of each half of ``name``'s dev set at every grid weight."""
+def counts_of(name: str) -> np.ndarray:
+    """(W, D, 3) the entity counts of ``name``'s dev set (documents ``auto``, as the weight was tuned)
+    per grid weight and document, decoded with the model's skip table (:func:`hgner.skip.weight_counts`)."""
     model = CrfModel.load(name)
     table = skip.load(model)
-    dev, _ = read_tagged(table.info["tuned_on"], log=io.StringIO())  # documents "auto", as the weight was tuned
-    rng = np.random.default_rng(seed)
-    pairs = []
-    for _ in range(splits):
-        order = rng.permutation(len(dev.documents))
-        halves = (order[: len(order) // 2], order[len(order) // 2:])
-        pairs.append(tuple(
-            np.array([row["f1"] for row in skip.tune(
-                table, model, Corpus(dev.name, dev.scheme, [dev.documents[i] for i in sorted(half)])).info["tuning"]])
-            for half in halves))
-    return pairs
+    dev, _ = read_tagged(table.info["tuned_on"], log=io.StringIO())
+    return skip.weight_counts(table, model, dev)[0]
 
 
 def main() -> None:
@@ -73,12 +67,11 @@ def main() -> None:
     print("| model | rule | gain over the chain on the other half, mean (sd) | below the chain | mean weight |")
     print("| --- | --- | --- | --- | --- |")
     for name in args.models.split(","):
-        pairs = curves(name, args.splits, args.seed)
-        for rule_name, rule in RULES.items():
-            chosen = [(rule(tune), test) for a, b in pairs for tune, test in ((a, b), (b, a))]
-            gains = np.array([test[i] - test[0] for i, test in chosen])
+        counts = counts_of(name)
+        for rule_name, rule in RULES.items():  # the same halvings for every rule
+            gains, picked = skip.held_out_gains(counts, np.random.default_rng(args.seed), args.splits, rule)
             print(f"| {name} | {rule_name} | {gains.mean():+.3f} ({gains.std():.3f}) | {int((gains < 0).sum())} of "
-                  f"{len(gains)} | {weights[[i for i, _ in chosen]].mean():.2f} |", flush=True)
+                  f"{len(gains)} | {weights[picked].mean():.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import ROOT, TRAINING, build_gazetteer, f1, record, tokens_per_second  # noqa: E402
+from build_models import ROOT, TRAINING, build_gazetteer, build_word_clusters, f1, record, tokens_per_second  # noqa: E402
 
 from hgner import schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
@@ -82,7 +82,15 @@ EXPERIMENTS = {
     "nl-corpus-gaz-c1.02": ("nl", "corpus", GAZ, dict(TRAIN, c1=0.02)),
     "nl-corpus-gaz-ctx20": ("nl", "corpus", dict(GAZ, context=20), TRAIN),
     "nl-corpus-gaz-aff5": ("nl", "corpus", dict(GAZ, affixes=5), TRAIN),
+    # the shipped settings with Brown word clusters (WORD_CLUSTERS below)
+    "es-10-gaz-c2.05-wc": ("es", "10", dict(GAZ, word_clusters=True), ES_TRAIN),
+    "nl-corpus-gaz-wc": ("nl", "corpus", dict(GAZ, word_clusters=True), TRAIN),
+    "nl-corpus-gaz-wc-en": ("nl", "corpus", dict(GAZ, word_clusters=True), TRAIN),
 }
+
+# experiments with word clusters: name -> the language of spaCy's cluster table (build_models.build_word_clusters;
+# spaCy has none for Dutch)
+WORD_CLUSTERS = {"es-10-gaz-c2.05-wc": "es", "nl-corpus-gaz-wc": "de", "nl-corpus-gaz-wc-en": "en"}
 
 # experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
 GAZETTEER_OPTIONS = {
@@ -143,10 +151,12 @@ def run(name: str) -> dict:
     gazetteer = None
     if config.gazetteer:
         gazetteer = build_gazetteer(**lists)
+    clusters = build_word_clusters(WORD_CLUSTERS[name])[0] if config.word_clusters else None
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch
-        model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, gazetteer=gazetteer)
+        model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, gazetteer=gazetteer,
+                      word_clusters=clusters)
         scores = f1(model, dev)
         result = {
             "name": name,
@@ -155,6 +165,7 @@ def run(name: str) -> dict:
             "features": config.to_json(),
             **lbfgs,
             **({"gazetteer_options": lists} if lists else {}),
+            **({"word_clusters": WORD_CLUSTERS[name]} if clusters else {}),
             # the dev set is never transformed; how many of its chunks the rule would change is a check of the rule
             **({"training_transform": transform.__name__, "train_chunks_changed": changed,
                 "testa_chunks_matching": transform(dev)[1]} if transform else {}),
@@ -179,6 +190,7 @@ def table() -> None:
         # a setting no longer in FeatureConfig (quotes: tried, then removed) was off by default
         changes = [f"{k} {v}" for k, v in features if defaults.get(k, False) != v]
         changes += [f"lists {k} {v}" for k, v in r.get("gazetteer_options", {}).items()]
+        changes += [f"spaCy's {r['word_clusters']} clusters"] if "word_clusters" in r else []
         changes += [f"train {r['training_transform']}"] if "training_transform" in r else []
         changes = ", ".join(changes + [f"{k} {v}" for k, v in r.get("feature_options", {}).items()])
         print(f"| {r['name']} | {r['documents']} | {changes or 'full'} | {r['c1']} | {r['c2']} | "

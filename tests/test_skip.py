@@ -1,6 +1,7 @@
 """Skip edges, the learned skip potential, its storage, and skip graphs in the pipeline and evaluate."""
 
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -128,6 +129,12 @@ def test_pipeline_skip_graph(skip_model):
         Pipeline(skip_model, make_decoder("exact"), "tree")
 
 
+def test_weight_zero_leaves_the_skip_edges_out(skip_model):
+    table = replace(skip.load(skip_model), weight=0.0)
+    chain = Pipeline(skip_model, make_decoder("viterbi")).prepare([["Smith", "left", "."], ["Smith", "."]]).chain
+    assert table.graph(chain, [["Smith", "left", "."], ["Smith", "."]]) is chain
+
+
 def test_evaluate_skip_report(skip_model, tiny_corpus):
     report = evaluate(skip_model, tiny_corpus, ["viterbi", "exact", "gibbs", "herded"], graph="skip", sweeps=[50],
                       progress=False)
@@ -179,3 +186,40 @@ def test_tune_never_loses_to_the_chain(skip_model, tiny_corpus):
     # a table that only pushes repeated names apart loses to the chain: weight 0 is kept
     repel = skip.SkipModel(table.config, table.labels, table.counts, -20.0 * np.eye(len(table.labels)))
     assert skip.tune(repel, skip_model, tiny_corpus, weights=(0.0, 1.0)).weight == 0.0
+
+
+def _lucky_counts() -> np.ndarray:
+    """(2 weights, 10 documents, 3) counts: weight 1 finds every entity of document 0, which the
+    chain misses, and one fewer in each other document; better on all ten, worse on a half without
+    document 0."""
+    counts = np.zeros((2, 10, 3), np.int64)
+    counts[:, :, 1:] = 10  # predicted, gold
+    counts[0, 1:, 0] = 10
+    counts[1, 0, 0], counts[1, 1:, 0] = 10, 9
+    return counts
+
+
+def test_held_out_gains_score_the_weight_picked_on_the_other_half():
+    counts = _lucky_counts()
+    assert list(skip.grid_f1(counts)) == [90.0, 91.0]
+    gains, picked = skip.held_out_gains(counts, np.random.default_rng(0), halvings=4)
+    assert len(gains) == len(picked) == 8
+    # the half with document 0 picks weight 1, which loses 10 F1 on the other half; the other half
+    # picks the chain: no gain
+    assert sorted(gains.tolist()) == [-10.0] * 4 + [0.0] * 4 and sorted(picked.tolist()) == [0] * 4 + [1] * 4
+    empty = skip.held_out_gains(counts[:, :1], np.random.default_rng(0))
+    assert empty[0].size == empty[1].size == 0  # one document cannot be halved
+
+
+def test_tune_keeps_the_chain_when_the_weight_does_not_carry_over(skip_model, tiny_corpus, monkeypatch):
+    monkeypatch.setattr(skip, "weight_counts", lambda *args: (_lucky_counts(), [1.0, 1.0]))
+    tuned = skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.0, 1.0))
+    assert [row["f1"] for row in tuned.info["tuning"]] == [90.0, 91.0]  # weight 1 is better on the whole set
+    assert tuned.weight == 0.0 and skip.tuned_f1(tuned) == 90.0
+    assert tuned.info["held_out"] == {"halvings": skip.HALVINGS, "pairs": 60, "mean_gain": -5.0, "below_chain": 30}
+    assert skip.tuning_summary(tuned) == (
+        "weight 0, skip edges left out: skip-chain F1 91.00 with exact at weight 1.0 on synthetic against the "
+        "chain's 90.00, but a weight chosen on half of its documents scores -5.00 F1 against the chain on the "
+        "other half on average")
+    with pytest.raises(ValueError, match="must start with 0"):
+        skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.5, 1.0))
