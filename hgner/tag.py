@@ -319,6 +319,7 @@ class OutputOptions:
     output: str | None = None
     scheme: str | None = None
     documents: int = 1  # how many inputs (the HTML page's title names the only one)
+    language: str = "en"  # the text's: the model's (the HTML page's lang)
 
     @property
     def standard_output(self) -> bool:
@@ -442,7 +443,7 @@ class HtmlWriter(Writer):
     def start(self, document: Input, text: str) -> None:
         if self.documents == 0:
             title = document.name if self.options.documents == 1 else f"{self.options.documents} documents"
-            self.out.write(html_head(title))
+            self.out.write(html_head(title, self.options.language))
         super().start(document, text)
         self.heading, self.entities = document.name, []
 
@@ -463,9 +464,9 @@ HTML_COLOURS = {"PER": "#aa9cfc", "LOC": "#ff9561", "ORG": "#7aecec", "MISC": "#
 HTML_PALETTE = ("#bfe1d9", "#feca74", "#c887fb", "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff", "#e4e7d2")
 
 
-def html_head(title: str) -> str:
-    """The page up to its first document."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+def html_head(title: str, language: str = "en") -> str:
+    """The page up to its first document, in ``language`` (an ISO code)."""
+    return (f"<!DOCTYPE html>\n<html lang=\"{escape(language)}\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>hgner: {escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n")
 
 
@@ -492,12 +493,12 @@ def html_tail(colours: dict[str, str]) -> str:
             "</body>\n</html>\n")
 
 
-def html_page(pages: list[tuple[str, str, list[Entity]]]) -> str:
-    """The whole page for ``(heading, text, entities)`` documents."""
+def html_page(pages: list[tuple[str, str, list[Entity]]], language: str = "en") -> str:
+    """The whole page for ``(heading, text, entities)`` documents in ``language``."""
     colours: dict[str, str] = {}
     title = pages[0][0] if len(pages) == 1 else f"{len(pages)} documents"
     sections = "".join(html_section(heading, text, entities, colours) for heading, text, entities in pages)
-    return html_head(title) + sections + html_tail(colours)
+    return html_head(title, language) + sections + html_tail(colours)
 
 
 HTML_STYLE = (
@@ -929,6 +930,7 @@ def run(args: argparse.Namespace) -> int:
     writer.check(inputs, options)
     tagger = Tagger(args.model, args.decoder, args.graph, args.sweeps, args.seed, warn=warn, settings=settings,
                     min_confidence=args.min_confidence)
+    options = replace(options, language=tagger.tokenizer.language)
     if writer.stream != "files":
         read = [i.path for i in inputs if i.path not in (None, "-")]
         refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], "-o",

@@ -150,6 +150,13 @@ def test_html_page_escapes_everything_and_shows_confidences(tag_model, tmp_path,
     hostile = Entity(0, 3, "Jim", "<img src=x onerror=alert(1)>", None)
     other = html_page([("doc", "Jim flew", [hostile])])
     assert "<img" not in other and "&lt;img src=x onerror=alert(1)&gt;" in other and "confidence unknown" in other
+    assert '<html lang="en">' in page and '<html lang="es">' in html_page([("doc", "Juan", [])], "es")
+
+
+def test_html_page_is_in_the_models_language(capsys):
+    code, out, err = tag("es-conll02", capsys, "--format", "html", "Juan Pérez vive en Zaragoza .")
+    assert code == 0, err
+    assert out.startswith('<!DOCTYPE html>\n<html lang="es">') and "Zaragoza <span" in out
 
 
 def test_conll_scheme(tag_model, capsys):
