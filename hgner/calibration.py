@@ -32,9 +32,10 @@ BOUNDS = (0.05, 5.0)  # the factors searched
 
 
 def at_bound(factor: float) -> bool:
-    """Whether a fitted factor is (within 0.01 of) an end of :data:`BOUNDS`: the likelihood kept
-    falling, so the corpus is fitted (almost) perfectly, or not at all."""
-    return not BOUNDS[0] + 0.01 < factor < BOUNDS[1] - 0.01
+    """Whether a fitted factor is at (within 1% of) an end of :data:`BOUNDS`: the likelihood kept
+    falling, so the corpus is fitted (almost) perfectly, or not at all. (Near the upper end the
+    likelihood of a corpus fitted perfectly is flat, and the search stops a little short of it.)"""
+    return not BOUNDS[0] * 1.01 < factor < BOUNDS[1] * 0.99
 
 
 def fit(model: CrfModel, corpus: Corpus, *, progress: bool = False) -> dict[str, Any]:

@@ -93,6 +93,13 @@ def _probability(text: str) -> float:
     return value
 
 
+def _source(text: str) -> str:
+    """A model name, model directory or file to read a table from (``--gazetteer``, ``--word-clusters``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a model name, a model directory or a file, got {text!r}")
+    return text
+
+
 def _documents(text: str) -> str:
     from .reading import documents_option
 
@@ -165,14 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--features", choices=["recommended", "baseline"], default="recommended",
                        help="recommended: the shipped models' features without their gazetteer (window, affixes, "
                             "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
-    train.add_argument("--gazetteer", metavar="MODEL|FILE",
+    train.add_argument("--gazetteer", type=_source, metavar="MODEL|FILE",
                        help="add gazetteer features with these lists: a model's (a name or directory; the shipped "
                             "models': GeoNames places, US first names and surnames) or a JSON file mapping list names "
                             "to entries; one-token entries the training corpus usually writes in lower case are left out")
-    train.add_argument("--word-clusters", metavar="MODEL|FILE",
+    train.add_argument("--word-clusters", type=_source, metavar="MODEL|FILE",
                        help="add Brown word-cluster features with these clusters: a model's (a name or directory; "
-                            "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones) or a file of Brown "
-                            "clusters, a line per word: PATH<TAB>WORD<TAB>COUNT (as Liang's wcluster writes them)")
+                            "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones), a model's "
+                            "word_clusters.json, or a file of Brown clusters, a line per word: PATH<TAB>WORD<TAB>COUNT "
+                            "(as Liang's wcluster writes them)")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)

@@ -398,22 +398,21 @@ def train(
         raise ModelError(f"c1 and c2 must be finite and >= 0, got {c1} and {c2}")
     if max_iterations < 1:
         raise ModelError(f"max_iterations must be at least 1, got {max_iterations}")
-    if config.gazetteer and not gazetteer:
-        raise ModelError("config.gazetteer needs gazetteer lists")
-    if config.word_clusters and not word_clusters:
-        raise ModelError("config.word_clusters needs word clusters")
+    for setting, table, sources in (("gazetteer", gazetteer, gazetteer_sources),
+                                    ("word_clusters", word_clusters, word_clusters_sources)):
+        _check_outside_table(setting, table, sources, getattr(config, setting))
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
                                  word_clusters=word_clusters if config.word_clusters else {})
     if resources.word_clusters:  # a table the model could not load again is refused before training, not after
-        check_string_table(resources.word_clusters, "word_clusters", Path("word clusters"))
+        where = f"word clusters ({word_clusters_sources})" if word_clusters_sources else "word clusters"
         problem = resources.repeated_cluster_word()
         if problem is not None:
-            raise ModelError(f"word clusters: {problem}")
+            raise ModelError(f"{where}: {problem}")
         size = len(json.dumps(resources.word_clusters, ensure_ascii=False, separators=(",", ":")).encode())
         if size > MAX_JSON_BYTES:
-            raise ModelError(f"the word clusters would make a {WORD_CLUSTERS_FILE} of {size:,} bytes, "
+            raise ModelError(f"{where} would make a {WORD_CLUSTERS_FILE} of {size:,} bytes, "
                              f"expected at most {MAX_JSON_BYTES:,}: keep fewer words")
     if config.gazetteer and not resources.gazetteer:
         raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
@@ -461,8 +460,9 @@ def train(
             "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
             "label_map": label_map or {},
             "resources": resource_files,
-            **({"gazetteer_sources": gazetteer_sources} if resources.gazetteer and gazetteer_sources else {}),
-            **({"word_clusters_sources": word_clusters_sources}
+            **({"gazetteer_sources": source_line(gazetteer_sources)} if resources.gazetteer and gazetteer_sources
+               else {}),
+            **({"word_clusters_sources": source_line(word_clusters_sources)}
                if resources.word_clusters and word_clusters_sources else {}),
             "training": {
                 "corpus": corpus.name,
@@ -483,7 +483,34 @@ def train(
         write_metadata(work, metadata)
         if finish is not None:
             finish(CrfModel(work, metadata))  # the files were hashed just now: not verified again
+        CrfModel.load(work)  # checked as it will be loaded, before it replaces a previous model
     return CrfModel(out, read_metadata(out))
+
+
+MAX_SOURCE_LINE = 2000  # characters of meta.json's gazetteer_sources / word_clusters_sources
+
+
+def source_line(text: str) -> str:
+    """``text`` (where a table came from) as meta.json records it: one line of at most
+    :data:`MAX_SOURCE_LINE` characters, control characters shown as escapes, cut with ``...``."""
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return line if len(line) <= MAX_SOURCE_LINE else line[:MAX_SOURCE_LINE - 3] + "..."
+
+
+def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> None:
+    """A gazetteer or word-cluster table given to :func:`train` (``setting``), with the text saying
+    where it came from: a :class:`ModelError` unless it is given exactly when ``used`` and is a
+    non-empty table the model will load again (its schema)."""
+    what = setting.replace("_", " ")
+    check_argument(sources is None or isinstance(sources, str), f"{setting}_sources", "a string or None", sources)
+    if table is not None and not used:
+        raise ModelError(f"{what} given but config.{setting} is false")
+    if used and not table:
+        raise ModelError(f"config.{setting} needs {what}")
+    if used:
+        check_string_table(table, setting, Path(what))
+        if not any(table.values()):
+            raise ModelError(f"config.{setting} needs {what}: every list given is empty")
 
 
 class _IterationTrainer(pycrfsuite.Trainer):

@@ -284,7 +284,7 @@ def tune(table: SkipModel, model: CrfModel, dev: Corpus, weights: Sequence[float
     and only when the choice carries over to documents it was not made on: ``dev``'s documents
     are halved at random :data:`HALVINGS` times (by ``rng``; default seed 0), the weight chosen on
     each half is scored on the other (:func:`held_out_gains`), and when its mean gain over the
-    chain there is not positive the weight is 0. The grid's figures go into ``info["tuning"]``,
+    chain there is not positive the weight is 0 (a ``dev`` of one document is not checked). The grid's figures go into ``info["tuning"]``,
     the check's into ``info["held_out"]``."""
     if not weights or weights[0] != 0.0:
         raise ValueError(f"the weight grid must start with 0 (the chain), got {list(weights)}")
@@ -316,7 +316,8 @@ def tuning_summary(tuned: SkipModel) -> str:
     decoder = tuned.info["tuning_decoder"]
     if tuned.weight:
         carried = (f"; chosen on half of its documents, {held_out['mean_gain']:+.2f} F1 over the chain on the "
-                   f"other half on average" if held_out else "")
+                   f"other half on average" if held_out
+                   else "; not checked on held-out documents: it has one document, which cannot be halved")
         return f"weight {tuned.weight} (skip-chain F1 {best['f1']:.2f} with {decoder} on {corpus}{carried})"
     if best["weight"]:
         return (f"weight 0, skip edges left out: skip-chain F1 {best['f1']:.2f} with {decoder} at weight "

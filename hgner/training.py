@@ -17,7 +17,7 @@ from .errors import HgnerError
 from .evaluation import evaluate, unknown_types_warning
 from .features import TABLE_FILES, FeatureResources
 from .fileio import file_sha256
-from .model import SKIP_FILES, CrfModel, check_model_target, train, write_metadata
+from .model import SKIP_FILES, CrfModel, builtin_models, check_model_target, train, write_metadata
 from .report import counted
 from .tokenizer import DEFAULT_LANGUAGE, likelier_language
 
@@ -134,11 +134,12 @@ _MAX_WORD = 1000  # characters (word_clusters.schema.json)
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
     """Word clusters (path -> words) for ``hgner train --word-clusters``, where they came from (for
     ``meta.json``) and the file read: a model's (a shipped model's name or a model directory,
-    checksum-verified), a ``word_clusters.json`` file (checked against its schema), or any other
-    file as Brown clusters in the format of Liang's ``wcluster`` (its ``paths`` file: a line per
-    word, ``PATH<TAB>WORD<TAB>COUNT``; the count may be left out and is not used)."""
+    checksum-verified), a JSON file as a model's ``word_clusters.json`` (checked against its
+    schema), or any other file as Brown clusters in the format of Liang's ``wcluster`` (its
+    ``paths`` file: a line per word, ``PATH<TAB>WORD<TAB>COUNT``; the count may be left out and is
+    not used)."""
     return _read_word_table(source, "--word-clusters", "word_clusters", _read_cluster_file, "word clusters",
-                            "no word clusters (expected lines PATH<TAB>WORD<TAB>COUNT)")
+                            "no word clusters in it")
 
 
 def _read_word_table(source: str, option: str, setting: str, read_file: Callable[[Path], dict], what: str,
@@ -149,13 +150,18 @@ def _read_word_table(source: str, option: str, setting: str, read_file: Callable
     the file read. ``what`` names the table in errors, ``empty`` says what an empty file lacks."""
     path = Path(source)
     try:
-        if path.is_file():
+        if path.exists() and not path.is_dir():
+            if not path.is_file():
+                raise HgnerError(f"{path}: not a regular file")
             table = read_file(path)
             if not any(table.values()):
                 raise HgnerError(f"{path}: {empty}")
             return table, f"{source} (sha256 {file_sha256(path)})", path
         model = CrfModel.load(source)
     except HgnerError as error:
+        if not path.exists() and source not in builtin_models():
+            raise HgnerError(f"{option}: no file or model directory {source!r}, and no shipped model of that name "
+                             f"(shipped: {', '.join(builtin_models())})") from None
         raise HgnerError(f"{option}: {error}") from None
     table = getattr(model.resources, setting)
     if not table:
@@ -166,8 +172,14 @@ def _read_word_table(source: str, option: str, setting: str, read_file: Callable
 
 
 def _read_cluster_file(path: Path) -> dict[str, list[str]]:
-    """Word clusters from a ``word_clusters.json`` file (by its suffix) or a Brown ``paths`` file."""
-    if path.suffix != ".json":
+    """Word clusters from a JSON file (one that starts with ``{``, as ``word_clusters.json`` does)
+    or a Brown ``paths`` file (whose lines start with 0 or 1)."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(64)
+    except OSError as error:
+        raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
+    if not head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{"):
         return _read_brown_paths(path)
     from .validation import read_string_table
 
@@ -179,20 +191,25 @@ def _read_cluster_file(path: Path) -> dict[str, list[str]]:
 
 
 def _read_brown_paths(path: Path) -> dict[str, list[str]]:
-    """The clusters of a Brown ``paths`` file (see :func:`read_word_clusters`); blank lines are skipped."""
+    """The clusters of a Brown ``paths`` file (see :func:`read_word_clusters`): UTF-8 (a byte-order
+    mark allowed), lines ending in LF or CRLF, blank lines skipped; a word has no white space or
+    control character."""
     clusters: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}  # word -> the line it is on
     try:
-        with path.open(encoding="utf-8", newline="") as lines:
+        with path.open(encoding="utf-8-sig", newline="\n") as lines:
             for number, line in enumerate(lines, 1):
-                fields = line.rstrip("\r\n").split("\t")
+                text = line.removesuffix("\n").removesuffix("\r")
+                fields = text.split("\t")
                 if fields == [""]:
                     continue
-                if not (len(fields) in (2, 3) and _CLUSTER_PATH.fullmatch(fields[0]) and 0 < len(fields[1]) <= _MAX_WORD
-                        and not fields[1].isspace() and (len(fields) == 2 or fields[2].isdigit())):
+                word = fields[1] if len(fields) > 1 else ""
+                if not (len(fields) in (2, 3) and _CLUSTER_PATH.fullmatch(fields[0]) and 0 < len(word) <= _MAX_WORD
+                        and word.isprintable() and not any(c.isspace() for c in word)
+                        and (len(fields) == 2 or (fields[2].isascii() and fields[2].isdigit()))):
                     raise HgnerError(f"{path}:{number}: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, "
-                                     f"a word, an optional count), got {line.rstrip()[:60]!r}")
-                bits, word = fields[0], fields[1]
+                                     f"a word without spaces, an optional count), got {text[:60]!r}")
+                bits = fields[0]
                 if word in first_line:
                     raise HgnerError(f"{path}:{number}: word {word[:40]!r} again (first on line "
                                      f"{first_line[word]}); expected each word once")

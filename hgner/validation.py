@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -47,21 +47,30 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # how JSON writes half of a UTF-16 surrogate pair
+
+
 def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerError] = ModelError) -> Any:
-    """The JSON value in ``path``, or a ``raises`` error when the file is missing, too large,
-    not UTF-8, not strict JSON or nested too deeply."""
+    """The JSON value in ``path`` (UTF-8, a byte-order mark allowed), or a ``raises`` error when
+    the file is missing, too large, not UTF-8, not strict JSON, nested too deeply or holds a
+    string that is not text (a lone surrogate such as ``"\\ud800"``)."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
-        text = path.read_bytes().decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        text = path.read_bytes().decode("utf-8-sig")
+        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        if _SURROGATE_ESCAPE.search(text):  # a pair decodes to one character; a lone half cannot be encoded
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        return data
     except FileNotFoundError:
         raise raises(f"{path}: missing") from None
     except OSError as error:
         raise raises(f"{path}: cannot read ({error.strerror or error})") from None
     except RecursionError:
         raise raises(f"{path}: not valid JSON (nested too deeply)") from None
+    except UnicodeEncodeError:
+        raise raises(f"{path}: a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text") from None
     except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise raises(f"{path}: not valid JSON ({error})") from None
 
@@ -107,12 +116,30 @@ def _where(path: Any) -> str:
 
 
 @lru_cache(maxsize=None)
+def ecma_pattern(pattern: str) -> re.Pattern:
+    """A schema's ``pattern`` as JSON Schema means it (ECMA-262): its final ``$`` matches only at
+    the end of the string, where Python's would also match before a final newline."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
+    """jsonschema's ``pattern`` keyword with :func:`ecma_pattern`'s end of string."""
+    from jsonschema import ValidationError
+
+    if validator.is_type(instance, "string") and not ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@lru_cache(maxsize=None)
 def _validator(schema: str | Path) -> Any:
     import jsonschema
 
+    validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
     if isinstance(schema, Path):
-        return jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
-    return jsonschema.Draft202012Validator(load_schema(schema))
+        return validator(json.loads(schema.read_text(encoding="utf-8")))
+    return validator(load_schema(schema))
 
 
 def check(data: Any, schema: str | Path, path: Path, raises: type[HgnerError] = ModelError) -> None:
@@ -149,7 +176,7 @@ def check_string_table(data: Any, schema_name: str, path: Path) -> None:
     if not isinstance(data, dict):
         raise ModelError(f"{path}: top level: expected {schema['expected']}, got {show(data)}")
     names = schema.get("propertyNames", {})
-    name_pattern = re.compile(names["pattern"]) if "pattern" in names else None
+    name_pattern = ecma_pattern(names["pattern"]) if "pattern" in names else None
     values = schema["additionalProperties"]
     items = values.get("items")
     strings = items if items is not None else values

@@ -150,3 +150,9 @@ def test_shipped_models_are_calibrated_on_their_dev_sets(name):
     assert 0.5 < model.calibration == record["factor"] < 0.7
     assert record["corpus"] in model.metadata["scores"]["dev"]
     assert record["gold_nll_per_sentence_at_factor"] < record["gold_nll_per_sentence"]
+
+
+def test_a_factor_within_one_percent_of_a_bound_is_at_it():
+    """A corpus fitted perfectly has a flat likelihood near the upper end, where the search stops short."""
+    assert calibration.at_bound(4.978) and calibration.at_bound(5.0) and calibration.at_bound(0.0505)
+    assert not calibration.at_bound(4.9) and not calibration.at_bound(0.06) and not calibration.at_bound(1.0)

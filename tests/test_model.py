@@ -91,7 +91,10 @@ def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, 
     (None, "config.word_clusters needs word clusters"),
     ({"0": ["Paris"], "1": ["Paris"]}, "word clusters: word 'Paris' is listed twice (clusters 0 and 1)"),
     ({"01x": ["Paris"]}, "word clusters: '01x': not a valid key"),
+    ({"0101\n": ["Paris"]}, "word clusters: '0101\\n': not a valid key"),
     ({"01": [""]}, "word clusters: 01: expected a non-empty string"),
+    ({"01": []}, "config.word_clusters needs word clusters: every list given is empty"),
+    ([["Paris"]], "word clusters: top level: expected an object mapping cluster paths"),
 ])
 def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, clusters, message):
     from hgner.features import FeatureConfig
@@ -101,11 +104,46 @@ def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, cluste
     assert message in str(error.value) and not (tmp_path / "m").exists()
 
 
+def test_tables_given_without_their_features_are_refused(tmp_path, tiny_corpus):
+    from hgner.errors import HgnerError
+
+    with pytest.raises(ModelError, match="word clusters given but config.word_clusters is false"):
+        train(tiny_corpus, tmp_path / "m", word_clusters={"01": ["Paris"]})
+    with pytest.raises(ModelError, match="gazetteer given but config.gazetteer is false"):
+        train(tiny_corpus, tmp_path / "m", gazetteer={"LOC": ["paris"]})
+    with pytest.raises(HgnerError, match="word_clusters_sources: expected a string or None, got 5"):
+        train(tiny_corpus, tmp_path / "m", word_clusters_sources=5)
+
+
+def test_where_a_table_came_from_is_recorded_on_one_line(tmp_path, tiny_corpus):
+    from hgner.features import FeatureConfig
+
+    model = train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True), max_iterations=2,
+                  word_clusters={"01": ["Paris"]}, word_clusters_sources="a\nb" + "c" * 3000)
+    recorded = model.metadata["word_clusters_sources"]
+    assert recorded.startswith("a\\nbccc") and recorded.endswith("...") and len(recorded) == 2000
+
+
+def test_a_model_that_fails_its_checks_never_replaces_the_previous_one(tmp_path, tiny_corpus):
+    out = tmp_path / "m"
+    train(tiny_corpus, out, max_iterations=2)
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+
+    def damage(model):  # a file written after meta.json recorded its checksum
+        (model.directory / "model.crfsuite").write_bytes(b"damaged")
+
+    with pytest.raises(ModelError, match="model.crfsuite"):
+        train(tiny_corpus, out, max_iterations=2, finish=damage)
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+    assert not [f for f in tmp_path.iterdir() if f.name != "m"]  # no workspace left behind
+
+
 def test_word_clusters_too_big_to_load_again_are_refused(tmp_path, tiny_corpus, monkeypatch):
     from hgner import model
     from hgner.features import FeatureConfig
 
     monkeypatch.setattr(model, "MAX_JSON_BYTES", 10)
-    with pytest.raises(ModelError, match="would make a word_clusters.json of 27 bytes, expected at most 10: keep fewer"):
+    with pytest.raises(ModelError, match=r"^word clusters \(c.txt\) would make a word_clusters.json of 27 bytes, "
+                                         "expected at most 10: keep fewer"):
         train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True),
-              word_clusters={"0110": ["Paris", "London"]})
+              word_clusters={"0110": ["Paris", "London"]}, word_clusters_sources="c.txt")

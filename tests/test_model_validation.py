@@ -270,3 +270,20 @@ def test_models_info_refuses_what_loading_refuses(copy, capsys):
     capsys.readouterr()
     assert main(["models", "info", str(copy)]) == 2
     assert "features.gazetteer is true but resources lack gazetteer.json" in capsys.readouterr().err
+
+
+def test_a_pattern_ends_at_the_end_of_the_string(copy):
+    """JSON Schema patterns are ECMA-262's: "$" does not match before a final newline, as Python's would."""
+    rewrite_meta(copy, lambda m: m.update(language="en\n"))
+    with pytest.raises(ModelError, match=r"language: expected a language code such as en, got 'en\\n'"):
+        CrfModel.load(copy)
+
+
+def test_a_json_string_that_is_not_text_is_an_error(tmp_path):
+    from hgner.validation import read_json
+
+    (tmp_path / "t.json").write_bytes(b'{"a": "\\ud800", "b": "\\ud83d\\ude00"}')
+    with pytest.raises(ModelError, match=r"t.json: a string holds a lone UTF-16 surrogate"):
+        read_json(tmp_path / "t.json")
+    (tmp_path / "t.json").write_bytes(b'\xef\xbb\xbf{"b": "\\ud83d\\ude00"}')  # a byte-order mark and a pair: fine
+    assert read_json(tmp_path / "t.json") == {"b": "\U0001f600"}

@@ -223,3 +223,11 @@ def test_tune_keeps_the_chain_when_the_weight_does_not_carry_over(skip_model, ti
         "other half on average")
     with pytest.raises(ValueError, match="must start with 0"):
         skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.5, 1.0))
+
+
+def test_a_dev_corpus_of_one_document_keeps_its_weight_unchecked(skip_model, tiny_corpus, monkeypatch):
+    monkeypatch.setattr(skip, "weight_counts", lambda *args: (_lucky_counts()[:, :1], [1.0, 1.0]))
+    tuned = skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.0, 1.0))
+    assert tuned.weight == 1.0 and tuned.info["held_out"] is None
+    assert skip.tuning_summary(tuned).endswith("not checked on held-out documents: it has one document, "
+                                               "which cannot be halved)")

@@ -151,7 +151,7 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, expected", [
-    (None, "--gazetteer: model 'nosuch.json': not a model directory"),
+    (None, "--gazetteer: no file or model directory 'nosuch.json', and no shipped model of that name (shipped: "),
     ("{}", "nosuch.json: no gazetteer entries"),
     ('{"LOC": [3]}', "nosuch.json: LOC: expected a non-empty string, got 3"),
     ("[1,", "nosuch.json: not valid JSON"),
@@ -195,8 +195,17 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, expected", [
-    (None, "--word-clusters: model 'clusters.txt': not a model directory"),
-    (b"", "clusters.txt: no word clusters"),
+    (None, "--word-clusters: no file or model directory 'clusters.txt', and no shipped model of that name"),
+    (b"", "clusters.txt: no word clusters in it"),
+    (b"{}", "clusters.txt: no word clusters in it"),  # JSON, by its first character
+    (b'{"0101\\n": ["Madrid"]}', "clusters.txt: '0101\\n': not a valid key"),
+    (b'{"0101": ["\\ud800"]}', "clusters.txt: a string holds a lone UTF-16 surrogate"),
+    (b"0110\tMadrid\t12\t\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word "
+                               "without spaces, an optional count), got '0110\\tMadrid\\t12\\t'"),
+    (b"0110\tMa drid\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (b"0110\tMa\rdrid\n1\tRoma\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),  # a lone CR is no line end
+    (b"   \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word without spaces, "
+              "an optional count), got '"),
     (b"0110 Madrid 12\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
     (b"0110\tMadrid\t12\n012\tRoma\t3\n", "clusters.txt:2: expected PATH<TAB>WORD<TAB>COUNT"),
     (b"0110\tMadrid\tmany\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
@@ -211,6 +220,36 @@ def test_bad_word_clusters_are_one_line_errors_before_any_work(tmp_path, monkeyp
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and expected in err
     assert not Path("m").exists()
+
+
+def test_word_clusters_from_files_with_a_byte_order_mark_or_without_a_suffix(tmp_path, capsys):
+    paths = tmp_path / "paths.txt"
+    paths.write_bytes(b"\xef\xbb\xbf0110\tMadrid\t12\r\n0111\tRoma\r\n")
+    table = tmp_path / "CLUSTERS"  # a model's word_clusters.json, copied without its suffix
+    table.write_bytes(b'\xef\xbb\xbf{"0110": ["Madrid"], "0111": ["Roma"]}')
+    for source in (paths, table):
+        out = tmp_path / f"model-{source.name}"
+        assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2",
+                     "--word-clusters", str(source)]) == 0
+        assert CrfModel.load(out).resources.word_clusters == {"0110": ["Madrid"], "0111": ["Roma"]}
+
+
+def test_an_empty_word_clusters_argument_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_status:
+        main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", ""])
+    assert exit_status.value.code == 2 and not (tmp_path / "m").exists()
+    assert "argument --word-clusters: expected a model name, a model directory or a file, got ''" in (
+        capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("/dev/null", "--word-clusters: /dev/null: not a regular file"),
+    ("en-conll03", "--word-clusters: model en-conll03 ("),
+])
+def test_word_clusters_sources_that_are_not_tables(tmp_path, capsys, source, expected):
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", source]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and expected in err and not (tmp_path / "m").exists()
 
 
 def test_a_word_clusters_json_file_is_checked_like_a_models(tmp_path, capsys):
