@@ -592,10 +592,23 @@ def _calibration(record: dict | None) -> str:
     return f"every potential times {record['factor']}{fitted}"
 
 
+def _skip_potential(meta: dict) -> str:
+    """Whether the model has a skip potential (as :func:`hgner.skip.load` decides) and its weight
+    (as ``meta.json``'s dev record gives it), for ``hgner models info``."""
+    from .model import SKIP_FILES
+
+    if not all(f in meta.get("files", {}) for f in SKIP_FILES):
+        return "no (--graph skip needs one)"
+    weight = meta.get("dev", {}).get("skip", {}).get("weight")
+    if weight is None:
+        return "yes"
+    return f"yes, weight {weight:g}" + (" (skip edges left out: the skip graph is the chain)" if weight == 0 else "")
+
+
 def format_model_info(info: ModelInfo) -> str:
     """``hgner models info``: the summary, then the training record and the features (for a model
     whose files were verified)."""
-    from .model import META_FILE, SKIP_FILES
+    from .model import META_FILE
 
     meta = info.metadata
     training = meta.get("training", {})
@@ -614,8 +627,7 @@ def format_model_info(info: ModelInfo) -> str:
         ("gazetteer", meta.get("gazetteer_sources", "lists not described") if meta["features"].get("gazetteer") else "-"),
         ("word clusters", meta.get("word_clusters_sources", "not described")
                           if meta["features"].get("word_clusters") else "-"),
-        ("skip potential", "yes" if all(f in meta.get("files", {}) for f in SKIP_FILES)  # as skip.load decides
-                           else "no (--graph skip needs one)"),
+        ("skip potential", _skip_potential(meta)),
         ("calibration", _calibration(meta.get("calibration"))),
         ("hgner version", meta.get("hgner_version", "-")),
     ]

@@ -47,9 +47,8 @@ from . import __version__, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import HgnerError, ModelError
 from .fileio import file_sha256, refuse_inputs, umask, write_text
-from .features import (GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, TABLE_FILES, TRUECASE_FILE, WORD_CLUSTERS_FILE,
-                       AttributeScores, FeatureConfig, FeatureResources, document_features, fit_gazetteer,
-                       learn_truecase)
+from .features import (GAZETTEER_MAX_TOKENS, TABLE_FILES, TRUECASE_FILE, AttributeScores, FeatureConfig,
+                       FeatureResources, document_features, fit_gazetteer, learn_truecase)
 from .graph import FactorGraph
 from .tokenizer import DEFAULT_LANGUAGE
 from .tokenizer import describe as describe_tokenizer
@@ -58,7 +57,7 @@ from .validation import MAX_JSON_BYTES, check, check_argument, check_string_tabl
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
-MODEL_FILES = (MODEL_FILE, TRUECASE_FILE, GAZETTEER_FILE, WORD_CLUSTERS_FILE, *SKIP_FILES)  # the files meta.json's map covers
+MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES)  # the files meta.json's map covers
 _OUTSIDE_TABLES = ("gazetteer", "word_clusters")  # the feature settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
@@ -405,15 +404,9 @@ def train(
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
                                  word_clusters=word_clusters if config.word_clusters else {})
-    if resources.word_clusters:  # a table the model could not load again is refused before training, not after
-        where = f"word clusters ({word_clusters_sources})" if word_clusters_sources else "word clusters"
-        problem = resources.repeated_cluster_word()
-        if problem is not None:
-            raise ModelError(f"{where}: {problem}")
-        size = len(json.dumps(resources.word_clusters, ensure_ascii=False, separators=(",", ":")).encode())
-        if size > MAX_JSON_BYTES:
-            raise ModelError(f"{where} would make a {WORD_CLUSTERS_FILE} of {size:,} bytes, "
-                             f"expected at most {MAX_JSON_BYTES:,}: keep fewer words")
+    problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
+    if problem is not None:
+        raise ModelError(f"word clusters{f' ({word_clusters_sources})' if word_clusters_sources else ''}: {problem}")
     if config.gazetteer and not resources.gazetteer:
         raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
                          f"{GAZETTEER_MAX_TOKENS} tokens that it does not usually write in lower case)")
@@ -487,30 +480,42 @@ def train(
     return CrfModel(out, read_metadata(out))
 
 
-MAX_SOURCE_LINE = 2000  # characters of meta.json's gazetteer_sources / word_clusters_sources
-
-
 def source_line(text: str) -> str:
-    """``text`` (where a table came from) as meta.json records it: one line of at most
-    :data:`MAX_SOURCE_LINE` characters, control characters shown as escapes, cut with ``...``."""
+    """``text`` (where a table came from) as meta.json records it: one line of at most the
+    schema's ``maxLength`` of ``word_clusters_sources`` (and ``gazetteer_sources``) characters,
+    control characters shown as escapes, cut with ``...``."""
+    from .validation import load_schema
+
+    longest = load_schema("meta")["properties"]["word_clusters_sources"]["maxLength"]
     line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return line if len(line) <= MAX_SOURCE_LINE else line[:MAX_SOURCE_LINE - 3] + "..."
+    return line if len(line) <= longest else line[:longest - 3] + "..."
 
 
 def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> None:
     """A gazetteer or word-cluster table given to :func:`train` (``setting``), with the text saying
     where it came from: a :class:`ModelError` unless it is given exactly when ``used`` and is a
-    non-empty table the model will load again (its schema)."""
+    non-empty table the model will load again (its schema, UTF-8 text, a file of at most
+    :data:`~hgner.validation.MAX_JSON_BYTES`)."""
     what = setting.replace("_", " ")
     check_argument(sources is None or isinstance(sources, str), f"{setting}_sources", "a string or None", sources)
     if table is not None and not used:
         raise ModelError(f"{what} given but config.{setting} is false")
-    if used and not table:
+    if not used:
+        return
+    if not table:
         raise ModelError(f"config.{setting} needs {what}")
-    if used:
-        check_string_table(table, setting, Path(what))
-        if not any(table.values()):
-            raise ModelError(f"config.{setting} needs {what}: every list given is empty")
+    where = f"{what} ({sources})" if sources else what
+    check_string_table(table, setting, Path(where))
+    if not any(table.values()):
+        raise ModelError(f"config.{setting} needs {what}: every list given is empty")
+    try:
+        size = len(json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ModelError(f"{where}: a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not "
+                         "text") from None
+    if size > MAX_JSON_BYTES:
+        raise ModelError(f"{where} would make a {TABLE_FILES[setting]} of {size:,} bytes, expected at most "
+                         f"{MAX_JSON_BYTES:,}: keep fewer entries")
 
 
 class _IterationTrainer(pycrfsuite.Trainer):

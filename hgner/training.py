@@ -5,7 +5,6 @@ development figures)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -38,7 +37,8 @@ def build_model(
     """Train a CRF on ``train_corpus`` (whose documents were grouped as ``documents`` says) into
     ``out``; with ``dev``, score it there with Viterbi, learn the skip potential from
     ``train_corpus`` and tune its weight on ``dev`` (:func:`hgner.skip.build`, decoded by
-    ``exact``; weight 0 when skip edges do not beat the chain), and fit the calibration factor
+    ``exact``; weight 0 when skip edges do not beat the chain, or when the weight picked on half of
+    ``dev``'s documents does not beat it on the other half), and fit the calibration factor
     on ``dev`` (:func:`hgner.calibration.fit`). Without ``dev`` no skip potential is written (its
     weight needs a development corpus) and the model is not calibrated. ``function_words`` replaces the learned
     list of words never joined by skip edges (:func:`hgner.skip.function_words`). ``options`` go to
@@ -127,10 +127,6 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
                             "gazetteer lists", "no gazetteer entries (expected list names mapped to entries)")
 
 
-_CLUSTER_PATH = re.compile(r"[01]{1,64}")
-_MAX_WORD = 1000  # characters (word_clusters.schema.json)
-
-
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
     """Word clusters (path -> words) for ``hgner train --word-clusters``, where they came from (for
     ``meta.json``) and the file read: a model's (a shipped model's name or a model directory,
@@ -172,14 +168,14 @@ def _read_word_table(source: str, option: str, setting: str, read_file: Callable
 
 
 def _read_cluster_file(path: Path) -> dict[str, list[str]]:
-    """Word clusters from a JSON file (one that starts with ``{``, as ``word_clusters.json`` does)
-    or a Brown ``paths`` file (whose lines start with 0 or 1)."""
+    """Word clusters from a JSON file (one that starts with ``{`` or ``[``; ``word_clusters.json``
+    is an object) or a Brown ``paths`` file (whose lines start with 0 or 1)."""
     try:
         with path.open("rb") as file:
-            head = file.read(64)
+            head = file.read(4096)
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
-    if not head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{"):
+    if not head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"["):
         return _read_brown_paths(path)
     from .validation import read_string_table
 
@@ -192,8 +188,14 @@ def _read_cluster_file(path: Path) -> dict[str, list[str]]:
 
 def _read_brown_paths(path: Path) -> dict[str, list[str]]:
     """The clusters of a Brown ``paths`` file (see :func:`read_word_clusters`): UTF-8 (a byte-order
-    mark allowed), lines ending in LF or CRLF, blank lines skipped; a word has no white space or
-    control character."""
+    mark allowed), lines ending in LF or CRLF, blank lines skipped. Paths and words are checked as
+    ``word_clusters.schema.json`` checks them, and a word is not only white space (nor, the format
+    being lines of tab-separated fields, has a carriage return)."""
+    from .validation import ecma_pattern, load_schema
+
+    schema = load_schema("word_clusters")
+    path_pattern = ecma_pattern(schema["propertyNames"]["pattern"])
+    longest = schema["additionalProperties"]["items"]["maxLength"]
     clusters: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}  # word -> the line it is on
     try:
@@ -204,11 +206,11 @@ def _read_brown_paths(path: Path) -> dict[str, list[str]]:
                 if fields == [""]:
                     continue
                 word = fields[1] if len(fields) > 1 else ""
-                if not (len(fields) in (2, 3) and _CLUSTER_PATH.fullmatch(fields[0]) and 0 < len(word) <= _MAX_WORD
-                        and word.isprintable() and not any(c.isspace() for c in word)
+                if not (len(fields) in (2, 3) and path_pattern.search(fields[0]) and 0 < len(word) <= longest
+                        and not word.isspace() and "\r" not in word
                         and (len(fields) == 2 or (fields[2].isascii() and fields[2].isdigit()))):
                     raise HgnerError(f"{path}:{number}: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, "
-                                     f"a word without spaces, an optional count), got {text[:60]!r}")
+                                     f"a word, an optional count), got {text[:60]!r}")
                 bits = fields[0]
                 if word in first_line:
                     raise HgnerError(f"{path}:{number}: word {word[:40]!r} again (first on line "

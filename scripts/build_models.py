@@ -131,7 +131,8 @@ def build_word_clusters(language: str) -> tuple[dict[str, list[str]], str]:
     """The Brown clusters of spaCy's ``LANGUAGE_lexeme_cluster`` table (spacy-lookups-data, read as
     spaCy reads it) as cluster path -> words, and where they came from. spaCy stores a word's
     path as ``int(path[::-1], 2)`` (little-endian, so the path's trailing 0s are lost) and 0 for a
-    word of no cluster, which is left out."""
+    word of no cluster, which is left out (a path of 0s only is 0 too: spaCy's tables cannot tell
+    it from none, and half of their entries, punctuation and digits among them, are 0)."""
     from importlib.metadata import version
 
     from spacy.util import load_language_data, registry
@@ -242,7 +243,8 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
     dev, dev_documents = read_dev(settings)
     gazetteer = build_gazetteer() if settings["features"].gazetteer else None
-    clusters, clusters_sources = build_word_clusters(settings["word_clusters"]) if "word_clusters" in settings else (None,) * 2
+    clusters, clusters_sources = (build_word_clusters(settings["word_clusters"]) if settings["features"].word_clusters
+                                  else (None, None))
     model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
                         dev_documents=dev_documents,
                         config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),

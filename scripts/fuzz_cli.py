@@ -207,6 +207,10 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
         lists = work / "lists.json"  # a gazetteer for train --gazetteer: valid, empty, ill-typed or not JSON
         lists.write_bytes(rng.choice([b'{"LOC": ["Paris", "New  York"]}', b"{}", b'{"LOC": [1]}', b'{"LOC": ["will"]}',
                                       bytes(rng.randrange(256) for _ in range(40))]))
+        clusters = work / rng.choice(["paths", "clusters.json"])  # for --word-clusters: a paths file or JSON, or junk
+        clusters.write_bytes(rng.choice([b"0110\tParis\t3\n0111\tLondon\n", b"0110\tParis\n0\tParis\n", b"012\tx\n",
+                                         b'{"01": ["Paris"]}', b'{"01\\n": ["Paris"]}', b'{"01": ["\\ud800"]}', b"",
+                                         bytes(rng.randrange(256) for _ in range(40))]))
         option, value = rng.choice([
             ("--sweeps", rng.choice(HOSTILE_NUMBERS)), ("--seed", rng.choice(HOSTILE_NUMBERS)),
             ("--decoder", rng.choice(HOSTILE_NAMES)), ("--model", rng.choice(HOSTILE_NAMES)),
@@ -217,8 +221,9 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
             ("--decoders", rng.choice(HOSTILE_NAMES)), ("--calibration", rng.choice(HOSTILE_NUMBERS)),
             ("--text", None), ("--files", None),
             ("--gazetteer", rng.choice([*HOSTILE_NAMES, str(lists), str(model)])),
+            ("--word-clusters", rng.choice([*HOSTILE_NAMES, str(clusters), str(model), "es-conll02"])),
         ])
-        if option in ("--c1", "--c2", "--max-iterations", "--model-scheme", "--gazetteer"):
+        if option in ("--c1", "--c2", "--max-iterations", "--model-scheme", "--gazetteer", "--word-clusters"):
             argv = ["train", "--train", str(FIXTURE), "--out", str(work / "trained"), "--features", "baseline", option, value]
             if option != "--max-iterations":
                 argv += ["--max-iterations", "3"]
@@ -231,7 +236,7 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
             if option in ("--sweeps", "--seed"):
                 argv += ["--decoder", rng.choice(["gibbs", "herded", "viterbi"])]
         stdin = random_text(rng, 50).encode("utf-8", "surrogatepass") if rng.random() < 0.5 else b"\xff\xfe"
-        return Case(kind, argv, stdin=stdin, watched=[text_file, lists])
+        return Case(kind, argv, stdin=stdin, watched=[text_file, lists, clusters])
     corpus = work / "gold.conll"
     shutil.copy(FIXTURE, corpus)
     model_files = sorted(model.iterdir())

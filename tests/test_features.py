@@ -221,8 +221,8 @@ def test_context_aggregation():
 
 
 def test_word_clusters_give_path_prefixes():
-    resources = FeatureResources(word_clusters={"110100101": ["Madrid", "Zaragoza"], "011": ["lunes"],
-                                                "1010011100110011101101": ["Oviedo"]})
+    resources = FeatureResources(word_clusters={"110100101": ["Madrid", "Zaragoza"], "011": ["lunes", "el"],
+                                                "1010011100110011101101": ["Oviedo"], "1": ["El"]})
     tokens = ["Madrid", "el", "lunes", "Lunes", "ZARAGOZA", "Oviedo", "Mérida"]
 
     def clusters(config, sentence=tokens):
@@ -231,7 +231,9 @@ def test_word_clusters_give_path_prefixes():
 
     found = clusters(FeatureConfig(word_clusters=True))
     assert found[0] == ["c4=1101", "c6=110100", "c10=110100101", "c20=110100101"]  # the whole path when shorter
-    assert found[1] == [] and found[6] == []  # a word of no cluster
+    assert found[6] == []  # a word of no cluster
+    assert found[1] == ["c4=011", "c6=011", "c10=011", "c20=011"]
+    assert clusters(FeatureConfig(word_clusters=True), ["El"]) == [["c4=1", "c6=1", "c10=1", "c20=1"]]  # as written
     assert found[2] == found[3] == ["c4=011", "c6=011", "c10=011", "c20=011"]  # "Lunes": its lower-case form's
     assert found[4] == []  # looked up as written and in lower case only (truecasing would make it Zaragoza)
     assert found[5] == ["c4=1010", "c6=101001", "c10=1010011100", "c20=10100111001100111011"]

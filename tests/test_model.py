@@ -95,6 +95,7 @@ def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, 
     ({"01": [""]}, "word clusters: 01: expected a non-empty string"),
     ({"01": []}, "config.word_clusters needs word clusters: every list given is empty"),
     ([["Paris"]], "word clusters: top level: expected an object mapping cluster paths"),
+    ({"01": ["\ud800"]}, "word clusters: a string holds a lone UTF-16 surrogate"),
 ])
 def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, clusters, message):
     from hgner.features import FeatureConfig
@@ -144,6 +145,6 @@ def test_word_clusters_too_big_to_load_again_are_refused(tmp_path, tiny_corpus, 
 
     monkeypatch.setattr(model, "MAX_JSON_BYTES", 10)
     with pytest.raises(ModelError, match=r"^word clusters \(c.txt\) would make a word_clusters.json of 27 bytes, "
-                                         "expected at most 10: keep fewer"):
+                                         "expected at most 10: keep fewer entries"):
         train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True),
               word_clusters={"0110": ["Paris", "London"]}, word_clusters_sources="c.txt")

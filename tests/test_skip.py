@@ -179,6 +179,8 @@ def test_tune_never_loses_to_the_chain(skip_model, tiny_corpus):
     table = skip.load(skip_model)
     tuned = skip.tune(table, skip_model, tiny_corpus, weights=(0.0, 0.5, 50.0))
     rows = tuned.info["tuning"]
+    held_out = tuned.info["held_out"]
+    assert held_out["pairs"] == 2 * skip.HALVINGS and (tuned.weight == 0.0 or held_out["mean_gain"] > 0)
     assert [r["weight"] for r in rows] == [0.0, 0.5, 50.0]
     best = max(r["f1"] for r in rows)
     assert next(r for r in rows if r["weight"] == tuned.weight)["f1"] == best >= rows[0]["f1"]
@@ -186,6 +188,19 @@ def test_tune_never_loses_to_the_chain(skip_model, tiny_corpus):
     # a table that only pushes repeated names apart loses to the chain: weight 0 is kept
     repel = skip.SkipModel(table.config, table.labels, table.counts, -20.0 * np.eye(len(table.labels)))
     assert skip.tune(repel, skip_model, tiny_corpus, weights=(0.0, 1.0)).weight == 0.0
+
+
+def test_weight_counts_give_the_f1_evaluate_gives(skip_model, tiny_corpus):
+    """Per-document counts, summed, are the corpus's: at weight 0 (the chain, Viterbi) and at a
+    weight decoded by exact, on a corpus of several documents."""
+    regrouped = Corpus("regrouped", tiny_corpus.scheme, [Document(f"d{i}", tiny_corpus.sentences[i:i + 7])
+                                                         for i in range(0, len(tiny_corpus.sentences), 7)])
+    table = replace(skip.load(skip_model), weight=0.5)
+    counts, certified = skip.weight_counts(table, skip_model, regrouped, weights=(0.0, 0.5))
+    assert counts.shape == (2, len(regrouped.documents), 3) and certified[0] == 1.0
+    skip.save(table, skip_model.directory)
+    report = evaluate(skip_model, regrouped, ["viterbi", "exact"], graph="skip", progress=False)
+    assert list(skip.grid_f1(counts)) == [round(row["f1"], 3) for row in report["results"]]
 
 
 def _lucky_counts() -> np.ndarray:

@@ -180,7 +180,11 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
     assert model.resources.word_clusters == {"0110": ["Madrid", "México"], "0111": ["Telefónica"], "10": ["el"]}
     assert "c4=0110" in model.attribute_index
     assert main(["models", "info", str(out)]) == 0
-    assert f"word clusters:   {paths} (sha256 " in capsys.readouterr().out
+    info = capsys.readouterr().out
+    assert f"word clusters:   {paths} (sha256 " in info and "skip potential:  no (--graph skip needs one)" in info
+    assert main(["models", "info", "nl-conll02"]) == 0
+    assert "skip potential:  yes, weight 0 (skip edges left out: the skip graph is the chain)" in (
+        capsys.readouterr().out)
 
     again = tmp_path / "m2"
     for source in (str(out), str(out / "word_clusters.json")):  # a model's clusters, or its file
@@ -200,11 +204,11 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
     (b"{}", "clusters.txt: no word clusters in it"),  # JSON, by its first character
     (b'{"0101\\n": ["Madrid"]}', "clusters.txt: '0101\\n': not a valid key"),
     (b'{"0101": ["\\ud800"]}', "clusters.txt: a string holds a lone UTF-16 surrogate"),
-    (b"0110\tMadrid\t12\t\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word "
-                               "without spaces, an optional count), got '0110\\tMadrid\\t12\\t'"),
-    (b"0110\tMa drid\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (b"0110\tMadrid\t12\t\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word, "
+                               "an optional count), got '0110\\tMadrid\\t12\\t'"),
+    (b"0110\t \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),  # a word of white space only
     (b"0110\tMa\rdrid\n1\tRoma\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),  # a lone CR is no line end
-    (b"   \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word without spaces, "
+    (b"   \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word, "
               "an optional count), got '"),
     (b"0110 Madrid 12\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
     (b"0110\tMadrid\t12\n012\tRoma\t3\n", "clusters.txt:2: expected PATH<TAB>WORD<TAB>COUNT"),
@@ -224,14 +228,14 @@ def test_bad_word_clusters_are_one_line_errors_before_any_work(tmp_path, monkeyp
 
 def test_word_clusters_from_files_with_a_byte_order_mark_or_without_a_suffix(tmp_path, capsys):
     paths = tmp_path / "paths.txt"
-    paths.write_bytes(b"\xef\xbb\xbf0110\tMadrid\t12\r\n0111\tRoma\r\n")
+    paths.write_bytes(b"\xef\xbb\xbf0110\tMadrid\t12\r\n0111\tRoma\r\n0111\tNueva York\r\n")
     table = tmp_path / "CLUSTERS"  # a model's word_clusters.json, copied without its suffix
-    table.write_bytes(b'\xef\xbb\xbf{"0110": ["Madrid"], "0111": ["Roma"]}')
+    table.write_bytes(b'\xef\xbb\xbf  \n{"0110": ["Madrid"], "0111": ["Roma", "Nueva York"]}')
     for source in (paths, table):
         out = tmp_path / f"model-{source.name}"
         assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2",
                      "--word-clusters", str(source)]) == 0
-        assert CrfModel.load(out).resources.word_clusters == {"0110": ["Madrid"], "0111": ["Roma"]}
+        assert CrfModel.load(out).resources.word_clusters == {"0110": ["Madrid"], "0111": ["Roma", "Nueva York"]}
 
 
 def test_an_empty_word_clusters_argument_is_refused(tmp_path, capsys):
