@@ -150,17 +150,39 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
         assert "is also an input" in capsys.readouterr().err and (again / "gazetteer.json").read_bytes() == before
 
 
-@pytest.mark.parametrize("content, expected", [
-    (None, "--gazetteer: no file or model directory 'nosuch.json', and no shipped model of that name (shipped: "),
-    ("{}", "nosuch.json: no gazetteer entries"),
-    ('{"LOC": [3]}', "nosuch.json: LOC: expected a non-empty string, got 3"),
-    ("[1,", "nosuch.json: not valid JSON"),
+GAZETTEER, CLUSTERS = ("--gazetteer", "nosuch.json"), ("--word-clusters", "clusters.txt")  # option, file
+
+
+@pytest.mark.parametrize("option, name, content, expected", [
+    (*GAZETTEER, None,
+     "--gazetteer: no file or model directory 'nosuch.json', and no shipped model of that name (shipped: "),
+    (*GAZETTEER, "{}", "nosuch.json: no gazetteer entries"),
+    (*GAZETTEER, '{"LOC": [3]}', "nosuch.json: LOC: expected a non-empty string, got 3"),
+    (*GAZETTEER, "[1,", "nosuch.json: not valid JSON"),
+    (*CLUSTERS, None, "--word-clusters: no file or model directory 'clusters.txt', and no shipped model of that name"),
+    (*CLUSTERS, b"", "clusters.txt: no word clusters in it"),
+    (*CLUSTERS, b"{}", "clusters.txt: no word clusters in it"),  # JSON, by its first character
+    (*CLUSTERS, b'{"0101\\n": ["Madrid"]}', "clusters.txt: '0101\\n': not a valid key"),
+    (*CLUSTERS, b'{"0101": ["\\ud800"]}', "clusters.txt: a string holds a lone UTF-16 surrogate"),
+    (*CLUSTERS, b"0110\tMadrid\t12\t\n",
+     "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word, an optional count), "
+     "got '0110\\tMadrid\\t12\\t'"),
+    (*CLUSTERS, b"0110\t \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),  # a word of white space only
+    # a lone CR ends no line
+    (*CLUSTERS, b"0110\tMa\rdrid\n1\tRoma\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (*CLUSTERS, b"   \n",
+     "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word, an optional count), got '"),
+    (*CLUSTERS, b"0110 Madrid 12\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (*CLUSTERS, b"0110\tMadrid\t12\n012\tRoma\t3\n", "clusters.txt:2: expected PATH<TAB>WORD<TAB>COUNT"),
+    (*CLUSTERS, b"0110\tMadrid\tmany\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
+    (*CLUSTERS, b"0110\tMadrid\n1\tRoma\n0\tMadrid\n", "clusters.txt:3: word 'Madrid' again (first on line 1)"),
+    (*CLUSTERS, b"0110\tM\xe1laga\n", "clusters.txt: not UTF-8 text"),
 ])
-def test_bad_gazetteers_are_one_line_errors_before_any_work(tmp_path, monkeypatch, capsys, content, expected):
+def test_bad_tables_are_one_line_errors_before_any_work(tmp_path, monkeypatch, capsys, option, name, content, expected):
     monkeypatch.chdir(tmp_path)
     if content is not None:
-        Path("nosuch.json").write_text(content)
-    assert main(["train", "--train", SPANISH, "--out", "m", "--gazetteer", "nosuch.json"]) == 2
+        Path(name).write_bytes(content.encode() if isinstance(content, str) else content)
+    assert main(["train", "--train", SPANISH, "--out", "m", option, name]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and expected in err
     assert not Path("m").exists()
@@ -196,34 +218,6 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
                  "--word-clusters", str(again)]) == 2  # training would replace the clusters it reads
     assert "is also an input" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("content, expected", [
-    (None, "--word-clusters: no file or model directory 'clusters.txt', and no shipped model of that name"),
-    (b"", "clusters.txt: no word clusters in it"),
-    (b"{}", "clusters.txt: no word clusters in it"),  # JSON, by its first character
-    (b'{"0101\\n": ["Madrid"]}', "clusters.txt: '0101\\n': not a valid key"),
-    (b'{"0101": ["\\ud800"]}', "clusters.txt: a string holds a lone UTF-16 surrogate"),
-    (b"0110\tMadrid\t12\t\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word, "
-                               "an optional count), got '0110\\tMadrid\\t12\\t'"),
-    (b"0110\t \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),  # a word of white space only
-    (b"0110\tMa\rdrid\n1\tRoma\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),  # a lone CR is no line end
-    (b"   \n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, a word, "
-              "an optional count), got '"),
-    (b"0110 Madrid 12\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
-    (b"0110\tMadrid\t12\n012\tRoma\t3\n", "clusters.txt:2: expected PATH<TAB>WORD<TAB>COUNT"),
-    (b"0110\tMadrid\tmany\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
-    (b"0110\tMadrid\n1\tRoma\n0\tMadrid\n", "clusters.txt:3: word 'Madrid' again (first on line 1)"),
-    (b"0110\tM\xe1laga\n", "clusters.txt: not UTF-8 text"),
-])
-def test_bad_word_clusters_are_one_line_errors_before_any_work(tmp_path, monkeypatch, capsys, content, expected):
-    monkeypatch.chdir(tmp_path)
-    if content is not None:
-        Path("clusters.txt").write_bytes(content)
-    assert main(["train", "--train", SPANISH, "--out", "m", "--word-clusters", "clusters.txt"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "\n" not in err and expected in err
-    assert not Path("m").exists()
 
 
 def test_word_clusters_from_files_with_a_byte_order_mark_or_without_a_suffix(tmp_path, capsys):
