@@ -476,8 +476,9 @@ def train(
         write_metadata(work, metadata)
         if finish is not None:
             finish(CrfModel(work, metadata))  # the files were hashed just now: not verified again
-        CrfModel.load(work)  # checked as it will be loaded, before it replaces a previous model
-    return CrfModel(out, read_metadata(out))
+        model = CrfModel.load(work)  # checked as it will be loaded, before it replaces a previous model
+    model.directory = out  # the same files, swapped in
+    return model
 
 
 def source_line(text: str) -> str:
