@@ -669,7 +669,7 @@ class _Document:
         self.sentence = np.repeat(np.arange(len(sentences)), lengths)  # (n,) each token's sentence
         self.position = np.arange(len(self.sentence)) - self.starts[self.sentence]  # (n,)
         rows = vocabulary.of([token for tokens in sentences for token in tokens])
-        lower, _, flags = vocabulary.table[rows].T
+        lower, flags = vocabulary.table[rows, LOWER], vocabulary.table[rows, FLAGS]
         self.caseless = np.zeros(len(sentences), bool)
         if config.truecase:
             self.caseless = caseless_sentences(flags, self.sentence, len(sentences))

@@ -34,6 +34,12 @@ GAZ = dict(FULL, gazetteer=True)  # the shipped es-conll02 / nl-conll02 features
 TRAIN = TRAINING  # the shipped models' default L-BFGS settings (c1 0.05, c2 0.01, 150 iterations)
 ES_TRAIN = dict(TRAIN, c2=0.05)  # es-conll02's since this tuning (scripts/build_models.py)
 
+# L-BFGS changes tried on the models with word clusters: name suffix -> change
+ES_WC_LBFGS = {"c2.03": dict(c2=0.03), "c2.1": dict(c2=0.1), "c1.02": dict(c1=0.02), "c1.1": dict(c1=0.1),
+               "it200": dict(max_iterations=200)}
+NL_WC_LBFGS = {"c2.03": dict(c2=0.03), "c2.05": dict(c2=0.05), "c2.1": dict(c2=0.1), "c1.02": dict(c1=0.02),
+               "it200": dict(max_iterations=200)}
+
 # name -> (language, documents mode, feature settings, L-BFGS settings)
 EXPERIMENTS = {
     "es-corpus": ("es", "corpus", FULL, TRAIN),
@@ -86,11 +92,18 @@ EXPERIMENTS = {
     "es-10-gaz-c2.05-wc": ("es", "10", dict(GAZ, word_clusters=True), ES_TRAIN),
     "nl-corpus-gaz-wc": ("nl", "corpus", dict(GAZ, word_clusters=True), TRAIN),
     "nl-corpus-gaz-wc-en": ("nl", "corpus", dict(GAZ, word_clusters=True), TRAIN),
+    # the L-BFGS settings checked again with the clusters (they were chosen without them)
+    **{f"es-10-gaz-wc-{tag}": ("es", "10", dict(GAZ, word_clusters=True), dict(ES_TRAIN, **change))
+       for tag, change in ES_WC_LBFGS.items()},
+    **{f"nl-corpus-gaz-wc-{tag}": ("nl", "corpus", dict(GAZ, word_clusters=True), dict(TRAIN, **change))
+       for tag, change in NL_WC_LBFGS.items()},
 }
 
 # experiments with word clusters: name -> the language of spaCy's cluster table (build_models.build_word_clusters;
 # spaCy has none for Dutch)
-WORD_CLUSTERS = {"es-10-gaz-c2.05-wc": "es", "nl-corpus-gaz-wc": "de", "nl-corpus-gaz-wc-en": "en"}
+WORD_CLUSTERS = {"es-10-gaz-c2.05-wc": "es", "nl-corpus-gaz-wc": "de", "nl-corpus-gaz-wc-en": "en",
+                 **{f"es-10-gaz-wc-{tag}": "es" for tag in ES_WC_LBFGS},
+                 **{f"nl-corpus-gaz-wc-{tag}": "de" for tag in NL_WC_LBFGS}}
 
 # experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
 GAZETTEER_OPTIONS = {
