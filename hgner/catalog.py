@@ -29,12 +29,14 @@ SCHEMA_FILE = "manifest.schema.json"
 @dataclass(frozen=True)
 class Split:
     """One split: its file (an NLTK file id for NLTK packages), with the sha256 and size of a
-    downloaded file (None for NLTK packages, which NLTK's downloader checks)."""
+    downloaded file (None for NLTK packages, which NLTK's downloader checks), and whether its
+    documents are marked (``-DOCSTART-``; the corpus's setting unless the split has its own)."""
 
     name: str
     file: str | None
     sha256: str | None
     size: int | None
+    documents_marked: bool
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,8 @@ def load_manifest(path: str | Path) -> Manifest:
     path = Path(path)
     data = read_json(path, raises=ManifestError)
     check(data, manifests_dir() / SCHEMA_FILE, path, raises=ManifestError)
-    splits = {name: Split(name, entry.get("file"), entry.get("sha256"), entry.get("size"))
+    splits = {name: Split(name, entry.get("file"), entry.get("sha256"), entry.get("size"),
+                          entry.get("documents_marked", data["documents_marked"]))
               for name, entry in data["splits"].items()}
     default = data.get("default_split")
     if default is not None and default not in splits:

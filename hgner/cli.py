@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .errors import HgnerError
+from .errors import HgnerError, ModelError
 from .graphkinds import GRAPH_KINDS
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
@@ -24,6 +24,17 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _CommandParser(_Parser):
+    """A command's parser (``hgner tag``, ``hgner models info``): arguments it does not know are
+    its error, named after it, not the top-level parser's."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
 
 
 def _scheme(text: str) -> str:
@@ -125,6 +136,17 @@ def _glob(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _language(text: str) -> str:
+    """argparse type: a language code spaCy has (checked before any corpus is read)."""
+    from .tokenizer import language_defaults
+
+    try:
+        language_defaults(text)
+    except ModelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _names(text: str) -> list[str]:
     names = [v.strip() for v in text.split(",")]
     if not all(names):
@@ -148,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hgner {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="print the Python traceback of an internal error (hgner --debug COMMAND ...)")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser)
 
     train = commands.add_parser("train", help="train a linear-chain CRF on a CoNLL corpus")
     train.add_argument("--train", required=True, metavar="CORPUS", help="training corpus (file, conll2003:train, nltk:...)")
@@ -156,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="development corpus: scored with Viterbi, tunes the skip potential's weight and fits the "
                             "calibration factor on every potential (without it neither is written)")
     train.add_argument("--out", required=True, metavar="DIR", help="model directory to write (e.g. models/my-model)")
-    train.add_argument("--lang", default="en", metavar="CODE",
+    train.add_argument("--lang", type=_language, default="en", metavar="CODE",
                        help="ISO code of the corpus language (default en): recorded in the model for tagging, and "
                             "its spaCy stop words complete the skip edges' learned function words")
     train.add_argument("--scheme", type=_scheme, help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected and printed when "
@@ -329,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     status 1 with a line asking for a report (the traceback with ``--debug``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    prefix = f"hgner {args.command}"
+    prefix = " ".join(["hgner", args.command, *filter(None, (getattr(args, "models_command", None),
+                                                             getattr(args, "action", None)))])
     try:  # undecodable bytes in arguments or file names (lone surrogates) print as escapes, never crash
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):

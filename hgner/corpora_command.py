@@ -100,9 +100,18 @@ def verify(names: list[str], out: TextIO) -> int:
                 failed += problem is not None
                 out.write(f"{name}: {'ok' if problem is None else 'FAILED: ' + problem} {where}\n")
     if failed:
-        print(f"hgner corpora: error: {failed} file(s) do not match the catalogue; delete them to fetch them again",
+        print(f"hgner corpora verify: error: {failed} file(s) do not match the catalogue; delete them to fetch them again",
               file=sys.stderr)
     return 2 if failed else 0
+
+
+def _documents_marked(manifest: Manifest) -> str:
+    """``yes``, ``no``, or which splits mark their documents (``-DOCSTART-``) and which do not."""
+    marked = {split.documents_marked for split in manifest.splits.values()}
+    if len(marked) == 1:
+        return "yes" if marked.pop() else "no"
+    unmarked = [name for name, split in manifest.splits.items() if not split.documents_marked]
+    return f"yes, but not in {', '.join(unmarked)} (read in groups of sentences: --documents)"
 
 
 def info(name: str, out: TextIO) -> int:
@@ -117,7 +126,7 @@ def info(name: str, out: TextIO) -> int:
     label_map = ", ".join(f"{k} -> {v}" for k, v in manifest.label_map.items()) or "none (the corpus uses these types)"
     out.write(f"reader: {manifest.reader}\nlanguages: {', '.join(manifest.languages)}\n"
               f"tag scheme: {manifest.scheme}\nentity types: {', '.join(manifest.entity_types)}\n"
-              f"label map: {label_map}\ndocuments marked: {'yes' if manifest.documents_marked else 'no'}\n"
+              f"label map: {label_map}\ndocuments marked: {_documents_marked(manifest)}\n"
               f"license: {manifest.license}\ncitation: {manifest.citation}\nsplits:\n")
     for split in manifest.splits.values():
         present, where = _split_location(manifest, split)

@@ -2,8 +2,8 @@
 
 ``hgner evaluate --input raw`` rebuilds each document's text from the corpus tokens:
 
-* tokens are joined by one space, except no space before ``, . : ; ? ! ) ] } % 's n't 're 'll
-  've 'm 'd`` (the clitics in any case: ``'S``, ``N'T``) and none after ``( [ { $``;
+* tokens are joined by one space, except no space before ``, . : ; ? ! ) ] } » % 's n't 're
+  'll 've 'm 'd`` (the clitics in any case: ``'S``, ``N'T``) and none after ``( [ { « ¿ ¡ $``;
 * the sentences of a document are laid out by ``layout``: ``lines`` (one sentence per line),
   ``paragraph`` (all sentences on one line, joined by a space) or ``wrap72`` (one sentence per
   line, each line longer than 72 characters hard-wrapped at spaces, as a text editor fills it).
@@ -22,8 +22,9 @@ from .scoring import EntityCounts, Score
 
 LAYOUTS = ("lines", "paragraph", "wrap72")
 WRAP_COLUMNS = 72
-NO_SPACE_BEFORE = frozenset({",", ".", ":", ";", "?", "!", ")", "]", "}", "%", "'s", "n't", "'re", "'ll", "'ve", "'m", "'d"})
-NO_SPACE_AFTER = frozenset({"(", "[", "{", "$"})
+NO_SPACE_BEFORE = frozenset({",", ".", ":", ";", "?", "!", ")", "]", "}", "»", "%", "'s", "n't", "'re", "'ll", "'ve",
+                             "'m", "'d"})
+NO_SPACE_AFTER = frozenset({"(", "[", "{", "«", "¿", "¡", "$"})
 
 CharSpan = tuple[int, int, str]  # [start, end) character offsets and entity type
 

@@ -515,8 +515,8 @@ class BratWriter(Writer):
     lines (character offsets into the text as read, so a byte-order mark is not counted; an entity
     spanning a line break becomes fragments ``START END;START END``) and an ``AnnotatorNotes`` line
     with each confidence. Without ``-o`` the ``.ann`` goes beside each input file; with ``-o DIR``
-    the text is copied into DIR as ``NAME.txt`` beside ``NAME.ann`` (text arguments and standard
-    input are named ``text-1``, ``text-2``, ...; files keep their path below a directory input)."""
+    the text is copied into DIR as ``NAME.txt`` beside ``NAME.ann`` (a text argument or standard
+    input is named ``text-N``, N its place among the inputs; files keep their path below a directory input)."""
 
     summary = "BRAT standoff: NAME.ann beside each input file, or NAME.txt + NAME.ann in the -o DIR"
     stream = "files"
@@ -683,7 +683,9 @@ class Input:
         try:
             return raw.decode("utf-8-sig")
         except UnicodeDecodeError as error:
-            raise HgnerError(f"{self.source}: not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start})") from None
+            line = raw.count(b"\n", 0, error.start) + 1
+            raise HgnerError(f"{self.source}: line {line}: not UTF-8 text (byte 0x{raw[error.start]:02x} at offset "
+                             f"{error.start})") from None
 
     def size(self) -> int:
         """Bytes to tag, for the progress bar (0 when unknown: standard input)."""

@@ -7,7 +7,8 @@ numbers never split a token (``AL-AIN``, ``Jean-Luc``, ``1996-12-06``, ``2-1``),
 abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
 
 * after a sentence-final punctuation token (``. ! ?`` and spaCy's sentencizer's other
-  terminators), with any closing quotes and brackets that follow it;
+  terminators), with any closing quotes and brackets that follow it; an opening mark (``¿ ¡ ( «``
+  or a quote mark, with a space before it and none after: :func:`opens_sentence`) starts the next;
 * after a date written ``1996-12-06`` when a capitalised word follows (the end of a dateline);
 * at a blank line, always;
 * at a single line break after a line that is not a full line of hard-wrapped prose: see
@@ -271,6 +272,20 @@ SENTENCE_END = frozenset(
 )
 
 
+OPENING_MARKS = frozenset("¿¡([{«»‹›\"'“”„‘’‚")  # marks that may open a sentence (quotes: by their spacing)
+
+
+def opens_sentence(text: str, start: int, word: str) -> bool:
+    """Whether the punctuation token ``word`` at ``text[start]``, after a sentence end, opens the
+    next sentence: one of :data:`OPENING_MARKS` with whitespace (or the start of the text) before
+    it and a character other than whitespace after it (``said. "We`` and ``hará? ¿Qué`` open;
+    ``win." He`` and ``(Fin.) Ana`` close). The spacing decides, since ``"`` opens and closes alike
+    and ``»``, ``“`` open in some languages and close in others."""
+    after = start + len(word)
+    return (word in OPENING_MARKS and (start == 0 or text[start - 1].isspace())
+            and after < len(text) and not text[after].isspace())
+
+
 WRAPPED_LINE_CHARS = 60  # shortest line read as hard-wrapped prose (filling at 72 columns leaves lines of 60 or more, but for a rare long word)
 
 
@@ -428,7 +443,8 @@ def split_sentences(doc: Doc, text: str | None = None) -> list[TokenizedSentence
             tokens[0] += "."
             offsets[0] = (offsets[0][0], start + 1)
             continue
-        if (ended and not is_punct) or (word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]) if tokens else False):
+        if ((ended and (not is_punct or opens_sentence(text, start, word)))
+                or (word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]) if tokens else False)):
             close(False)
         tokens.append(word)
         offsets.append((start, start + length))

@@ -58,11 +58,15 @@ def build_model(
     say(f"training on {train_corpus.name}: {counted(len(train_corpus.documents), 'document')}, "
         f"{counted(len(train_corpus.sentences), 'sentence')}, {counted(train_corpus.n_tokens, 'token')} "
         f"(language {language})")
-    for what, corpus in (("training corpus", train_corpus), ("development corpus", dev)):
-        other = likelier_language(corpus.tokens, language) if corpus is not None else None
-        if other is not None:
-            say(f"warning: {what} {corpus.name}: {other.evidence}, the language recorded in the model: "
-                f"if the corpus is in {other.language!r}, train with --lang {other.language}")
+    other = likelier_language(train_corpus.tokens, language)
+    if other is not None:
+        say(f"warning: training corpus {train_corpus.name}: {other.evidence}, the language recorded in the model: "
+            f"if the corpus is in {other.language!r}, train with --lang {other.language}")
+    dev_other = likelier_language(dev.tokens, language) if dev is not None else None
+    if dev_other is not None and (other is None or other.language != dev_other.language):
+        say(f"warning: development corpus {dev.name}: {dev_other.evidence}, the model's language: "
+            f"its dev figures and the skip weight tuned on it are for another language than "
+            f"{train_corpus.name}'s; give a development corpus in the training corpus's language")
 
     def finish(model: CrfModel) -> None:
         """Score ``dev`` and add the skip potential, in the model's workspace (before it is swapped in)."""

@@ -97,6 +97,17 @@ def test_names_resolve_through_the_catalogue(name, corpus, split):
         assert manifest.split_name(found.name) == name
 
 
+@pytest.mark.parametrize("name", ["nltk:conll2002/esp.testa", "nltk:conll2002/ned.testa", "conll2003:testa",
+                                  "wikigold"])
+def test_documents_marked_says_whether_a_split_has_docstart_lines(name, capsys):
+    manifest, split = catalog.resolve(name)
+    assert split.documents_marked == (len(load_corpus(name).documents) > 1)
+    assert main(["corpora", "info", manifest.name]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("documents marked: "))
+    assert line == ("documents marked: yes, but not in esp.train, esp.testa, esp.testb (read in groups of "
+                    "sentences: --documents)" if manifest.name == "nltk:conll2002" else "documents marked: yes")
+
+
 def test_every_split_name_resolves_to_itself():
     for name in catalog.all_split_names():
         manifest, split = catalog.resolve(name)

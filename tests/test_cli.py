@@ -139,6 +139,28 @@ def test_bad_arguments_exit_2_with_one_line(argv, expected, capsys):
     assert expected in one_line_error(capsys)
 
 
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["tag", "--lang", "es", "Juan"], "hgner tag: error: unrecognized arguments: --lang (see hgner tag --help)"),
+        (["evaluate", "--corpus", "x", "--lang", "es"],
+         "hgner evaluate: error: unrecognized arguments: --lang es (see hgner evaluate --help)"),
+        (["models", "info", "es-conll02", "nl-conll02"],
+         "hgner models info: error: unrecognized arguments: nl-conll02 (see hgner models info --help)"),
+        (["--bogus", "models"], "hgner: error: unrecognized arguments: --bogus (see hgner --help)"),
+    ],
+)
+def test_unknown_arguments_are_the_error_of_the_command_they_follow(argv, expected, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and one_line_error(capsys) == expected
+
+
+def test_a_subcommands_errors_name_it(capsys):
+    assert main(["models", "info", "no/such-model"]) == 2
+    assert one_line_error(capsys).startswith("hgner models info: error: model 'no/such-model'")
+
+
 def test_unknown_model_exits_2(corpus_file, capsys):
     assert main(["evaluate", "--model", "no-such-model", "--corpus", str(corpus_file)]) == 2
     assert "not a shipped model" in one_line_error(capsys)

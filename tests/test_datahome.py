@@ -209,7 +209,7 @@ def test_corpora_fetch_verify_list_info(server, home, use_sources, capsys):
     assert main(["corpora", "verify", "tiny"]) == 2  # a failed check, not a bug (exit status 1)
     captured = capsys.readouterr()
     assert captured.out.startswith(f"tiny: FAILED: {len(GOOD) - 1:,} bytes, expected {len(GOOD):,}")
-    assert captured.err.startswith("hgner corpora: error: 1 file(s) do not match the catalogue")
+    assert captured.err.startswith("hgner corpora verify: error: 1 file(s) do not match the catalogue")
     assert main(["corpora", "list"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[:5] == ["tiny", "-", "-", "-", "changed"]
     (home / "tiny" / CORPUS_FILE.name).unlink()

@@ -85,6 +85,19 @@ def test_dateline_ends_its_sentence_in_running_text():
     assert sentences("It expires 1996-12-06 and then") == ["It expires 1996-12-06 and then"]
 
 
+@pytest.mark.parametrize(("language", "text", "expected"), [
+    ("es", "Llegó a Madrid. ¿Qué hará Juan? ¡Nadie lo sabe! «Vamos», dijo Ana.",
+     ["Llegó a Madrid .", "¿ Qué hará Juan ?", "¡ Nadie lo sabe !", "« Vamos » , dijo Ana ."]),
+    ("en", 'He left Paris. "We will win," said John. (Reuters) reported it.',
+     ["He left Paris .", '" We will win , " said John .', "( Reuters ) reported it ."]),
+    # closing marks stay with the sentence they end: no space before them, or spaces on both sides
+    ("en", 'He said "no." Then (he left.) It ended. \' Yes.',
+     ['He said " no . "', "Then ( he left . )", "It ended . '", "Yes ."]),
+])
+def test_an_opening_mark_after_a_sentence_end_starts_the_next_sentence(language, text, expected):
+    assert [" ".join(s.tokens) for s in TextTokenizer(language)(text)] == expected
+
+
 def test_results_table_lines_end_their_sentences():
     text = ("Alex Corretja (Spain) beat Byron Black (Zimbabwe) 7-6 (8-6) 3-6 6-2 6-2\n"
             "Scott Draper (Australia) beat Jason Stoltenberg (Australia) 6-4 6-2\n")

@@ -58,8 +58,10 @@ def test_evaluate_skip_without_potential_names_the_command(tmp_path, capsys):
 
 @pytest.mark.parametrize("language", ["zz", "lex_attrs", "en.stop_words", "__init__"])  # not spacy.lang's modules
 def test_unknown_language_fails_before_training(tmp_path, capsys, language):
-    assert main(["train", "--train", SPANISH, "--lang", language, "--out", str(tmp_path / "m")]) == 2
-    assert "spaCy has no language" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # an argument error, before any corpus is read
+        main(["train", "--train", "no-such-corpus.conll", "--lang", language, "--out", str(tmp_path / "m")])
+    assert exit_.value.code == 2
+    assert f"hgner train: error: argument --lang: language {language!r}: spaCy has no language" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
 
 
@@ -268,6 +270,24 @@ def test_train_warns_when_the_corpus_looks_like_another_language(tmp_path, capsy
     assert "stop words" not in capsys.readouterr().err
 
 
+def test_train_warns_when_the_dev_corpus_is_in_another_language_than_the_training_corpus(tmp_path, capsys):
+    import spacy
+
+    english = sorted(word for word in spacy.blank("en").Defaults.stop_words if word.isalpha())[:60]
+    dev = tmp_path / "english-dev.conll"
+    dev.write_text("".join(f"{word} O\nSmith B-PER\n\n" for word in english), encoding="utf-8")
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--dev", str(dev), "--out", str(tmp_path / "m"),
+                 "--max-iterations", "2"]) == 0
+    warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
+    assert len(warning) == 1 and warning[0].startswith(f"warning: development corpus {dev}: of its 61 most frequent")
+    assert "'en'" in warning[0] and "--lang" not in warning[0] and "training corpus's language" in warning[0]
+    # both corpora in the same other language: the training corpus's warning (--lang es) is said once
+    assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--out", str(tmp_path / "m"),
+                 "--max-iterations", "2"]) == 0
+    warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
+    assert len(warning) == 1 and warning[0].endswith("train with --lang es")
+
+
 def test_training_goes_on_when_its_messages_reader_goes_away(tmp_path):
     """``hgner train ... 2>&1 | head -1``: the closed pipe stops the messages, not the training."""
     import subprocess
@@ -303,7 +323,8 @@ def test_dev_types_the_model_lacks_and_a_dev_corpus_in_another_language_are_warn
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--lang", "en", "--out", str(tmp_path / "en"),
                  "--max-iterations", "2"]) == 0
     err = capsys.readouterr().err
-    assert f"warning: development corpus {SPANISH}: of its 53 most frequent words, 28% are spaCy stop words of 'es'" in err
+    assert f"warning: training corpus {SPANISH}: of its 53 most frequent words, 28% are spaCy stop words of 'es'" in err
+    assert err.count("stop words of") == 1  # the dev corpus is in the same language: said once
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--out", str(tmp_path / "none"), "--drop-type", "LOC",
                  "--drop-type", "ORG", "--drop-type", "PER"]) == 2
     assert "training corpus" in capsys.readouterr().err  # what is wrong is the training corpus, not the dev one
