@@ -64,7 +64,7 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str = "conll2003:testa",
                    "a file name or None", predictions)
     check_argument(calibration is None or (isinstance(calibration, (int, float)) and not isinstance(calibration, bool)),
                    "calibration", "a number or None", calibration)
-    evaluation.plan_runs(decoders, sweeps, list(range(seeds)))  # unknown or repeated names fail before any work
+    evaluation.check_runs(decoders, sweeps, list(range(seeds)), settings)  # before any model or corpus is read
     loaded, tagged = evaluation.load_inputs(model, str(corpus), calibration=calibration, graph=graph, scheme=scheme,
                                             documents=documents, warn=warnings.warn)
     return evaluation.evaluate(loaded, tagged, decoders, sweeps=sweeps, seeds=list(range(seeds)), mode=mode, graph=graph,

@@ -505,12 +505,12 @@ def _train(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from .decoders.settings import parse_assignments
-    from .evaluation import evaluate, evaluate_raw, format_report, load_inputs, plan_runs, write_json
+    from .evaluation import check_runs, evaluate, evaluate_raw, format_report, load_inputs, write_json
     from .fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
     from .report import check_plot_format, format_table3, plot
 
     settings = parse_assignments(args.set)
-    plan_runs(args.decoders, args.sweeps, list(range(args.seeds)))  # unknown or repeated names fail before any work
+    check_runs(args.decoders, args.sweeps, list(range(args.seeds)), settings)  # before any model or corpus is read
     if args.input == "raw" and (args.mode != "conlleval" or args.predictions or args.cluster):
         raise HgnerError("--input raw scores entities by character span: it takes neither --mode strict, "
                          "--predictions nor --cluster")

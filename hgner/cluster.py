@@ -264,15 +264,15 @@ def plan_parts(paths: list[str], text_column: str, part_bytes: int = PART_BYTES)
         if group:
             parts.append(group)
             group, size = [], 0
-        parts += [[piece] for piece in (_jsonl_pieces(path, part_bytes) if kind == "jsonl"
-                                        else _parquet_pieces(path, text_column))]
+        parts += [[piece] for piece in PIECE_SPLITTERS[kind](path, part_bytes, text_column)]
     if group:
         parts.append(group)
     return parts
 
 
-def _jsonl_pieces(path: str, part_bytes: int) -> list[Piece]:
-    """Byte ranges of about ``part_bytes`` ending at line ends, with the number of their first line."""
+def _jsonl_pieces(path: str, part_bytes: int, text_column: str) -> list[Piece]:
+    """Byte ranges of about ``part_bytes`` ending at line ends, with the number of their first line
+    (each record's ``text_column`` is read when the piece is)."""
     pieces = []
     line = 1
     with open(path, "rb") as stream:
@@ -302,7 +302,8 @@ def _pyarrow_parquet():
     return pyarrow.parquet
 
 
-def _parquet_pieces(path: str, text_column: str) -> list[Piece]:
+def _parquet_pieces(path: str, part_bytes: int, text_column: str) -> list[Piece]:
+    """One piece per row group (whatever ``part_bytes``), once the file is found to have ``text_column``."""
     parquet = _pyarrow_parquet()
     try:
         metadata = parquet.ParquetFile(path).metadata
@@ -316,6 +317,12 @@ def _parquet_pieces(path: str, text_column: str) -> list[Piece]:
         pieces.append(Piece("parquet", path, group, 0, first))
         first += metadata.row_group(group).num_rows
     return pieces
+
+
+PIECE_SPLITTERS: dict[str, Callable[[str, int, str], list[Piece]]] = {
+    "jsonl": _jsonl_pieces, "parquet": _parquet_pieces}
+"""Each record-file input kind's splitter into pieces of one part each, given the part size in
+bytes and the text column (text files are not split: consecutive ones share a part)."""
 
 
 def _read_text(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
@@ -442,6 +449,8 @@ def _write_parquet_part(records: Iterable[dict[str, Any]], target: Path) -> None
 PART_WRITERS: dict[str, Callable[[Iterable[dict[str, Any]], Path], None]] = {
     "jsonl": _write_jsonl_part, "parquet": _write_parquet_part}
 """Each part format's writer: a part's records into its file, atomically (``--part-format``)."""
+PART_REQUIREMENTS: dict[str, Callable[[], Any]] = {"parquet": _pyarrow_parquet}
+"""The check, run before any task, that a part format's library is installed."""
 
 
 def _part_records(tagger: Tagger, job: PartJob, part: Part, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
@@ -475,8 +484,7 @@ def tag_to_folder(
     model's (:func:`~hgner.tag.language_warning`, on the first words of the inputs)."""
     if part_format not in PART_WRITERS:
         raise HgnerError(f"part format: expected {' or '.join(PART_WRITERS)}, got {part_format!r}")
-    if part_format == "parquet":
-        _pyarrow_parquet()
+    PART_REQUIREMENTS.get(part_format, lambda: None)()
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise HgnerError(f"--out {out}: is a file, expected a folder")

@@ -57,6 +57,11 @@ class Run:
     sweeps: int | None
     seed: int | None
 
+    def graph(self, asked: str) -> str:
+        """The graph this run decodes when ``asked`` (chain or skip) is asked for: the chain for a
+        chain-only decoder."""
+        return "chain" if decoder_class(self.decoder).chain_only else asked
+
     @property
     def label(self) -> str:
         parts = [self.decoder]
@@ -118,6 +123,15 @@ def plan_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[in
             for seed in (seeds if "seed" in options else [None]):
                 runs.append(Run(name, n_sweeps, seed))
     return runs
+
+
+def check_runs(decoders: Sequence[str], sweeps: Sequence[int], seeds: Sequence[int],
+               settings: Mapping[str, Any] | None) -> None:
+    """Build each run's decoder once from its settings, so that unknown or repeated names and bad
+    settings or sweep counts fail before any model or corpus is read."""
+    per_decoder = _per_decoder(settings, decoders)
+    for run in plan_runs(decoders, sweeps, seeds):
+        make_decoder(run.decoder, dict(per_decoder[run.decoder]), shared={"sweeps": run.sweeps, "seed": run.seed})
 
 
 def in_scheme(tags: list[str], model_scheme: str, corpus_scheme: str, mode: str) -> list[str]:
@@ -211,7 +225,7 @@ class DocumentScorer:
         self.builder = Pipeline(model, make_decoder("viterbi"), plan.graph)
         self.pipelines = []
         for run in plan.runs:
-            run_graph = "chain" if decoder_class(run.decoder).chain_only else plan.graph
+            run_graph = run.graph(plan.graph)
             decoder = make_decoder(run.decoder, dict(settings.get(run.decoder, ())),
                                    shared={"sweeps": run.sweeps, "seed": run.seed})
             self.pipelines.append((run_graph, Pipeline(model, decoder, run_graph)))
@@ -315,7 +329,7 @@ def evaluate(
                     write_conll(outputs[number], Corpus(corpus.name, corpus.scheme, [document]), outcome.predicted[number])
     n_documents = len(corpus.documents)
     exact = plan.certifying_run
-    results = [_result(run, "chain" if decoder_class(run.decoder).chain_only else graph, per_decoder[run.decoder],
+    results = [_result(run, run.graph(graph), per_decoder[run.decoder],
                        total.entities.score(corpus.scheme, mode), total, n_documents, build_seconds, exact is not None,
                        certified_documents)
                for run, total in zip(plan.runs, totals)]
@@ -513,7 +527,7 @@ def evaluate_raw(
     reference_tags: list[list[str]] | None = None  # Viterbi's tags on the same sentences, when first needed
     results = []
     for run in plan_runs(decoders, sweeps, seeds):
-        run_graph = "chain" if decoder_class(run.decoder).chain_only else graph
+        run_graph = run.graph(graph)
         tagger = Tagger(model, run.decoder, run_graph, run.sweeps, run.seed, warn=lambda message: None,
                         settings=per_decoder[run.decoder])
         if documents:  # compile (or load from numba's cache) the decoder's kernels outside the timing

@@ -97,6 +97,18 @@ def write_text(path: str | os.PathLike, text: str) -> None:
         out.write(text)
 
 
+def decode_utf8(raw: bytes, where: str) -> str:
+    """``raw`` as UTF-8 text, a byte-order mark dropped; else an :class:`HgnerError`
+    ``WHERE:LINE: not UTF-8 (byte 0x.. at column N)`` naming the first bad byte, as CoNLL corpora
+    name theirs."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        data, start = error.object, error.start  # (data: raw without its byte-order mark)
+        line, column = data.count(b"\n", 0, start) + 1, start - data.rfind(b"\n", 0, start)
+        raise HgnerError(f"{where}:{line}: not UTF-8 (byte {data[start]:#04x} at column {column})") from None
+
+
 def file_sha256(path: str | os.PathLike) -> str:
     """Hex sha256 of the file at ``path``, read in 1 MiB blocks."""
     digest = hashlib.sha256()

@@ -666,7 +666,8 @@ def model_workspace(out: Path) -> Iterator[Path]:
 def _swap_in(work: Path, out: Path) -> None:
     """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is renamed
     aside first (the swap is two renames); its files that are not model files are moved into the
-    new model, its model files are deleted with it. On failure the previous ``out`` is restored."""
+    new model (unless the new model has one of that name), its model files are deleted with it. On
+    failure the previous ``out`` is restored."""
     if not out.exists():
         os.rename(work, out)
         return
@@ -681,6 +682,6 @@ def _swap_in(work: Path, out: Path) -> None:
         raise
     ours = {META_FILE, *MODEL_FILES}
     for entry in list(old.iterdir()):
-        if entry.name not in ours:
+        if entry.name not in ours and not (out / entry.name).exists():
             os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
     shutil.rmtree(old)

@@ -92,7 +92,7 @@ def _group(corpus: Corpus, documents: str, log: TextIO | None, what: str) -> tup
             if log is not None:
                 print(f"warning: {what} {corpus.name} has no -DOCSTART- document boundaries "
                       f"({len(corpus.sentences)} sentences in one document); reading one document per "
-                      f"{'sentence' if mode == 'sentence' else f'{mode} sentences'} "
+                      f"{mode} sentences "
                       f"(--documents corpus|sentence|N chooses)", file=log)
     grouped = regroup_documents(corpus, mode)
     if mode != "corpus":

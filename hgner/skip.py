@@ -310,6 +310,11 @@ def tuned_f1(tuned: SkipModel) -> float:
     return next(row["f1"] for row in tuned.info["tuning"] if row["weight"] == tuned.weight)
 
 
+def dev_record(tuned: SkipModel) -> dict[str, Any]:
+    """The ``dev.skip`` record of a model's ``meta.json``: the tuning decoder, weight and dev F1."""
+    return {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight, "f1": round(tuned_f1(tuned), 2)}
+
+
 def tuning_summary(tuned: SkipModel) -> str:
     """One line on the weight :func:`tune` chose and why, for logs."""
     rows, held_out, corpus = tuned.info["tuning"], tuned.info.get("held_out"), tuned.info["tuned_on"]

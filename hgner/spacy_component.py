@@ -91,6 +91,14 @@ def make_hgner(
                           min_confidence=min_confidence)
 
 
+def _check_settings(cfg: dict[str, Any], where: Path) -> None:
+    """``cfg`` against the component schema (errors name ``where``), then its decoder settings as
+    ``hgner tag`` checks them."""
+    check(cfg, "component", where, raises=HgnerError)
+    check_tag_settings(cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"], cfg.get("decoder_settings"),
+                       cfg.get("min_confidence"), lambda message: None)
+
+
 class HgnerComponent:
     """Tags each Doc with an hgner model; see the module docstring for the rules."""
 
@@ -98,9 +106,7 @@ class HgnerComponent:
         """The settings are checked here, as :meth:`from_disk` checks them, so that a pipeline that
         tags can be saved and loaded again; the model is found and loaded with the first Doc (a
         loaded pipeline's model is the copy :meth:`from_disk` finds)."""
-        check(cfg, "component", Path(f"[components.{name}]"), raises=HgnerError)
-        check_tag_settings(cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"], cfg.get("decoder_settings"),
-                           cfg.get("min_confidence"), lambda message: None)
+        _check_settings(cfg, Path(f"[components.{name}]"))
         self.name = name
         self.language = nlp.lang
         self.cfg: dict[str, Any] = cfg
@@ -157,20 +163,22 @@ class HgnerComponent:
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         """Write ``cfg`` and a copy of the model directory as ``model/``."""
+        from .model import model_workspace
+
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         write_text(path / CFG_FILE, json.dumps(self.cfg, indent=2) + "\n")
         source = self._model_directory()
         target = path / MODEL_DIR
         if source.resolve() != target.resolve():
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(source, target)
+            with model_workspace(target) as work:  # a failed copy leaves the previous one as it was
+                shutil.copytree(source, work, dirs_exist_ok=True)
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
         path = ensure_path(path)
         cfg = read_json(path / CFG_FILE, raises=HgnerError)
-        check(cfg, "component", path / CFG_FILE, raises=HgnerError)
+        _check_settings(cfg, path / CFG_FILE)
         self.cfg = cfg
         self.model_path = path / MODEL_DIR
         self._tagger = None

@@ -38,7 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
 from .errors import HgnerError, ModelError
-from .fileio import STANDARD_OUTPUT, file_identity, not_a_file, output_stream, refuse_inputs, write_text
+from .fileio import STANDARD_OUTPUT, decode_utf8, file_identity, not_a_file, output_stream, refuse_inputs, write_text
 from .graphkinds import check_graph_kind
 from .tokenizer import (VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults, likelier_language,
                         recorded_version)
@@ -493,14 +493,6 @@ def html_tail(colours: dict[str, str]) -> str:
             "</body>\n</html>\n")
 
 
-def html_page(pages: list[tuple[str, str, list[Entity]]], language: str = "en") -> str:
-    """The whole page for ``(heading, text, entities)`` documents in ``language``."""
-    colours: dict[str, str] = {}
-    title = pages[0][0] if len(pages) == 1 else f"{len(pages)} documents"
-    sections = "".join(html_section(heading, text, entities, colours) for heading, text, entities in pages)
-    return html_head(title, language) + sections + html_tail(colours)
-
-
 HTML_STYLE = (
     "body { font-family: sans-serif; max-width: 60em; margin: 2em auto; line-height: 2.4; }"
     " .text { white-space: pre-wrap; }"
@@ -680,12 +672,7 @@ class Input:
                 raw = Path(self.path).read_bytes()
             except OSError as error:
                 raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
-        try:
-            return raw.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            line = raw.count(b"\n", 0, error.start) + 1
-            raise HgnerError(f"{self.source}: line {line}: not UTF-8 text (byte 0x{raw[error.start]:02x} at offset "
-                             f"{error.start})") from None
+        return decode_utf8(raw, self.source)
 
     def size(self) -> int:
         """Bytes to tag, for the progress bar (0 when unknown: standard input)."""

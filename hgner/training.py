@@ -15,7 +15,7 @@ from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate, unknown_types_warning
 from .features import TABLE_FILES, FeatureResources
-from .fileio import file_sha256
+from .fileio import decode_utf8, file_sha256
 from .model import SKIP_FILES, CrfModel, builtin_models, check_model_target, train, write_metadata
 from .report import counted
 from .tokenizer import DEFAULT_LANGUAGE, likelier_language
@@ -99,8 +99,7 @@ def build_model(
             "f1": round(result["f1"], 2),
             "precision": round(result["precision"], 2),
             "recall": round(result["recall"], 2),
-            "skip": {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight,
-                     "f1": round(skip.tuned_f1(tuned), 2)},
+            "skip": skip.dev_record(tuned),
         }
         model.metadata["calibration"] = fitted = calibration.fit(model, dev, progress=progress)
         say(f"calibration: every potential times {fitted['factor']} (gold NLL per sentence on {dev.name} "
@@ -203,26 +202,24 @@ def _read_brown_paths(path: Path) -> dict[str, list[str]]:
     clusters: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}  # word -> the line it is on
     try:
-        with path.open(encoding="utf-8-sig", newline="\n") as lines:
-            for number, line in enumerate(lines, 1):
-                text = line.removesuffix("\n").removesuffix("\r")
-                fields = text.split("\t")
-                if fields == [""]:
-                    continue
-                word = fields[1] if len(fields) > 1 else ""
-                if not (len(fields) in (2, 3) and path_pattern.search(fields[0]) and 0 < len(word) <= longest
-                        and not word.isspace() and "\r" not in word
-                        and (len(fields) == 2 or (fields[2].isascii() and fields[2].isdigit()))):
-                    raise HgnerError(f"{path}:{number}: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, "
-                                     f"a word, an optional count), got {text[:60]!r}")
-                bits = fields[0]
-                if word in first_line:
-                    raise HgnerError(f"{path}:{number}: word {word[:40]!r} again (first on line "
-                                     f"{first_line[word]}); expected each word once")
-                first_line[word] = number
-                clusters.setdefault(bits, []).append(word)
-    except UnicodeDecodeError as error:
-        raise HgnerError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raw = path.read_bytes()
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
+    for number, line in enumerate(decode_utf8(raw, str(path)).split("\n"), 1):
+        text = line.removesuffix("\r")
+        fields = text.split("\t")
+        if fields == [""]:
+            continue
+        word = fields[1] if len(fields) > 1 else ""
+        if not (len(fields) in (2, 3) and path_pattern.search(fields[0]) and 0 < len(word) <= longest
+                and not word.isspace() and "\r" not in word
+                and (len(fields) == 2 or (fields[2].isascii() and fields[2].isdigit()))):
+            raise HgnerError(f"{path}:{number}: expected PATH<TAB>WORD<TAB>COUNT (PATH 1 to 64 0s and 1s, "
+                             f"a word, an optional count), got {text[:60]!r}")
+        bits = fields[0]
+        if word in first_line:
+            raise HgnerError(f"{path}:{number}: word {word[:40]!r} again (first on line "
+                             f"{first_line[word]}); expected each word once")
+        first_line[word] = number
+        clusters.setdefault(bits, []).append(word)
     return clusters

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -28,11 +27,12 @@ from pathlib import Path
 
 from hgner.corpus import load_corpus
 from hgner.evaluation import evaluate, evaluate_raw
-from hgner.model import CrfModel
+from hgner.model import CrfModel, model_language
 from hgner.rawtext import rebuild
 from hgner.tokenizer import TextTokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_tag import children_cpu  # noqa: E402
 from tokenizer_agreement import agreement  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parent.parent
@@ -40,11 +40,6 @@ SOURCE = Path(__file__).resolve().parent.parent
 
 def f1(report: dict) -> float:
     return round(report["results"][0]["f1"], 2)
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def tag_cpu_seconds(source: Path, model: str, files: list[str]) -> float:
@@ -93,7 +88,7 @@ def main() -> None:
     wikigold = load_corpus(args.wikigold, "IOB1")
     figures["wikigold_tokens"] = f1(evaluate(model, wikigold, ["viterbi"], progress=False))
     figures["wikigold_raw_lines"] = f1(evaluate_raw(model, wikigold, ["viterbi"], progress=False))
-    tokenizer = TextTokenizer(model.metadata.get("language", "en"))
+    tokenizer = TextTokenizer(model_language(model.metadata))
     for split in ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)
     if args.baseline:

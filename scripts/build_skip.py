@@ -6,8 +6,8 @@ A thin caller of :func:`hgner.skip.build`: the table is estimated from the train
 function words learned there for the model's language (``--english-words``: the 87 English words
 of the first models instead), and the weight tuned on the dev corpus with ``exact`` (0 when skip
 edges do not beat the chain, or when a weight chosen on half of its documents does not beat it on
-the other half: :func:`hgner.skip.tune`). Both corpora are grouped into documents as the model's ``meta.json``
-says. The model's ``meta.json`` gets the new skip weight and dev F1.
+the other half: :func:`hgner.skip.tune`). Each corpus is grouped into documents as the model's ``meta.json``
+says for it (``documents``, ``dev.documents``). The model's ``meta.json`` gets the new skip weight and dev F1.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hgner import skip  # noqa: E402
-from hgner.model import CrfModel, write_metadata  # noqa: E402
+from hgner.model import CrfModel, model_language, write_metadata  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 
 
@@ -32,12 +32,13 @@ def main() -> None:
     args = parser.parse_args()
     model = CrfModel.load(args.model)
     documents = model.metadata.get("documents", "corpus")
-    train, dev = (read_tagged(name, documents=documents, log=sys.stderr)[0] for name in (args.train, args.dev))
-    tuned = skip.build(model, train, dev, model.metadata.get("language", "en"),
+    dev_documents = model.metadata.get("dev", {}).get("documents", documents)
+    train = read_tagged(args.train, documents=documents, log=sys.stderr)[0]
+    dev = read_tagged(args.dev, documents=dev_documents, log=sys.stderr)[0]
+    tuned = skip.build(model, train, dev, model_language(model.metadata),
                        words=skip.FUNCTION_WORDS if args.english_words else None, progress=sys.stderr.isatty())
     if "dev" in model.metadata:  # the dev figures hgner train recorded
-        model.metadata["dev"]["skip"] = {"decoder": tuned.info["tuning_decoder"], "weight": tuned.weight,
-                                         "f1": round(skip.tuned_f1(tuned), 2)}
+        model.metadata["dev"]["skip"] = skip.dev_record(tuned)
         write_metadata(model.directory, model.metadata)
     for row in tuned.info["tuning"]:
         print(f"weight {row['weight']:5.2f}: F1 {row['f1']:.2f} on {args.dev} (certified {row['certified']:.2%})")

@@ -156,6 +156,18 @@ def test_unknown_arguments_are_the_error_of_the_command_they_follow(argv, expect
     assert exit_.value.code == 2 and one_line_error(capsys) == expected
 
 
+@pytest.mark.parametrize(("options", "expected"), [
+    (["--set", "foo=1"], "unknown viterbi setting 'foo'"),
+    (["--decoders", "herded", "--set", "damping=5"], "unknown herded setting 'damping'"),
+    (["--decoders", "gibbs", "--sweeps", "999999999999"], "sweeps must be an integer in [1, 100000000]"),
+])
+def test_bad_decoder_settings_fail_before_the_corpus_is_read(tiny_model, capsys, options, expected):
+    """The corpus has no -DOCSTART-: reading it would print a warning before the error."""
+    spanish = Path(__file__).parent / "fixtures" / "spanish_like.conll"
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(spanish), *options]) == 2
+    assert expected in one_line_error(capsys)
+
+
 def test_a_subcommands_errors_name_it(capsys):
     assert main(["models", "info", "no/such-model"]) == 2
     assert one_line_error(capsys).startswith("hgner models info: error: model 'no/such-model'")

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from hgner.errors import HgnerError
-from hgner.fileio import atomic_write, refuse_inputs, write_text
+from hgner.fileio import atomic_write, decode_utf8, refuse_inputs, write_text
 
 
 def test_atomic_write_replaces_only_when_complete(tmp_path):
@@ -67,3 +67,22 @@ def test_a_symlinked_output_replaces_the_file_and_keeps_the_link(tmp_path):
     (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
     write_text(tmp_path / "link.txt", "new")
     assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "new"
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (b"\xef\xbb\xbfcaf\xc3\xa9\r\n", "café\r\n"),  # a byte-order mark is dropped, line ends are kept
+    (b"", ""),
+])
+def test_decode_utf8(raw, expected):
+    assert decode_utf8(raw, "f.txt") == expected
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (b"\xff", "f.txt:1: not UTF-8 (byte 0xff at column 1)"),
+    (b"\xef\xbb\xbfone\ntwo M\xfcnchen\n", "f.txt:2: not UTF-8 (byte 0xfc at column 6)"),
+    (b"a\r\nb\n\xe9t\xe9", "f.txt:3: not UTF-8 (byte 0xe9 at column 1)"),
+])
+def test_bytes_that_are_not_utf8_are_named_by_line_and_column(raw, expected):
+    with pytest.raises(HgnerError) as error:
+        decode_utf8(raw, "f.txt")
+    assert str(error.value) == expected

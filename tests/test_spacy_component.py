@@ -136,6 +136,16 @@ def test_damaged_settings_file_is_named(tag_model, tmp_path, text, message):
         spacy.load(tmp_path / "pipeline")
 
 
+def test_a_saved_pipelines_decoder_settings_are_checked_when_it_loads(tag_model, tmp_path):
+    nlp = pipeline(tag_model, decoder="viterbi")
+    nlp.to_disk(tmp_path / "pipeline")
+    nlp.to_disk(tmp_path / "pipeline")  # again over the first copy of the model
+    cfg_file = tmp_path / "pipeline" / "hgner" / "cfg"
+    cfg_file.write_text(json.dumps({**json.loads(cfg_file.read_text()), "decoder": "nope"}), encoding="utf-8")
+    with pytest.raises(HgnerError, match="unknown decoder 'nope'"):  # not only when the first Doc comes
+        spacy.load(tmp_path / "pipeline")
+
+
 def test_two_processes_give_the_same_entities(tag_model):
     nlp = pipeline(tag_model)
     single = [ents(d) for d in nlp.pipe(TEXTS * 3, batch_size=2)]

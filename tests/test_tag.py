@@ -89,7 +89,7 @@ def test_jobs_keep_the_output_and_its_order(tag_model, tmp_path):
     (tmp_path / "bad.txt").write_bytes(b"Paris \xff")
     broken = run_hgner([*arguments[:5], str(files[0]), str(tmp_path / "bad.txt"), str(files[1]), "-j", "2"])
     assert broken.returncode == 2 and len(broken.stdout.splitlines()) == 1
-    assert "bad.txt: line 1: not UTF-8 text" in one_line_error(broken.stderr)
+    assert "bad.txt:1: not UTF-8 (byte 0xff at column 7)" in one_line_error(broken.stderr)
 
 
 def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
@@ -152,7 +152,7 @@ def test_bad_files_exit_2_with_one_line(tag_model, tmp_path, capsys):
     bad.write_bytes("Berlin.\nAngela Merkel in M\xfcnchen".encode("latin-1"))
     result = run_hgner(["tag", "--model", str(tag_model), str(bad)])
     assert result.returncode == 2
-    assert f"{bad}: line 2: not UTF-8 text (byte 0xfc at offset 26)" in one_line_error(result.stderr)
+    assert f"{bad}:2: not UTF-8 (byte 0xfc at column 19)" in one_line_error(result.stderr)
     assert main(["tag", "--model", str(tag_model), "--files", str(tmp_path / "nope")]) == 2
     assert "no such file" in one_line_error(capsys.readouterr().err)
     assert main(["tag", "--model", str(tmp_path / "no-model"), SENTENCE]) == 2

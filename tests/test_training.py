@@ -178,7 +178,7 @@ GAZETTEER, CLUSTERS = ("--gazetteer", "nosuch.json"), ("--word-clusters", "clust
     (*CLUSTERS, b"0110\tMadrid\t12\n012\tRoma\t3\n", "clusters.txt:2: expected PATH<TAB>WORD<TAB>COUNT"),
     (*CLUSTERS, b"0110\tMadrid\tmany\n", "clusters.txt:1: expected PATH<TAB>WORD<TAB>COUNT"),
     (*CLUSTERS, b"0110\tMadrid\n1\tRoma\n0\tMadrid\n", "clusters.txt:3: word 'Madrid' again (first on line 1)"),
-    (*CLUSTERS, b"0110\tM\xe1laga\n", "clusters.txt: not UTF-8 text"),
+    (*CLUSTERS, b"0110\tM\xe1laga\n", "clusters.txt:1: not UTF-8 (byte 0xe1 at column 7)"),
 ])
 def test_bad_tables_are_one_line_errors_before_any_work(tmp_path, monkeypatch, capsys, option, name, content, expected):
     monkeypatch.chdir(tmp_path)

@@ -1,7 +1,7 @@
 """Annealed Gibbs sampling (``gibbs``) on any factor graph.
 
 It scans the variables in the fixed order 0..n-1 (one pass is a *sweep*), starts from the argmax
-of each variable's unary, keeps the score of the current labelling up to date from local score
+of each variable's unary (or, with ``start="viterbi"``, from the chains' Viterbi labelling), keeps the score of the current labelling up to date from local score
 differences and returns the highest-scoring labelling among the states at the end of each sweep.
 At constant temperature it estimates marginals by sample frequencies: every variable's label is
 counted after each of its updates, over all sweeps. Herded Gibbs and its variants are in
