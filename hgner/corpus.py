@@ -257,13 +257,20 @@ def read_nltk_conll(source: CorpusSource, scheme: str | None) -> Corpus:
     ``PACKAGE/FILE`` (``conll2002/esp.testa``); errors and reports use ``source.name``."""
     import nltk
 
+    from .datahome import NLTK_READ_ERRORS, damaged_nltk_package, nltk_pointer_file
+
     try:
-        raw = nltk.data.find(f"corpora/{source.location}").open().read()
-    except (LookupError, OSError) as error:
+        pointer = nltk.data.find(f"corpora/{source.location}")
+        with pointer.open() as stream:
+            raw = stream.read()
+    except LookupError as error:
         message = " ".join(str(error).split())
         raise HgnerError(f"corpus {source.name!r}: NLTK cannot read corpora/{source.location} ({message})") from None
-    return relabel(parse_conll(_decode_lines(raw, source.name), source.name, scheme, source.lenient),
-                   source.label_map)
+    except NLTK_READ_ERRORS as error:
+        raise damaged_nltk_package(source.location.split("/")[0], error) from None
+    corpus = parse_conll(_decode_lines(raw, source.name), source.name, scheme, source.lenient)
+    # the package's zip (or file) is this corpus's file: no output may replace it
+    return replace(relabel(corpus, source.label_map), file=nltk_pointer_file(pointer))
 
 
 def load_corpus(name: str, scheme: str | None = None, offline: bool = False, lenient: bool = False) -> Corpus:

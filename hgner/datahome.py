@@ -20,6 +20,7 @@ import os
 import sys
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 from typing import IO
 
@@ -101,6 +102,10 @@ def ensure(manifest: Manifest, split: Split, offline: bool = False) -> str:
             raise HgnerError(f"corpus {name!r}: {target} is not the catalogue's file ({problem}); "
                              "delete it to fetch it again")
         return str(target)
+    if target.is_symlink() or target.exists():  # a dangling link, a pipe, a folder: never fetched through
+        reason = (f"a link to {os.readlink(target)}, which does not exist" if not target.exists()
+                  else "a directory" if target.is_dir() else "not a regular file (a device, pipe or socket)")
+        raise HgnerError(f"corpus {name!r}: {target} is {reason}; delete it to fetch the file again")
     fetch_file(manifest, split, is_offline(offline))
     return str(target)
 
@@ -192,12 +197,37 @@ def _download(source: str, target: Path, split: Split) -> None:
 
 
 def nltk_find(resource: str) -> str | None:
+    """Where NLTK finds ``resource`` (``corpora/PACKAGE.zip``, ``corpora/PACKAGE/FILE``), or None;
+    an :class:`HgnerError` naming the package's zip file when that is damaged."""
     import nltk
 
     try:
         return str(nltk.data.find(resource))
     except LookupError:
         return None
+    except (zipfile.BadZipFile, EOFError, OSError) as error:
+        raise damaged_nltk_package(resource.split("/")[1].removesuffix(".zip"), error) from None
+
+
+def nltk_pointer_file(pointer: object) -> str | None:
+    """The file behind an NLTK path pointer: the zip file it points into, or the file itself."""
+    archive = getattr(pointer, "zipfile", None)
+    return archive.filename if archive is not None else getattr(pointer, "path", None)
+
+
+NLTK_READ_ERRORS = (zipfile.BadZipFile, EOFError, OSError, ValueError, AttributeError, TypeError)
+"""What NLTK raises on a damaged package (a truncated zip or member: its parsers meet ``None``)."""
+
+
+def damaged_nltk_package(package: str, error: BaseException) -> HgnerError:
+    """The error for an NLTK package whose zip file cannot be read: it names the first such file
+    on NLTK's search path."""
+    import nltk
+
+    zips = [path for folder in nltk.data.path if (path := Path(folder, "corpora", f"{package}.zip")).is_file()]
+    where = str(zips[0]) if zips else f"corpora/{package}.zip on NLTK's path"
+    reason = " ".join(str(error).split()) or type(error).__name__
+    return HgnerError(f"NLTK package {package!r}: {where} is damaged ({reason}); delete it to fetch it again")
 
 
 def use_nltk_data_home() -> None:

@@ -45,38 +45,41 @@ def read_ieer(tokenizer: TextTokenizer | None = None, *, label_map: Mapping[str,
     gives the hgner type of each IEER label (labels not in it become O)."""
     from nltk.corpus import ieer
 
+    from .datahome import NLTK_READ_ERRORS, damaged_nltk_package, nltk_pointer_file
+
     tokenizer = tokenizer or SpacyDefaultTokenizer()
     try:
-        fileids = ieer.fileids()
+        texts = [(parsed.docno.strip(), _text_and_spans(parsed.text, label_map))
+                 for fileid in ieer.fileids() for parsed in ieer.parsed_docs(fileid)]
+        location = nltk_pointer_file(ieer.root)
     except LookupError:
         raise HgnerError("corpus 'nltk:ieer': NLTK's ieer package not found; set NLTK_DATA") from None
+    except NLTK_READ_ERRORS as error:
+        raise damaged_nltk_package("ieer", error) from None
     documents: list[Document] = []
     misaligned = 0
     n_entities = 0
-    for fileid in fileids:
-        for parsed in ieer.parsed_docs(fileid):
-            text, spans = _text_and_spans(parsed.text, label_map)
-            sentences = tokenizer(text)
-            starts = {start: (si, ti) for si, s in enumerate(sentences) for ti, (start, _) in enumerate(s.offsets)}
-            ends = {end: (si, ti) for si, s in enumerate(sentences) for ti, (_, end) in enumerate(s.offsets)}
-            tags = [["O"] * len(s.tokens) for s in sentences]
-            for start, end, entity_type in spans:
-                n_entities += 1
-                first, last = starts.get(start), ends.get(end)
-                if first is None or last is None or first[0] != last[0]:
-                    misaligned += 1
-                    continue
-                sentence_tags = tags[first[0]]
-                sentence_tags[first[1]] = f"B-{entity_type}"
-                for i in range(first[1] + 1, last[1] + 1):
-                    sentence_tags[i] = f"I-{entity_type}"
-            name = f"ieer/{parsed.docno.strip()}"
-            documents.append(Document(name, [Sentence(s.tokens, t) for s, t in zip(sentences, tags)]))
+    for docno, (text, spans) in texts:
+        sentences = tokenizer(text)
+        starts = {start: (si, ti) for si, s in enumerate(sentences) for ti, (start, _) in enumerate(s.offsets)}
+        ends = {end: (si, ti) for si, s in enumerate(sentences) for ti, (_, end) in enumerate(s.offsets)}
+        tags = [["O"] * len(s.tokens) for s in sentences]
+        for start, end, entity_type in spans:
+            n_entities += 1
+            first, last = starts.get(start), ends.get(end)
+            if first is None or last is None or first[0] != last[0]:
+                misaligned += 1
+                continue
+            sentence_tags = tags[first[0]]
+            sentence_tags[first[1]] = f"B-{entity_type}"
+            for i in range(first[1] + 1, last[1] + 1):
+                sentence_tags[i] = f"I-{entity_type}"
+        documents.append(Document(f"ieer/{docno}", [Sentence(s.tokens, t) for s, t in zip(sentences, tags)]))
     notes = [
         f"{misaligned} of {n_entities} gold entities do not align with token boundaries "
         "or cross a sentence boundary, and are left out of the gold standard"
     ]
-    return Corpus("nltk:ieer", "IOB2", documents, notes)
+    return Corpus("nltk:ieer", "IOB2", documents, notes, file=location)  # (no output may replace the package)
 
 
 @corpus_readers.register("nltk-ieer")

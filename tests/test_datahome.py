@@ -300,3 +300,63 @@ def test_a_failed_nltk_download_is_one_line(tmp_path, monkeypatch):
         load_corpus("nltk:ieer")
     assert str(error.value).startswith("corpus 'nltk:ieer': nltk.download('ieer') failed (Error downloading 'ieer' from ")
     assert "\n" not in str(error.value)
+
+
+def _small_conll2002(folder: Path) -> Path:
+    """A conll2002 package zip in ``folder``/corpora with one split (NLTK reads it as the real one)."""
+    import zipfile
+
+    archive = folder / "corpora" / "conll2002.zip"
+    archive.parent.mkdir(parents=True)
+    with zipfile.ZipFile(archive, "w") as package:
+        package.writestr("conll2002/ned.testa", "-DOCSTART- -X- O\nAmsterdam Adj B-LOC\nleeft V O\n")
+    return archive
+
+
+def test_outputs_never_replace_an_nltk_package(tmp_path, monkeypatch, tiny_model, capsys):
+    import nltk
+
+    archive = _small_conll2002(tmp_path)
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path / "home"))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    before = archive.read_bytes()
+    assert load_corpus("nltk:conll2002/ned.testa").file == str(archive)
+    for option in ("--json", "--predictions"):
+        assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", "nltk:conll2002/ned.testa",
+                     option, str(archive)]) == 2
+        assert f"{option} {archive}: is also an input" in capsys.readouterr().err
+    assert archive.read_bytes() == before
+
+
+@pytest.mark.parametrize("damage", [b"not a zip file", None])  # None: a zip whose member is cut short
+def test_a_damaged_nltk_package_is_named(tmp_path, monkeypatch, damage):
+    import nltk
+
+    archive = _small_conll2002(tmp_path)
+    if damage is None:
+        raw = archive.read_bytes()
+        archive.write_bytes(raw[:len(raw) // 2])
+    else:
+        archive.write_bytes(damage)
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path / "home"))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    with pytest.raises(HgnerError, match=f"NLTK package 'conll2002': {archive} is damaged .*; delete it"):
+        load_corpus("nltk:conll2002/ned.testa")
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "folder", "fifo"])
+def test_a_data_home_path_that_is_not_a_file_is_never_fetched_through(server, home, use_sources, tmp_path, kind):
+    use_sources(url(server, "good"))
+    target = home / "tiny" / CORPUS_FILE.name
+    target.parent.mkdir(parents=True)
+    if kind == "dangling link":
+        target.symlink_to(tmp_path / "elsewhere")
+    elif kind == "folder":
+        target.mkdir()
+    else:
+        os.mkfifo(target)
+    expected = {"dangling link": f"a link to {tmp_path / 'elsewhere'}, which does not exist",
+                "folder": "a directory", "fifo": "not a regular file"}[kind]
+    with pytest.raises(HgnerError, match=f"{target} is {expected}"):
+        load_corpus("tiny")
+    assert server.requests == [] and not (tmp_path / "elsewhere").exists()

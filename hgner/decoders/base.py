@@ -48,6 +48,8 @@ class Decoder(ABC):
     - ``certifies``: its stats carry ``certified`` (1.0 when the labelling is the proven MAP) and ``gap``;
     - ``exact``: always returns the exact MAP labelling (of the graphs it accepts);
     - ``searches_map``: returns the best labelling it visited (False: argmax of approximate marginals);
+      these two tell users (``hgner decoders``) and the shared decoder tests what to expect, and no
+      caller needs them;
     - ``chain_only``: refuses skip edges (evaluate gives it the chain graph);
     - ``decodes_features``: stands for the model's own tagger (crfsuite's) on the model's features,
       not a graph decoder; :class:`~hgner.pipeline.Pipeline` runs the model's tagger instead.
