@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones), a model's "
                             "word_clusters.json, or a file of Brown clusters, a line per word: PATH<TAB>WORD<TAB>COUNT "
                             "(as Liang's wcluster writes them)")
+    train.add_argument("--lowercase-clusters", action="store_true",
+                       help="with --word-clusters: a capitalised word also gets its lowercase form's cluster when both "
+                            "have one (es-conll02 uses it)")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -483,6 +486,8 @@ def _train(args: argparse.Namespace) -> int:
     from .reading import read_tagged
     from .training import build_model, read_gazetteer, read_word_clusters
 
+    if args.lowercase_clusters and not args.word_clusters:
+        raise HgnerError("--lowercase-clusters adds to the word-cluster features: give --word-clusters too")
     gazetteer, gazetteer_sources, gazetteer_file = read_gazetteer(args.gazetteer) if args.gazetteer else (None,) * 3
     clusters, clusters_sources, clusters_file = (read_word_clusters(args.word_clusters) if args.word_clusters
                                                  else (None,) * 3)
@@ -493,7 +498,8 @@ def _train(args: argparse.Namespace) -> int:
                                              offline=args.offline) if args.dev else (None, None))
     label_map = {t: "O" for t in args.drop_type}
     config = RECOMMENDED if args.features == "recommended" else BASELINE
-    config = replace(config, gazetteer=bool(gazetteer), word_clusters=bool(clusters))
+    config = replace(config, gazetteer=bool(gazetteer), word_clusters=bool(clusters),
+                     lowercase_clusters=args.lowercase_clusters)
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                 max_iterations=args.max_iterations, label_map=label_map, gazetteer=gazetteer,

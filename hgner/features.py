@@ -55,6 +55,9 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
     come from text far larger than the training corpus, so they group names the corpus never
     shows with names it does. The shipped Spanish and Dutch models use spaCy's Spanish and German
     tables (``spacy-lookups-data``; ``scripts/build_models.py``).
+    [lowercase_clusters] also ``lc4=`` ... ``lc20=`` the lowercase form's cluster, for a word with
+    an upper-case letter when both it and its lowercase form have clusters (``Cámara`` the
+    parliament, ``cámara`` the camera): ``es-conll02``.
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
@@ -100,6 +103,7 @@ class FeatureConfig:
     gazetteer: bool = False
     context: int = 0
     word_clusters: bool = False
+    lowercase_clusters: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -163,11 +167,16 @@ class FeatureResources:
                 seen[word] = path
         return None
 
-    def cluster_attributes(self, word: str) -> tuple[str, ...]:
+    def cluster_attributes(self, word: str, lowercase: bool = False) -> tuple[str, ...]:
         """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
-        in lower case); () when it has no cluster."""
-        path = self._cluster_of.get(word) or self._cluster_of.get(word.lower())
-        return () if path is None else _path_prefixes(path)
+        in lower case); () when it has no cluster. With ``lowercase``, also ``lcK=`` of its
+        lowercase form's path when the word differs from that form and both have a cluster."""
+        lower = word.lower()
+        own = self._cluster_of.get(word)
+        path = own or self._cluster_of.get(lower)
+        attributes = () if path is None else _path_prefixes(path, "c")
+        lower_path = self._cluster_of.get(lower) if lowercase and own is not None and lower != word else None
+        return attributes if lower_path is None else attributes + _path_prefixes(lower_path, "lc")
 
     def lookup(self, entry: str) -> tuple[int, ...]:
         """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
@@ -214,8 +223,8 @@ TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clu
 
 
 @lru_cache(maxsize=None)  # one entry per cluster path
-def _path_prefixes(path: str) -> tuple[str, ...]:
-    return tuple(f"c{k}={path[:k]}" for k in CLUSTER_PREFIXES)
+def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
+    return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)
 
 
 _NOT_WORD = re.compile(r"[^\w]")
@@ -294,7 +303,7 @@ def type_attributes(word: str, config: FeatureConfig, resources: FeatureResource
     """Every attribute of the word type itself: :func:`word_attributes`, then its cluster's
     (:meth:`FeatureResources.cluster_attributes`) when the model uses word clusters."""
     own = word_attributes(word, config.affixes)
-    return own + resources.cluster_attributes(word) if config.word_clusters else own
+    return own + resources.cluster_attributes(word, config.lowercase_clusters) if config.word_clusters else own
 
 
 @lru_cache(maxsize=400_000)

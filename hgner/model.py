@@ -397,6 +397,8 @@ def train(
         raise ModelError(f"c1 and c2 must be finite and >= 0, got {c1} and {c2}")
     if max_iterations < 1:
         raise ModelError(f"max_iterations must be at least 1, got {max_iterations}")
+    if config.lowercase_clusters and not config.word_clusters:
+        raise ModelError("config: lowercase_clusters adds to the word-cluster features; expected word_clusters too")
     for setting, table, sources in (("gazetteer", gazetteer, gazetteer_sources),
                                     ("word_clusters", word_clusters, word_clusters_sources)):
         _check_outside_table(setting, table, sources, getattr(config, setting))

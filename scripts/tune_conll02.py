@@ -97,13 +97,17 @@ EXPERIMENTS = {
        for tag, change in ES_WC_LBFGS.items()},
     **{f"nl-corpus-gaz-wc-{tag}": ("nl", "corpus", dict(GAZ, word_clusters=True), dict(TRAIN, **change))
        for tag, change in NL_WC_LBFGS.items()},
+    # and the lowercase form's cluster for a capitalised word (FeatureConfig.lowercase_clusters)
+    "es-10-gaz-wc-lc": ("es", "10", dict(GAZ, word_clusters=True, lowercase_clusters=True), ES_TRAIN),
+    "nl-corpus-gaz-wc-lc": ("nl", "corpus", dict(GAZ, word_clusters=True, lowercase_clusters=True), TRAIN),
 }
 
 # experiments with word clusters: name -> the language of spaCy's cluster table (build_models.build_word_clusters;
 # spaCy has none for Dutch)
 WORD_CLUSTERS = {"es-10-gaz-c2.05-wc": "es", "nl-corpus-gaz-wc": "de", "nl-corpus-gaz-wc-en": "en",
                  **{f"es-10-gaz-wc-{tag}": "es" for tag in ES_WC_LBFGS},
-                 **{f"nl-corpus-gaz-wc-{tag}": "de" for tag in NL_WC_LBFGS}}
+                 **{f"nl-corpus-gaz-wc-{tag}": "de" for tag in NL_WC_LBFGS},
+                 "es-10-gaz-wc-lc": "es", "nl-corpus-gaz-wc-lc": "de"}
 
 # experiments whose gazetteer lists are built with other options (build_models.build_gazetteer)
 GAZETTEER_OPTIONS = {

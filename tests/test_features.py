@@ -242,6 +242,21 @@ def test_word_clusters_give_path_prefixes():
     assert not any(clusters(FeatureConfig()))
 
 
+def test_lowercase_clusters_add_the_lowercase_forms_cluster_to_a_word_with_its_own():
+    resources = FeatureResources(word_clusters={"0101": ["Cámara"], "1100": ["cámara", "lunes"], "111": ["Ana"]})
+    tokens = ["Cámara", "cámara", "Lunes", "Ana", "CÁMARA"]
+
+    def clusters(config):
+        return [[a for a in token if re.fullmatch(r"l?c\d+=[01]+", a)] for token in
+                document_features([tokens], config, resources)[0]]
+
+    plain = clusters(FeatureConfig(word_clusters=True))
+    both = clusters(FeatureConfig(word_clusters=True, lowercase_clusters=True))
+    assert both[0] == plain[0] + ["lc4=1100", "lc6=1100", "lc10=1100", "lc20=1100"]  # Cámara and cámara
+    assert both[1:] == plain[1:]  # already lower case; no own cluster (Lunes, CÁMARA); no lower-case one (Ana)
+    assert plain[2] == plain[4] == plain[1] and plain[3] == ["c4=111", "c6=111", "c10=111", "c20=111"]
+
+
 def test_a_word_in_two_clusters_is_refused_on_loading(tmp_path):
     FeatureResources(word_clusters={"0": ["a", "b"], "1": ["c"]}).save(tmp_path)
     assert FeatureResources.load(tmp_path).repeated_cluster_word() is None

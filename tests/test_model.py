@@ -107,6 +107,7 @@ def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, cluste
 
 def test_tables_given_without_their_features_are_refused(tmp_path, tiny_corpus):
     from hgner.errors import HgnerError
+    from hgner.features import FeatureConfig
 
     with pytest.raises(ModelError, match="word clusters given but config.word_clusters is false"):
         train(tiny_corpus, tmp_path / "m", word_clusters={"01": ["Paris"]})
@@ -114,6 +115,8 @@ def test_tables_given_without_their_features_are_refused(tmp_path, tiny_corpus):
         train(tiny_corpus, tmp_path / "m", gazetteer={"LOC": ["paris"]})
     with pytest.raises(HgnerError, match="word_clusters_sources: expected a string or None, got 5"):
         train(tiny_corpus, tmp_path / "m", word_clusters_sources=5)
+    with pytest.raises(ModelError, match="lowercase_clusters adds to the word-cluster features"):
+        train(tiny_corpus, tmp_path / "m", config=FeatureConfig(lowercase_clusters=True))
 
 
 def test_where_a_table_came_from_is_recorded_on_one_line(tmp_path, tiny_corpus):

@@ -195,10 +195,11 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
     paths.write_text("0110\tMadrid\t12\n0110\tMéxico\t7\n\n0111\tTelefónica\n10\tel\t900\n", encoding="utf-8")
     out = tmp_path / "m"
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "5",
-                 "--word-clusters", str(paths)]) == 0
+                 "--word-clusters", str(paths), "--lowercase-clusters"]) == 0
     assert "word clusters: 4 words in 3 clusters" in capsys.readouterr().err
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
     assert meta["features"]["word_clusters"] and "word_clusters.json" in meta["resources"]
+    assert meta["features"]["lowercase_clusters"]
     assert meta["word_clusters_sources"].startswith(f"{paths} (sha256 ")
     model = CrfModel.load(out)
     assert model.resources.word_clusters == {"0110": ["Madrid", "México"], "0111": ["Telefónica"], "10": ["el"]}
@@ -328,3 +329,10 @@ def test_dev_types_the_model_lacks_and_a_dev_corpus_in_another_language_are_warn
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--out", str(tmp_path / "none"), "--drop-type", "LOC",
                  "--drop-type", "ORG", "--drop-type", "PER"]) == 2
     assert "training corpus" in capsys.readouterr().err  # what is wrong is the training corpus, not the dev one
+
+
+def test_lowercase_clusters_need_word_clusters(tmp_path, capsys):
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--lowercase-clusters"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("hgner train: error: --lowercase-clusters adds to the word-cluster features: give --word-clusters "
+                   "too") and not (tmp_path / "m").exists()
