@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -360,3 +361,25 @@ def test_a_data_home_path_that_is_not_a_file_is_never_fetched_through(server, ho
     with pytest.raises(HgnerError, match=f"{target} is {expected}"):
         load_corpus("tiny")
     assert server.requests == [] and not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize(("variable", "value", "expected"), [
+    ("HGNER_OFFLINE", "banana", "HGNER_OFFLINE: expected 1, true, yes or on (offline) or 0, false, no or off"),
+    ("HGNER_MIRROR", "ftp://host/corpora", "HGNER_MIRROR: expected a folder or an http://, https:// or file:// URL"),
+])
+def test_environment_variables_with_values_that_mean_nothing_are_errors(home, use_sources, monkeypatch, variable,
+                                                                        value, expected):
+    use_sources("http://127.0.0.1:9/{file}")
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(HgnerError, match=re.escape(expected)):
+        load_corpus("tiny")
+
+
+def test_a_mirror_folder_may_start_with_a_tilde(tmp_path, home, use_sources, monkeypatch):
+    (tmp_path / "user" / "mirror" / "tiny").mkdir(parents=True)
+    (tmp_path / "user" / "mirror" / "tiny" / CORPUS_FILE.name).write_bytes(GOOD)
+    use_sources("http://127.0.0.1:9/{file}")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("HGNER_MIRROR", "~/mirror")
+    monkeypatch.setenv("HGNER_OFFLINE", "off")
+    assert load_corpus("tiny").n_tokens == 21
