@@ -539,7 +539,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_format(args.plot)
     model, corpus = load_inputs(args.model, args.corpus, calibration=args.calibration, graph=args.graph,
-                                scheme=args.scheme, documents=args.documents, log=sys.stderr, offline=args.offline,
+                                scheme=args.scheme, documents=args.documents, offline=args.offline,
                                 warn=lambda message: print(f"warning: {message}", file=sys.stderr))
     for option, path in outputs.items():
         refuse_inputs(path, [corpus.file, *model.files()], option)

@@ -73,12 +73,13 @@ class Run:
 
 
 def load_inputs(model: str | Path, corpus: str, *, calibration: float | None = None, graph: str = "chain",
-                scheme: str | None = None, documents: str = "auto", log: TextIO | None = None, offline: bool = False,
+                scheme: str | None = None, documents: str = "auto", offline: bool = False,
                 warn: Callable[[str], None]) -> tuple[CrfModel, Corpus]:
     """The model and the tagged corpus, as ``hgner evaluate`` and :func:`hgner.evaluate` read them:
     the model first (with ``calibration``; for a skip ``graph`` its skip potential, so a missing one
-    fails before the corpus is read), then the corpus (:func:`hgner.reading.read_tagged`, with its
-    ``log``); ``warn`` gets a warning when the corpus looks like another language than the model's."""
+    fails before the corpus is read), then the corpus (:func:`hgner.reading.read_tagged`); ``warn``
+    gets the warnings: a corpus without documents, one that looks like another language than the
+    model's, entity types the model lacks."""
     from .model import model_advice, model_language
     from .reading import read_tagged
     from .skip import load as load_skip
@@ -87,7 +88,8 @@ def load_inputs(model: str | Path, corpus: str, *, calibration: float | None = N
     loaded = CrfModel.load(model, calibration)
     if graph == "skip":
         load_skip(loaded)
-    tagged, _ = read_tagged(corpus, scheme, documents, log, offline=offline, announce=False)  # the report prints the scheme
+    tagged, _ = read_tagged(corpus, scheme, documents, offline=offline, announce=False,  # the report prints the scheme
+                            warn=warn)
     other = likelier_language(tagged.tokens, model_language(loaded.metadata))
     if other is not None:
         warn(f"corpus {tagged.name}: {other.evidence}, the language of model {loaded.name}: "

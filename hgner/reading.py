@@ -23,6 +23,7 @@ per-document report figures become corpus totals.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TextIO
 
 from . import schemes
@@ -55,12 +56,15 @@ def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
 
 
 def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", log: TextIO | None = None,
-                what: str = "corpus", offline: bool = False, announce: bool = True) -> tuple[Corpus, str]:
+                what: str = "corpus", offline: bool = False, announce: bool = True,
+                warn: Callable[[str], None] | None = None) -> tuple[Corpus, str]:
     """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
     documents as ``documents`` says. What was detected and chosen goes into the corpus's notes
-    (printed with every report) and, with ``announce``, on ``log``, which also gets the warning
-    for a corpus without documents. Returns the corpus and the documents mode used (``auto``
-    resolved)."""
+    (printed with every report) and, with ``announce``, on ``log``. The warning for a corpus
+    without documents goes to ``warn`` (default: a ``warning:`` line on ``log``). Returns the
+    corpus and the documents mode used (``auto`` resolved)."""
+    if warn is None:
+        warn = (lambda message: print(f"warning: {message}", file=log)) if log is not None else (lambda message: None)
     corpus = load_corpus(name, offline=offline, lenient=scheme is not None)  # --scheme: tags read as conlleval reads them
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
@@ -80,20 +84,18 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
     corpus.notes.append(message)
     if log is not None and announce:
         print(f"{what} {corpus.name}: {message}", file=log)
-    return _group(corpus, documents, log, what)
+    return _group(corpus, documents, warn, what)
 
 
-def _group(corpus: Corpus, documents: str, log: TextIO | None, what: str) -> tuple[Corpus, str]:
+def _group(corpus: Corpus, documents: str, warn: Callable[[str], None], what: str) -> tuple[Corpus, str]:
     mode = documents
     if documents == "auto":
         mode = "corpus"
         if len(corpus.documents) == 1 and len(corpus.sentences) > 1 and not corpus.marked:
             mode = NO_DOCUMENTS
-            if log is not None:
-                print(f"warning: {what} {corpus.name} has no -DOCSTART- document boundaries "
-                      f"({len(corpus.sentences)} sentences in one document); reading one document per "
-                      f"{mode} sentences "
-                      f"(--documents corpus|sentence|N chooses)", file=log)
+            warn(f"{what} {corpus.name} has no -DOCSTART- document boundaries ({len(corpus.sentences)} sentences "
+                 f"in one document); reading one document per {mode} sentences (--documents corpus|sentence|N "
+                 "chooses)")
     grouped = regroup_documents(corpus, mode)
     if mode != "corpus":
         grouped.notes.append(f"documents: {mode} ({counted(len(grouped.documents), 'document')})")
