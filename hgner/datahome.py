@@ -61,7 +61,7 @@ def is_offline(flag: bool = False) -> bool:
 
 
 def mirror() -> str | None:
-    """``$HGNER_MIRROR`` (a folder, ``~`` expanded, or an http(s) URL), or None."""
+    """``$HGNER_MIRROR`` (a folder, ``~`` expanded, or an http, https or file URL), or None."""
     value = os.environ.get("HGNER_MIRROR") or None
     if value is None or value.startswith(_URL_SCHEMES):
         return value

@@ -222,7 +222,7 @@ class FeatureResources:
 TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE}
 
 
-@lru_cache(maxsize=None)  # one entry per cluster path
+@lru_cache(maxsize=None)  # one entry per cluster path and attribute name (c, lc)
 def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
     return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)
 

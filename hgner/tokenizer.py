@@ -279,7 +279,7 @@ def opens_sentence(text: str, start: int, word: str) -> bool:
     """Whether the punctuation token ``word`` at ``text[start]``, after a sentence end, opens the
     next sentence: one of :data:`OPENING_MARKS` with whitespace (or the start of the text) before
     it and a character other than whitespace after it (``said. "We`` and ``hará? ¿Qué`` open;
-    ``win." He`` and ``(Fin.) Ana`` close). The spacing decides, since ``"`` opens and closes alike
+    the ``"`` of ``win." He`` and the ``)`` of ``Fin.) Ana`` close). The spacing decides, since ``"`` opens and closes alike
     and ``»``, ``“`` open in some languages and close in others."""
     after = start + len(word)
     return (word in OPENING_MARKS and (start == 0 or text[start - 1].isspace())
