@@ -51,7 +51,6 @@ class Manifest:
     scheme: str
     entity_types: tuple[str, ...]
     label_map: Mapping[str, str]
-    documents_marked: bool
     license: str
     citation: str
     separator: str
@@ -107,7 +106,7 @@ def load_manifest(path: str | Path) -> Manifest:
     return Manifest(
         name=data["name"], title=data["title"], description=data["description"], reader=data["reader"],
         languages=tuple(data["languages"]), scheme=data["scheme"], entity_types=tuple(data["entity_types"]),
-        label_map=dict(data["label_map"]), documents_marked=data["documents_marked"], license=data["license"],
+        label_map=dict(data["label_map"]), license=data["license"],
         citation=data["citation"], separator=data["separator"], splits=splits,
         urls=tuple(data["sources"].get("urls", ())), nltk_package=data["sources"].get("nltk"),
         default_split=default, path=path,

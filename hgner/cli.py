@@ -28,12 +28,15 @@ class _Parser(argparse.ArgumentParser):
 
 class _CommandParser(_Parser):
     """A command's parser (``hgner tag``, ``hgner models info``): arguments it does not know are
-    its error, named after it, not the top-level parser's."""
+    its error, named after it, not the top-level parser's; the innermost command's name goes into
+    the arguments as ``command_name``, the prefix of the command's error messages."""
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         namespace, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
+        if not hasattr(namespace, "command_name"):  # (an inner command's parser has set it already)
+            namespace.command_name = self.prog
         return namespace, extras
 
 
@@ -354,8 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     status 1 with a line asking for a report (the traceback with ``--debug``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    prefix = " ".join(["hgner", args.command, *filter(None, (getattr(args, "models_command", None),
-                                                             getattr(args, "action", None)))])
+    prefix = args.command_name
     try:  # undecodable bytes in arguments or file names (lone surrogates) print as escapes, never crash
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):
