@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "Entity",
@@ -34,9 +34,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .api import ModelInfo, available_decoders, available_models, evaluate, load, model_info
-    from .tag import Entity, Tagger
+    from .tagging.tagger import Entity, Tagger
 
-_HOMES = {"Entity": "tag", "Tagger": "tag", "ModelInfo": "api", "available_decoders": "api",
+_HOMES = {"Entity": "tagging.tagger", "Tagger": "tagging.tagger", "ModelInfo": "api", "available_decoders": "api",
           "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api"}
 
 

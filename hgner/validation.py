@@ -15,21 +15,22 @@ with ``jsonschema``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import HgnerError, ModelError
+from .errors import HgnerError, ModelError, named
 
 MAX_JSON_BYTES = 64 * 2**20  # the largest shipped table, nl-conll02's word_clusters.json, has 11.8 MB
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """The schema ``hgner/schemas/NAME.schema.json``."""
     return json.loads((resources.files("hgner") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
@@ -97,13 +98,13 @@ def check_argument(ok: bool, name: str, expected: str, value: Any) -> None:
     """An :class:`HgnerError` ``name: expected ..., got ...`` unless ``ok``: for the Python API's
     arguments, which the command line's parser checks for its own."""
     if not ok:
-        raise HgnerError(f"{name}: expected {expected}, got {show(value)}")
+        raise HgnerError(f"{named(name)}: expected {expected}, got {show(value)}")
 
 
 def check_fields(data: Mapping[str, Any], settings: type, what: str) -> None:
     """A :class:`ModelError` when ``data`` (a settings object read back from JSON) has keys that
     are not fields of the dataclass ``settings``; ``what`` names them (``skip settings``)."""
-    known = sorted(settings.__dataclass_fields__)
+    known = sorted(f.name for f in dataclasses.fields(settings))
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ModelError(f"unknown {what} {unknown}; expected some of {known}")
@@ -116,7 +117,7 @@ def _where(path: Any) -> str:
     return parts or "top level"
 
 
-@lru_cache(maxsize=None)
+@cache
 def ecma_pattern(pattern: str) -> re.Pattern:
     """A schema's ``pattern`` with its final ``$`` as ECMA-262 (JSON Schema's regular expressions)
     means it: only at the end of the string, where Python's would also match before a final
@@ -134,7 +135,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Itera
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(schema: str | Path) -> Any:
     import jsonschema
 

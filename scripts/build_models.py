@@ -37,16 +37,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hgner import calibration, schemes  # noqa: E402
+from hgner import schemes  # noqa: E402
+from hgner.training import calibration  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
-from hgner.evaluation import gold_tags  # noqa: E402
+from hgner.evaluation.runs import gold_tags  # noqa: E402
 from hgner.features import RECOMMENDED  # noqa: E402
-from hgner.model import META_FILE, CrfModel, write_metadata  # noqa: E402
+from hgner.modelfiles import META_FILE, write_metadata  # noqa: E402
+from hgner.model import CrfModel  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
 from hgner.skip import FUNCTION_WORDS  # noqa: E402
-from hgner.training import build_model  # noqa: E402
+from hgner.training import TrainOptions, WordTables, build_model  # noqa: E402
 
 # The chosen configuration (eng.testa; see scripts/TUNING.md).
 FEATURES = replace(RECOMMENDED, gazetteer=True)
@@ -247,13 +249,12 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     gazetteer = build_gazetteer() if settings["features"].gazetteer else None
     clusters, clusters_sources = (build_word_clusters(settings["word_clusters"]) if settings["features"].word_clusters
                                   else (None, None))
-    model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
-                        dev_documents=dev_documents,
-                        config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),
-                        label_map=settings["label_map"], name=name, gazetteer=gazetteer,
-                        gazetteer_sources=GAZETTEER_SOURCES, word_clusters=clusters,
-                        word_clusters_sources=clusters_sources, function_words=settings["function_words"], progress=sys.stderr.isatty(),
-                        log=sys.stderr)
+    options = TrainOptions(config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),
+                           label_map=settings["label_map"], language=settings["language"], documents=settings["documents"],
+                           name=name)
+    tables = WordTables(gazetteer, GAZETTEER_SOURCES if gazetteer else None, clusters, clusters_sources)
+    model = build_model(train_corpus, out, options, tables, dev=dev, dev_documents=dev_documents,
+                        function_words=settings["function_words"], progress=sys.stderr.isatty())
     scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))
     metadata["scores"] = {"decoder": "viterbi", "mode": "conlleval", **scores}

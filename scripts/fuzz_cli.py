@@ -349,16 +349,20 @@ def build_model(work: Path) -> Path:
     """A tiny model with a skip potential, trained on the tagging fixture."""
     from hgner import skip
     from hgner.corpus import load_corpus
-    from hgner.model import CrfModel, train
+    from hgner.training import skip as skip_training
+    from hgner.model import CrfModel
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions
 
     corpus = load_corpus(str(FIXTURE))
-    model = train(corpus, work / "tiny-model", max_iterations=30)
-    skip.save(skip.estimate(corpus, model), model.directory)
+    model = train(corpus, work / "tiny-model", TrainOptions(max_iterations=30))
+    skip.save(skip_training.estimate(corpus, model), model.directory)
     model = CrfModel.load(model.directory)
-    from hgner.tag import Tagger
+    from hgner.tagging.tagger import Tagger
+    from hgner.tagging.settings import TagSettings
 
     for decoder in ("viterbi", "exact", "gibbs", "herded"):  # compile the kernels once, before forking
-        list(Tagger(model.directory, decoder, "skip" if decoder == "exact" else "chain", seed=0).tag_text(TEXT))
+        list(Tagger(TagSettings(model.directory, decoder, "skip" if decoder == "exact" else "chain", seed=0)).tag_text(TEXT))
     return model.directory
 
 

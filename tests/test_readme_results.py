@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hgner.report import grouped
+from hgner.evaluation import Report
+from hgner.evaluation.report import grouped as grouped_results
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -28,6 +29,12 @@ def cell(rows: list[dict]) -> str:
     if len(rows) == 1:
         return f"{rows[0]['f1']:.2f} [{rows[0]['decode_seconds']:.2f} s]"
     return f"{mean(rows, 'f1'):.2f} ({statistics.stdev(r['f1'] for r in rows):.2f}) [{mean(rows, 'decode_seconds'):.2f} s]"
+
+
+def grouped(report: dict) -> dict:
+    """The committed report's results by decoder and sweeps (hgner's grouping), as JSON objects."""
+    return {decoder: {sweeps: [r.to_json() for r in rows] for sweeps, rows in by_sweeps.items()}
+            for decoder, by_sweeps in grouped_results(Report.from_json(report)).items()}
 
 
 def table3_rows(report: dict) -> list[str]:
