@@ -99,13 +99,17 @@ def test_tag_loads_only_the_tagging_side_and_builds_one_decoder(tag_model):
 
 
 def test_a_tagging_option_is_a_field_every_front_end_takes():
-    """The spaCy factory's settings and the CLI's flags follow TagSettings' fields."""
+    """The spaCy factory's settings follow TagSettings' fields, and ``hgner tag`` has a flag for
+    each, named as the CLI names the field in messages."""
+    from hgner.cli import build_parser
     from hgner.spacy_component import make_hgner
 
     fields = [f.name for f in dataclasses.fields(TagSettings)]
     factory = list(make_hgner.__signature__.parameters)  # type: ignore[attr-defined]
     assert factory[2:2 + len(fields)] == fields
-    assert all(field in flag_names() for field in fields)
+    tag = build_parser("tag", full=False)._subparsers._group_actions[0].choices["tag"]
+    flags = {flag for action in tag._actions for flag in action.option_strings}
+    assert all(flag_names().get(field) in flags for field in fields)
 
 
 @pytest.mark.parametrize("bad", [{"min_confidence": 2}, {"graph": "x"}, {"decoder": "nope"}, {"sweeps": 3,
@@ -113,3 +117,27 @@ def test_a_tagging_option_is_a_field_every_front_end_takes():
 def test_tag_settings_are_checked_when_built(bad):
     with pytest.raises(HgnerError):
         TagSettings(**bad)
+
+
+def test_labels_keeps_the_types_asked_for_in_every_front_end(tag_model, capsys):
+    """``labels`` is one TagSettings field: the CLI's --labels, hgner.load's keyword, the spaCy config
+    and the Dask job's record all take it without another line of code."""
+    import spacy
+
+    import hgner
+    from hgner.cli import main
+    from hgner.distributed.jobs import job_settings
+
+    text = "Angela Merkel met Jim Smith in Tokyo ."
+    every = {e.label for e in hgner.load(tag_model).tag(text)}
+    kept = hgner.load(tag_model, labels=["PER"]).tag(text)
+    assert len(every) > 1 and kept and {e.label for e in kept} == {"PER"}
+    assert main(["tag", "--model", str(tag_model), "--labels", "PER", "--format", "jsonl", text]) == 0
+    assert [e["text"] for e in json.loads(capsys.readouterr().out)["entities"]] == [e.text for e in kept]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("hgner", config={"model": str(tag_model), "labels": ["PER"]})
+    assert [e.text for e in nlp(text).ents] == [e.text for e in kept]
+    assert job_settings(TagSettings(tag_model, labels=("PER",)))["labels"] == ("PER",)
+    assert "labels" not in job_settings(TagSettings(tag_model))  # a job without it records what it did before
+    assert main(["tag", "--model", str(tag_model), "--labels", "PER,XYZ", text]) == 2
+    assert "--labels: model 'tag-model' has no entity type XYZ" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECO
 from ..tagging.inputs import DEFAULT_GLOB, check_glob, resolve_inputs
 from ..tagging.writers import DEFAULT_FORMAT, OutputOptions, output_format
 from ..text import counted
-from .arguments import assignments, checked_by, cluster_spec, name, positive_int, probability, scheme
+from .arguments import assignments, checked_by, cluster_spec, name, names, positive_int, probability, scheme
 
 NAME = "tag"
 DESCRIPTION = """Tag raw text. Each input is one document:
@@ -61,6 +61,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--scheme", type=scheme, help="tag scheme of conll output: IOB2 (the default), BIOES or IO")
     parser.add_argument("--min-confidence", type=probability, metavar="X",
                         help="leave out entities whose confidence is below X (entities without one are kept)")
+    parser.add_argument("--labels", type=names, metavar="TYPE,...",
+                        help="keep only the entities of these types, e.g. PER,LOC (default: every type of the model)")
     parser.add_argument("--glob", type=checked_by(check_glob), default=DEFAULT_GLOB, metavar="PATTERN",
                         help=f"files to read from a directory INPUT, recursively (default {DEFAULT_GLOB!r})")
     parser.add_argument("-o", "--output", metavar="FILE",

@@ -27,7 +27,7 @@ class TagSettings:
     ``graph``: ``chain`` or ``skip``. ``sweeps``, ``seed``: given to the decoder when it takes
     them. ``decoder_settings``: the decoder's own settings (values typed here; text is parsed).
     ``min_confidence``: entities whose confidence is below it are left out (those without one are
-    kept).
+    kept). ``labels``: the entity types to keep (None: all the model's).
     """
 
     model: str | Path = DEFAULT_MODEL
@@ -37,6 +37,7 @@ class TagSettings:
     seed: int | None = None
     decoder_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     min_confidence: float | None = None
+    labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         check_argument(isinstance(self.model, (str, Path)) and bool(str(self.model).strip()), "model",
@@ -47,6 +48,9 @@ class TagSettings:
                                                        and not isinstance(self.min_confidence, bool)
                                                        and 0 <= self.min_confidence <= 1),
                        "min_confidence", "a number from 0 to 1 or None", self.min_confidence)
+        check_argument(self.labels is None or (isinstance(self.labels, (list, tuple)) and len(self.labels) > 0
+                                                and all(isinstance(v, str) and v for v in self.labels)),
+                       "labels", "a non-empty list of entity types or None", self.labels)
         decoder = decoder_for_graph(self.decoder, self.graph)
         for name in ("sweeps", "seed"):  # given as a field and as a decoder setting: which one counts?
             value = getattr(self, name)
@@ -58,6 +62,7 @@ class TagSettings:
         typed = decoder_arguments(decoder, self.decoder_settings)
         object.__setattr__(self, "decoder", decoder)
         object.__setattr__(self, "decoder_settings", _Frozen(typed))
+        object.__setattr__(self, "labels", None if self.labels is None else tuple(self.labels))
         object.__setattr__(self, "_arguments", arguments)
 
     @property

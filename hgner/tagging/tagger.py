@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import schemes
 from ..decoders import decoder_class
-from ..errors import HgnerError, ModelError, warn
+from ..errors import HgnerError, ModelError, named, warn
 from ..model import CrfModel
 from ..modelfiles import model_advice, model_language, shipped_languages
 from ..pipeline import DocumentResult, Pipeline
@@ -127,6 +127,10 @@ class Tagger:
         decoder = decoder_class(str(settings.decoder))(**settings.decoder_arguments)
         self.settings = settings
         self.pipeline: Pipeline = Pipeline(crf, decoder, settings.graph)
+        unknown = sorted(set(settings.labels or ()) - set(crf.entity_types))
+        if unknown:
+            raise HgnerError(f"{named('labels')}: model {crf.name!r} has no entity type {', '.join(unknown)} "
+                             f"(its types: {', '.join(crf.entity_types)})")
         self._unknown_confidence_noted = False
         self.group_tokens = CHAIN_GROUP_TOKENS if settings.graph == "chain" else SKIP_MAX_TOKENS
         trained_with = crf.metadata.get("tokenizer")
@@ -219,15 +223,18 @@ class Tagger:
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         result = self.pipeline.decode([s.tokens for s in group])
-        return self._confident(TaggedGroup(group, result.tags, entities(text, group, result)))
+        return self._kept(TaggedGroup(group, result.tags, entities(text, group, result)))
 
-    def _confident(self, group: TaggedGroup) -> TaggedGroup:
-        """``group`` without the entities whose confidence is below ``min_confidence`` (their tokens
+    def _kept(self, group: TaggedGroup) -> TaggedGroup:
+        """``group`` without the entities of types not in ``labels`` (when given) and those whose
+        confidence is below ``min_confidence`` (their tokens
         tagged O). Entities without a confidence (a decoder without marginals) are kept, with a
         warning the first time."""
-        if self.min_confidence is None:
+        labels = self.settings.labels
+        if self.min_confidence is None and labels is None:
             return group
-        if not self._unknown_confidence_noted and any(e.confidence is None for e in group.entities):
+        if self.min_confidence is not None and not self._unknown_confidence_noted \
+                and any(e.confidence is None for e in group.entities):
             self._unknown_confidence_noted = True
             warn(f"decoder {self.decoder_name!r} gives no confidences: "
                  "its entities are kept whatever the minimum confidence")
@@ -236,7 +243,8 @@ class Tagger:
                   for first, last, _ in schemes.chunks(sentence_tags)]
         kept = []
         for (s, first, last), entity in zip(chunks, group.entities, strict=True):
-            if entity.confidence is None or entity.confidence >= self.min_confidence:
+            confident = self.min_confidence is None or entity.confidence is None or entity.confidence >= self.min_confidence
+            if confident and (labels is None or entity.label in labels):
                 kept.append(entity)
             else:
                 tags[s][first:last] = ["O"] * (last - first)
