@@ -102,9 +102,11 @@ class EvaluateOptions:
         object.__setattr__(self, "decoders", tuple(self.decoders))
         object.__setattr__(self, "sweeps", tuple(self.sweeps))
         object.__setattr__(self, "settings", dict(self.settings))
-        per_decoder = self.per_decoder  # unknown names and bad values fail here
-        for run in self.runs:  # and every run's arguments, before any model or corpus is read
+        per_decoder = self._per_decoder()  # unknown names and bad values fail here
+        runs = self._runs()
+        for run in runs:  # and every run's arguments, before any model or corpus is read
             decoder_arguments(run.decoder, per_decoder[run.decoder], shared={"sweeps": run.sweeps, "seed": run.seed})
+        object.__setattr__(self, "_checked", (per_decoder, runs))  # checked once, here
 
     def _check_types(self) -> None:
         check_argument(isinstance(self.model, (str, os.PathLike)), "model", "a model name or directory", self.model)
@@ -130,6 +132,15 @@ class EvaluateOptions:
 
     @property
     def per_decoder(self) -> dict[str, dict[str, Any]]:
+        """Each decoder's share of :attr:`settings`, typed."""
+        return {name: dict(values) for name, values in self._checked[0].items()}  # type: ignore[attr-defined]
+
+    @property
+    def runs(self) -> list[Run]:
+        """One run per decoder, times each sweep count it accepts, times each seed it accepts."""
+        return list(self._checked[1])  # type: ignore[attr-defined]
+
+    def _per_decoder(self) -> dict[str, dict[str, Any]]:
         """Each decoder's share of :attr:`settings`, typed; sweeps and seed are refused there:
         evaluation varies them itself."""
         for name, option in (("sweeps", "sweeps"), ("seed", "seeds")):
@@ -138,8 +149,7 @@ class EvaluateOptions:
                                  "which evaluate varies")
         return settings_per_decoder(self.settings, self.decoders)
 
-    @property
-    def runs(self) -> list[Run]:
+    def _runs(self) -> list[Run]:
         """One run per decoder, times each sweep count it accepts, times each seed it accepts; each
         decoder, sweep count and seed given once."""
         seeds = list(range(self.seeds))
