@@ -1,6 +1,6 @@
 """The herded-Gibbs decoders: ``herded`` (Bornn et al., Algorithm 1) and, with weights shared by
 the blanket configurations that give a variable the same full conditional, ``herded-shared``;
-the binned variants ``dhg``, ``rdhg`` and ``beg`` are :mod:`hgner.decoders.binned`'s.
+the binned variants ``dhg``, ``rdhg`` and ``beg`` are :mod:`hgner.decoders.herding_bins`'s.
 
 They scan the variables in the order 0..n-1, start at the ``start`` labelling (each unary's
 argmax by default), return the highest-scoring end-of-sweep labelling and estimate marginals
