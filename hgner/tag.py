@@ -84,6 +84,7 @@ class TaggedGroup:
     sentences: list[TokenizedSentence]
     tags: list[list[str]]
     entities: list[Entity]
+    marginals: Any = None  # (n, K) the decoder's marginals of the group's tokens (model labels), or None
 
     @property
     def end(self) -> int:
@@ -239,7 +240,7 @@ class Tagger:
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         result = self.pipeline.decode([s.tokens for s in group])
-        return self._confident(TaggedGroup(group, result.tags, entities(text, group, result)))
+        return self._confident(TaggedGroup(group, result.tags, entities(text, group, result), result.marginals))
 
     def _confident(self, group: TaggedGroup) -> TaggedGroup:
         """``group`` without the entities whose confidence is below ``min_confidence`` (their tokens
