@@ -224,6 +224,9 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
 
     async def http_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
+        if error.status_code == 400:  # FastAPI could not read the body (not UTF-8): malformed JSON too
+            count("invalid")
+            return error_response(422, "invalid", "body: malformed JSON (not UTF-8 text)")
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         count(code)
         return error_response(error.status_code, code, str(error.detail), getattr(error, "headers", None))
@@ -341,11 +344,13 @@ class Service:
         self.engine = Engine(settings.models, settings.timeout)
         self.metrics = Metrics()
         self.admission = Admission(settings.max_queue)
-        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")  # a new one at each start
         self.loading: Future | None = None
         self.default_model = next(iter(settings.models))
 
     def start(self) -> None:
+        if self.loading is not None:
+            self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")
         self.loading = self.executor.submit(self.engine.load, self.settings.warm)
 
     def stop(self) -> None:
@@ -437,9 +442,9 @@ def create_app(settings: ServerSettings) -> FastAPI:
         options = TagOptions(body.model or service.default_model, body.decoder, body.graph, body.sweeps, body.seed,
                              body.settings, body.min_confidence, body.tokens)
 
-        results, warnings, decoder = await service.run(lambda deadline: service.engine.tag(texts, options, deadline),
-                                                       sum(map(len, texts)))
-        service.metrics.tokens.inc(sum(len(r.get("tokens", ())) or 0 for r in results))
+        results, warnings, decoder, tokens = await service.run(
+            lambda deadline: service.engine.tag(texts, options, deadline), sum(map(len, texts)))
+        service.metrics.tokens.inc(tokens)
         answer: dict[str, Any] = {"model": options.model, "decoder": decoder, "graph": options.graph,
                                   "warnings": warnings}
         if body.text is not None:

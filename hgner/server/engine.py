@@ -98,9 +98,9 @@ class Engine:
 
     # ------------------------------------------------------------------ tagging
     def tag(self, texts: Sequence[str], options: TagOptions,
-            deadline: Deadline) -> tuple[list[dict[str, Any]], list[str], str]:
-        """Each text's ``{"entities": [...], "tokens": [...]?}``, the warnings and the decoder's
-        name, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut` once ``deadline`` passes (checked
+            deadline: Deadline) -> tuple[list[dict[str, Any]], list[str], str, int]:
+        """Each text's ``{"entities": [...], "tokens": [...]?}``, the warnings, the decoder's name
+        and the number of tokens tagged, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut` once ``deadline`` passes (checked
         between groups of sentences)."""
         from ..tag import LANGUAGE_SAMPLE_WORDS, add_to_language_sample
 
@@ -109,6 +109,7 @@ class Engine:
         tagger = self._tagger(options, decoder)
         self._warnings = warnings
         results = []
+        count = 0
         sample: list[str] | None = []
         for text in texts:
             deadline.check()
@@ -119,13 +120,14 @@ class Engine:
             tokens: list[dict[str, Any]] = []
             for group in tagger.tag_text(text):
                 entities += [e.to_json() for e in group.entities]
+                count += sum(len(sentence.tokens) for sentence in group.sentences)
                 if options.tokens:
                     tokens += _token_rows(text, group, tagger.pipeline.model.labels)
                 deadline.check()
             results.append({"entities": entities, "tokens": tokens} if options.tokens else {"entities": entities})
         if sample:
             tagger.check_language(sample[:LANGUAGE_SAMPLE_WORDS])
-        return results, warnings, decoder
+        return results, warnings, decoder, count
 
     def _decoder_for_graph(self, name: str | None, graph: str, warn: Callable[[str], None]) -> str:
         """:func:`~hgner.tag.decoder_for_graph`, remembered (a registry lookup reads the entry
