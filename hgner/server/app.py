@@ -503,8 +503,6 @@ def app_from_environment() -> FastAPI:
 def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) -> int:
     """Run the server until SIGTERM or SIGINT, which stop it taking connections, let the requests
     in flight finish (up to the timeout), and return 0."""
-    from uvicorn.supervisors import Multiprocess
-
     config_options: dict[str, Any] = dict(host=settings.host, port=settings.port, log_level="info",
                                           timeout_graceful_shutdown=int(settings.timeout) + 5, access_log=False,
                                           server_header=False, lifespan="on")
@@ -517,10 +515,8 @@ def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) 
     os.environ[SETTINGS_VARIABLE] = settings.to_environment()
     os.environ[MULTIPROCESS_VARIABLE] = scratch
     try:
-        config = uvicorn.Config("hgner.server.app:app_from_environment", factory=True, workers=settings.workers,
-                                **config_options)
-        socket = config.bind_socket()
-        Multiprocess(config, target=_Server(config).run, sockets=[socket]).run()
+        # uvicorn's supervisor: on SIGTERM it stops each worker (which drains its requests) and returns
+        uvicorn.run("hgner.server.app:app_from_environment", factory=True, workers=settings.workers, **config_options)
         return 0
     finally:
         for name, value in saved.items():

@@ -73,10 +73,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def group_alive(pgid: int) -> bool:
-    """Whether any process of the process group ``pgid`` is left."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def group_alive(pgid: int, grace: float = 10.0) -> bool:
+    """Whether any process of the process group ``pgid`` is still there after ``grace`` seconds
+    (multiprocessing's resource tracker ends by itself once the server has exited)."""
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.1)

@@ -61,3 +61,15 @@ def test_serve_tag_and_drain_on_sigterm():
         assert not group_alive(process.pid), "a process of hgner serve is left running"
         with pytest.raises(httpx.TransportError):
             httpx.get(url + "/health", timeout=2)
+
+
+def test_two_workers_serve_and_stop_on_sigterm():
+    with running_server("--workers", "2") as (process, url):
+        for _ in range(4):
+            answer = httpx.post(url + "/v1/tag", json={"text": "Angela Merkel visited Paris ."}, timeout=30)
+            assert answer.status_code == 200
+        metrics = httpx.get(url + "/metrics", timeout=10).text  # every worker's figures, whichever answers
+        assert 'hgner_requests_total{endpoint="/v1/tag",status="200"} 4.0' in metrics
+        os.killpg(process.pid, signal.SIGTERM)
+        assert process.wait(60) == 0
+        assert not group_alive(process.pid), "a worker of hgner serve is left running"
