@@ -9,13 +9,15 @@
   ``--workers 2`` against one worker [>= 1.7x];
 * identical: the entities of ``/v1/tag`` equal ``hgner tag --format jsonl``'s on eng.testb's raw
   text, document by document, and the whole text as one document;
+* fuzz: schemathesis against the live server's OpenAPI schema [0 server errors, 0 schema violations];
 * soak (``--soak SECONDS``, 600 in the issue): 16 clients, 10% hostile requests; counts the 500s
   and the dropped connections, and the server's resident memory after the first minute and at the
   end [0, 0, growth < 5%].
 
 The machine's load average is recorded with each figure: the CPU is shared.
 
-Usage: python scripts/bench_serve.py [--only latency,throughput,identical] [--soak 600] [--json FILE]
+Usage: python scripts/bench_serve.py [--only latency,throughput,identical,fuzz] [--examples 200] [--soak 600]
+       [--json FILE]
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -224,6 +227,20 @@ def identical(texts: list[str]) -> dict[str, Any]:
             "whole_text_identical": len(texts) not in differing, "identical": not differing}
 
 
+def fuzz(examples: int) -> dict[str, Any]:
+    """schemathesis on the live server's OpenAPI schema, valid and invalid requests: its checks for
+    server errors, responses that differ from the schema, and undocumented status codes."""
+    checks = "not_a_server_error,response_schema_conformance,status_code_conformance"
+    with server("--max-chars", "5000", "--timeout", "10") as (url, _):
+        done = subprocess.run([str(Path(sys.executable).parent / "schemathesis"), "run", url + "/openapi.json",
+                               "--checks", checks, "--mode", "all", "--max-examples", str(examples), "--seed", "0"],
+                              capture_output=True, text=True)
+    summary = [line.strip() for line in done.stdout.splitlines() if re.search(r"\b(passed|failed|errors?|cases|"
+                                                                              r"Operations|Test cases)\b", line)]
+    return {"checks": checks.split(","), "max_examples": examples, "exit_code": done.returncode,
+            "failures": done.returncode != 0, "summary": summary[-6:]}
+
+
 HOSTILE = [
     (b'{"text": "unfinished', "application/json"),
     (b'{"text": "x", "unknown": 1}', "application/json"),
@@ -281,8 +298,9 @@ async def soak(url: str, process: psutil.Process, seconds: float, sentences: lis
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="latency,throughput,identical",
-                        help="comma-separated parts: latency, throughput, identical (default all three)")
+    parser.add_argument("--only", default="latency,throughput,identical,fuzz",
+                        help="comma-separated parts: latency, throughput, identical, fuzz (default all four)")
+    parser.add_argument("--examples", type=int, default=200, help="schemathesis examples per operation (default 200)")
     parser.add_argument("--soak", type=float, metavar="SECONDS", help="also soak for this long (the issue: 600)")
     parser.add_argument("--json", metavar="FILE", help="merge the figures into this JSON file")
     args = parser.parse_args()
@@ -303,6 +321,9 @@ def main() -> None:
     if "identical" in parts:
         results["identical"] = identical(texts)
         print(json.dumps(results["identical"]), flush=True)
+    if "fuzz" in parts:
+        results["fuzz"] = fuzz(args.examples)
+        print(json.dumps(results["fuzz"]), flush=True)
     if args.soak:
         sentences = [line for text in texts for line in text.splitlines() if line.strip()]
         with server("--timeout", "10") as (url, process):

@@ -42,7 +42,7 @@ from .limits import Admission, Deadline, NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
 from .settings import SETTINGS_VARIABLE, ServerSettings
 
-log = logging.getLogger("hgner.server")
+log = logging.getLogger("hgner")
 
 STATIC = resources.files("hgner.server") / "static"
 OPEN_PATHS = ("/health",)  # answered without the API key
