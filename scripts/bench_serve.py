@@ -45,6 +45,9 @@ import psutil
 from hgner.corpus import load_corpus
 from hgner.rawtext import rebuild
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_tag import children_cpu  # noqa: E402
+
 MODEL = "en-conll03"
 LATENCY_CLIENTS = 8
 LATENCY_REQUESTS = 4000
@@ -151,17 +154,20 @@ def latency(sentence: str) -> dict[str, Any]:
 
 def tag_cpu(files: list[str]) -> float:
     """CPU seconds of ``hgner tag --format jsonl`` on ``files`` (its whole process)."""
-    before = resource_children()
+    before = children_cpu()
     subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--model", MODEL, "--format", "jsonl", "--files", *files],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return resource_children() - before
+    return children_cpu() - before
 
 
-def resource_children() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def write_documents(folder: str, texts: list[str]) -> list[str]:
+    """Each text as a file ``docNNNN.txt`` in ``folder``: their paths."""
+    files = []
+    for i, text in enumerate(texts):
+        path = Path(folder) / f"doc{i:04d}.txt"
+        path.write_text(text, encoding="utf-8")
+        files.append(str(path))
+    return files
 
 
 def throughput(texts: list[str], tokens: int) -> dict[str, Any]:
@@ -182,11 +188,7 @@ def throughput(texts: list[str], tokens: int) -> dict[str, Any]:
     figures["workers_2_over_1"] = round(figures["workers_2"]["tokens_per_second"]
                                         / figures["workers_1"]["tokens_per_second"], 2)
     with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
-        files = []
-        for i, text in enumerate(texts):
-            path = Path(folder) / f"doc{i:04d}.txt"
-            path.write_text(text, encoding="utf-8")
-            files.append(str(path))
+        files = write_documents(folder, texts)
         tag_cpu(files[:1])  # warm (numba cache, files)
         before = load()
         whole = statistics.median(tag_cpu(files) for _ in range(2))
@@ -206,11 +208,7 @@ def identical(texts: list[str]) -> dict[str, Any]:
     """Entities of /v1/tag against hgner tag --format jsonl: per document, and the whole text."""
     whole = "".join(texts)
     with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
-        files = []
-        for i, text in enumerate([*texts, whole]):
-            path = Path(folder) / f"doc{i:04d}.txt"
-            path.write_text(text, encoding="utf-8")
-            files.append(str(path))
+        files = write_documents(folder, [*texts, whole])
         done = subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--model", MODEL, "--format", "jsonl",
                                "--files", *files], capture_output=True, text=True, check=True)
     expected = [json.loads(line)["entities"] for line in done.stdout.splitlines()]

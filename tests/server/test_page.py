@@ -82,8 +82,10 @@ def test_compare_view_marks_differences_and_shows_marginals(page):
 
 
 def test_script_in_a_text_and_in_a_label_shows_as_text(page):
-    run(page, "#compare", f"{SCRIPT} Angela Merkel visited Paris .")
+    run(page, "#compare", f"{SCRIPT} \N{ROCKET} Angela Merkel visited Paris .")  # offsets count code points
     assert SCRIPT in page.inner_text('.column[data-decoder="viterbi"] .text')
+    marks = page.locator('.column[data-decoder="viterbi"] mark.entity .token')
+    assert marks.all_inner_texts() == ["Angela", "Merkel", "Paris"]
     assert page.evaluate("window.injected") is None
     assert page.locator("#results script").count() == 0
 

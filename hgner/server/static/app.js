@@ -164,8 +164,16 @@ function render() {
   });
 }
 
+// The server's offsets count code points (as Python does); JavaScript strings count UTF-16 units.
+function unitOffsets(text) {
+  const units = [0];
+  for (const character of text) units.push(units[units.length - 1] + character.length);
+  return units;
+}
+
 function fillText(body, view, entities, counts, columnIndex) {
-  const text = view.text;
+  const units = unitOffsets(view.text);
+  const text = { slice: (start, end) => view.text.slice(units[start], end === undefined ? undefined : units[end]) };
   const byStart = new Map(entities.map((entity) => [entity.start, entity]));
   let cursor = 0;
   let open = null; // [entity, mark element]
