@@ -79,7 +79,8 @@ class Entity:
 
 @dataclass
 class TaggedGroup:
-    """Consecutive sentences of one document decoded together: their tags (model scheme) and entities."""
+    """Consecutive sentences of one document decoded together: their tags (model scheme), entities
+    and the decoder's marginals (for ``hgner serve``'s tokens)."""
 
     sentences: list[TokenizedSentence]
     tags: list[list[str]]

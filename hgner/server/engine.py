@@ -105,9 +105,9 @@ class Engine:
         from ..tag import LANGUAGE_SAMPLE_WORDS, add_to_language_sample
 
         warnings: list[str] = []
+        self._warnings = warnings  # the taggers' warn callback adds to it (one request at a time)
         decoder = self._decoder_for_graph(options.decoder, options.graph, warnings.append)
         tagger = self._tagger(options, decoder)
-        self._warnings = warnings
         results = []
         count = 0
         sample: list[str] | None = []
