@@ -229,10 +229,10 @@ def fuzz(examples: int) -> dict[str, Any]:
     """schemathesis on the live server's OpenAPI schema, valid and invalid requests: its checks for
     server errors, responses that differ from the schema, and undocumented status codes."""
     checks = "not_a_server_error,response_schema_conformance,status_code_conformance"
-    with server("--max-chars", "5000", "--timeout", "10") as (url, _):
+    with server("--max-chars", "5000", "--timeout", "10") as (url, _), tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run([str(Path(sys.executable).parent / "schemathesis"), "run", url + "/openapi.json",
                                "--checks", checks, "--mode", "all", "--max-examples", str(examples), "--seed", "0"],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, cwd=scratch)  # its .schemathesis folder goes there
     summary = [line.strip() for line in done.stdout.splitlines() if re.search(r"\b(passed|failed|errors?|cases|"
                                                                               r"Operations|Test cases)\b", line)]
     return {"checks": checks.split(","), "max_examples": examples, "exit_code": done.returncode,

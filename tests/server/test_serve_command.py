@@ -53,7 +53,12 @@ def test_serve_tag_and_drain_on_sigterm():
                 "settings": {"time_limit": 1.5}}  # stops by itself after 1.5 s
         request = threading.Thread(target=lambda: slow.append(httpx.post(url + "/v1/tag", json=body, timeout=30)))
         request.start()
-        time.sleep(0.5)
+        for _ in range(200):  # until the server has taken it
+            if "hgner_queue_depth 1.0" in httpx.get(url + "/metrics", timeout=10).text:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the slow request never reached the server")
         os.killpg(process.pid, signal.SIGTERM)
         request.join(30)
         assert process.wait(30) == 0
