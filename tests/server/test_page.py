@@ -55,6 +55,23 @@ def test_tag_highlights_the_entities(page):
     assert "Merkel" in page.inner_text("#details") and "I-PER" in page.inner_text("#details")
 
 
+def test_ctrl_enter_compares(page):
+    page.fill("#text", "Angela Merkel visited Paris .")
+    page.focus("#text")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders on|Error/)")
+    assert page.locator(".column").count() == 4
+
+
+def test_a_dropped_file_becomes_the_text(page):
+    transfer = page.evaluate_handle("""() => { const transfer = new DataTransfer();
+        transfer.items.add(new File(['Jim Smith flew to Tokyo .'], 'news.txt', {type: 'text/plain'}));
+        return transfer; }""")
+    page.dispatch_event("#text", "drop", {"dataTransfer": transfer})
+    page.wait_for_function("document.querySelector('#text').value.startsWith('Jim Smith')")
+    assert "news.txt" in page.inner_text("#status")
+
+
 def test_compare_view_marks_differences_and_shows_marginals(page):
     page.select_option("#graph", "skip")
     run(page, "#compare", TEXT)
