@@ -1,7 +1,8 @@
 """``hgner serve`` against the targets of issue 38, on 127.0.0.1 only, bounded in count and time.
 
-* latency: one worker, warm, one CoNLL sentence (eng.testb's first with entities) from 8
-  concurrent clients, each sending its next request when the last is answered
+* latency: one worker, warm, one CoNLL sentence (eng.testb's first of 8 tokens or more) from 8
+  concurrent clients, each sending its next request when the last is answered, with httpx and,
+  when it is installed, with ApacheBench (``ab``: a client in C, which takes less of the shared CPU)
   [p50 <= 5 ms, p99 <= 25 ms];
 * throughput: eng.testb's raw documents in batches of 16 through ``/v1/tag``, tokens per CPU-second
   of the server's processes, against ``hgner tag --format jsonl`` on the same documents (its
@@ -28,6 +29,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -144,12 +146,38 @@ def latency(sentence: str) -> dict[str, Any]:
         latencies, _ = asyncio.run(closed_loop(url, [{"text": sentence}], LATENCY_CLIENTS, LATENCY_REQUESTS))
         seconds = time.perf_counter() - started
         single, _ = asyncio.run(closed_loop(url, [{"text": sentence}], 1, 1000))
-    return {"clients": LATENCY_CLIENTS, "requests": LATENCY_REQUESTS, "sentence": sentence,
+        compiled = apache_bench(url, sentence)
+    return {"client": "httpx (Python, asyncio; its own CPU is part of each latency)","clients": LATENCY_CLIENTS, "requests": LATENCY_REQUESTS, "sentence": sentence,
             "p50_ms": round(1000 * percentile(latencies, 50), 2), "p99_ms": round(1000 * percentile(latencies, 99), 2),
             "requests_per_second": round(LATENCY_REQUESTS / seconds, 1),
             "one_client_p50_ms": round(1000 * percentile(single, 50), 2),
             "one_client_p99_ms": round(1000 * percentile(single, 99), 2),
-            "load_before": before, "load_after": load()}
+            "load_before": before, "load_after": load(), "apache_bench": compiled}
+
+
+def apache_bench(url: str, sentence: str) -> dict[str, Any] | None:
+    """The same load from ApacheBench (``ab``, a client in C: apt-get install apache2-utils), keep-alive;
+    None when it is not installed."""
+    if shutil.which("ab") is None:
+        return None
+    figures: dict[str, Any] = {"client": "ab (ApacheBench, keep-alive)"}
+    with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
+        body, table = Path(folder) / "body.json", Path(folder) / "percentiles.csv"
+        body.write_text(json.dumps({"text": sentence}))
+        for clients, count in ((LATENCY_CLIENTS, LATENCY_REQUESTS), (1, 1000)):
+            command = ["ab", "-q", "-k", "-n", str(count), "-c", str(clients), "-p", str(body), "-T", "application/json",
+                       "-e", str(table), url + "/v1/tag"]
+            subprocess.run(command[:5] + ["-n", "500"] + command[7:], capture_output=True, check=True)  # warm
+            before = load()
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            percent = {int(float(a)): float(b) for a, b in (line.split(",") for line in table.read_text().splitlines()[1:])}
+            rate = re.search(r"Requests per second:\s+([\d.]+)", done.stdout)
+            failed = re.search(r"Failed requests:\s+(\d+)", done.stdout)
+            figures[f"clients_{clients}"] = {"requests": count, "p50_ms": percent[50], "p99_ms": percent[99],
+                                             "requests_per_second": float(rate.group(1)) if rate else None,
+                                             "failed": int(failed.group(1)) if failed else None,
+                                             "load_before": before, "load_after": load()}
+    return figures
 
 
 def tag_cpu(files: list[str]) -> float:
