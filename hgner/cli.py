@@ -259,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "type, default and valid values.")
     _add_corpora_parser(commands)
     _add_models_parser(commands)
+    from .commands import serve
+    serve.add_parser(commands)
     return parser
 
 
@@ -459,6 +461,9 @@ def _run(args: argparse.Namespace) -> int:
         return _models(args)
     if args.command == "decoders":
         return _decoders()
+    if args.command == "serve":
+        from .commands.serve import run as run_serve
+        return run_serve(args)
     raise HgnerError(f"unknown command {args.command!r}")
 
 

@@ -79,11 +79,13 @@ class Entity:
 
 @dataclass
 class TaggedGroup:
-    """Consecutive sentences of one document decoded together: their tags (model scheme) and entities."""
+    """Consecutive sentences of one document decoded together: their tags (model scheme), entities
+    and the decoder's marginals (for ``hgner serve``'s tokens)."""
 
     sentences: list[TokenizedSentence]
     tags: list[list[str]]
     entities: list[Entity]
+    marginals: Any = None  # (n, K) the decoder's marginals of the group's tokens (model labels), or None
 
     @property
     def end(self) -> int:
@@ -239,7 +241,7 @@ class Tagger:
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         result = self.pipeline.decode([s.tokens for s in group])
-        return self._confident(TaggedGroup(group, result.tags, entities(text, group, result)))
+        return self._confident(TaggedGroup(group, result.tags, entities(text, group, result), result.marginals))
 
     def _confident(self, group: TaggedGroup) -> TaggedGroup:
         """``group`` without the entities whose confidence is below ``min_confidence`` (their tokens

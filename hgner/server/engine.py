@@ -1,0 +1,263 @@
+"""Tagging and comparing for the server, without the web framework: the models named at startup,
+loaded once, and the taggers built from them.
+
+``/v1/tag`` goes through :class:`~hgner.tag.Tagger`, as ``hgner tag`` does, so the entities are
+those of ``hgner tag --format jsonl`` (long documents split in the same blocks and groups).
+``/v1/compare`` tokenizes a text once, builds its graph once and runs every decoder on it.
+
+An :class:`Engine` is used from one thread at a time (the server's decoding thread).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import HgnerError, UnknownNameError
+from .limits import Deadline
+
+TAGGER_CACHE = 64  # taggers kept per worker (one per model, decoder, graph and settings asked)
+WARM_UP_TEXT = "Warm up in London . London is warm ."  # a repeated name: skip edges too
+CERTIFY_TOLERANCE = 1e-9  # relative: a score this close to the certified optimum reaches it (as exact's)
+COMPARE_DECODERS = ("viterbi", "exact", "gibbs", "herded")  # the page's first choice
+
+
+@dataclass(frozen=True)
+class TagOptions:
+    """The options of one ``/v1/tag`` request (shape already checked by the web layer)."""
+
+    model: str
+    decoder: str | None = None
+    graph: str = "chain"
+    sweeps: int | None = None
+    seed: int | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    min_confidence: float | None = None
+    tokens: bool = False
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """The options of one ``/v1/compare`` request."""
+
+    model: str
+    decoders: Sequence[str] = COMPARE_DECODERS
+    graph: str = "chain"
+    sweeps: int | None = None
+    seed: int | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    """The models of one worker (name -> directory, loaded by :meth:`load`) and a cache of taggers.
+    ``timeout``: seconds, given as ``time_limit`` to the decoders that take one."""
+
+    def __init__(self, models: Mapping[str, str | Path], timeout: float) -> None:
+        self.paths = dict(models)
+        self.timeout = timeout
+        self.models: dict[str, Any] = {}  # name -> CrfModel
+        self.ready = False
+        self._taggers: OrderedDict[tuple, Any] = OrderedDict()
+        self._warnings: list[str] = []
+        self._decoders: dict[tuple[str | None, str], tuple[str, list[str]]] = {}
+
+    # ------------------------------------------------------------------ startup
+    def load(self, warm: bool = True) -> None:
+        """Load every model; with ``warm``, compile every decoder's kernels on a short text."""
+        from ..model import CrfModel
+
+        for name, path in self.paths.items():
+            self.models[name] = CrfModel.load(path)
+        if warm:
+            from ..decoders import available_decoders
+
+            first = next(iter(self.models))
+            for name in self.models:
+                self.tag([WARM_UP_TEXT], TagOptions(name, tokens=True), Deadline.after(3600))
+            self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "skip"), Deadline.after(3600))
+            self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "chain"), Deadline.after(3600))
+        self.ready = True
+
+    # ------------------------------------------------------------------ listings
+    def model_infos(self) -> list[dict[str, Any]]:
+        """``/v1/models``: what ``hgner models`` shows of each served model."""
+        from ..api import model_info
+
+        rows = []
+        for name, path in self.paths.items():
+            info = model_info(path)
+            rows.append({"name": name, "language": info.language, "labels": info.labels, "scheme": info.scheme,
+                         "tags": list(self.models[name].labels) if name in self.models else None,
+                         "dev_f1": info.dev, "test_f1": info.test, "size": info.size,
+                         "skip": _has_skip(info.metadata)})
+        return rows
+
+    # ------------------------------------------------------------------ tagging
+    def tag(self, texts: Sequence[str], options: TagOptions,
+            deadline: Deadline) -> tuple[list[dict[str, Any]], list[str], str, int]:
+        """Each text's ``{"entities": [...], "tokens": [...]?}``, the warnings, the decoder's name
+        and the number of tokens tagged, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut` once ``deadline`` passes (checked
+        between groups of sentences)."""
+        from ..tag import LANGUAGE_SAMPLE_WORDS, add_to_language_sample
+
+        warnings: list[str] = []
+        self._warnings = warnings  # the taggers' warn callback adds to it (one request at a time)
+        decoder = self._decoder_for_graph(options.decoder, options.graph, warnings.append)
+        tagger = self._tagger(options, decoder)
+        results = []
+        count = 0
+        sample: list[str] | None = []
+        for text in texts:
+            deadline.check()
+            if sample is not None and add_to_language_sample(sample, text):
+                tagger.check_language(sample)
+                sample = None
+            entities: list[dict[str, Any]] = []
+            tokens: list[dict[str, Any]] = []
+            for group in tagger.tag_text(text):
+                entities += [e.to_json() for e in group.entities]
+                count += sum(len(sentence.tokens) for sentence in group.sentences)
+                if options.tokens:
+                    tokens += _token_rows(text, group, tagger.pipeline.model.labels)
+                deadline.check()
+            results.append({"entities": entities, "tokens": tokens} if options.tokens else {"entities": entities})
+        if sample:
+            tagger.check_language(sample[:LANGUAGE_SAMPLE_WORDS])
+        return results, warnings, decoder, count
+
+    def _decoder_for_graph(self, name: str | None, graph: str, warn: Callable[[str], None]) -> str:
+        """:func:`~hgner.tag.decoder_for_graph`, remembered (a registry lookup reads the entry
+        points: milliseconds) with its warning, which is given again each time."""
+        from ..tag import decoder_for_graph
+
+        key = (name, graph)
+        if key not in self._decoders:
+            notes: list[str] = []
+            self._decoders[key] = (decoder_for_graph(name, graph, notes.append), notes)
+        decoder, notes = self._decoders[key]
+        for note in notes:
+            warn(note)
+        return decoder
+
+    def _tagger(self, options: TagOptions, decoder: str) -> Any:
+        """The cached :class:`~hgner.tag.Tagger` for ``options`` (built, so checked, on first use;
+        decoders that take a ``time_limit`` get the server's timeout unless the request gives one)."""
+        from ..decoders import decoder_settings
+        from ..tag import Tagger
+
+        model = self.model(options.model)
+        settings = dict(options.settings)
+        key = (options.model, decoder, options.graph, options.sweeps, options.seed, options.min_confidence,
+               tuple(sorted((k, type(v).__name__, v) for k, v in settings.items())))
+        tagger = self._taggers.get(key)
+        if tagger is None:
+            if "time_limit" in decoder_settings(decoder) and settings.get("time_limit") is None:
+                settings["time_limit"] = self.timeout
+            tagger = Tagger(model, decoder, options.graph, options.sweeps, options.seed, warn=self._warn,
+                            settings=settings, min_confidence=options.min_confidence)
+            self._taggers[key] = tagger
+            if len(self._taggers) > TAGGER_CACHE:
+                self._taggers.popitem(last=False)
+        self._taggers.move_to_end(key)
+        return tagger
+
+    def _warn(self, message: str) -> None:
+        if message not in self._warnings:
+            self._warnings.append(message)
+
+    def model(self, name: str) -> Any:
+        """The loaded model served as ``name``; :class:`UnknownNameError` lists the served ones."""
+        if not isinstance(name, str) or name not in self.paths:
+            raise UnknownNameError("model", str(name), self.paths)
+        return self.models[name]
+
+    # ------------------------------------------------------------------ comparing
+    def compare(self, text: str, options: CompareOptions, deadline: Deadline) -> dict[str, Any]:
+        """Every decoder of ``options`` on one graph of ``text`` (the whole text, not split): per
+        decoder its entities, tags, graph score, whether it reached the certified optimum (exact's
+        score when exact certifies it), its agreement with Viterbi (share of tokens), marginals
+        (when it gives them) and seconds."""
+        from ..decoders import decoder_class, make_decoder
+        from ..decoders.settings import settings_per_decoder
+        from ..graphkinds import check_graph_kind
+        from ..pipeline import Pipeline
+        from ..tag import entities
+
+        model = self.model(options.model)
+        check_graph_kind(options.graph)
+        names = list(dict.fromkeys(options.decoders))
+        if not names:
+            raise HgnerError("decoders: expected at least one decoder name")
+        for name in names:
+            decoder_class(name)  # an unknown name lists the valid ones
+        per_decoder = settings_per_decoder(dict(options.settings), names)
+        tagger = self._tagger(TagOptions(options.model), "viterbi")
+        sentences = list(tagger.sentences(text))
+        started = time.perf_counter()
+        builder = Pipeline(model, make_decoder("viterbi"), options.graph)
+        prepared = builder.prepare([s.tokens for s in sentences])
+        prepare_seconds = time.perf_counter() - started
+        runs = names + [n for n in ("viterbi", "exact") if n not in names]  # the references, when not asked
+        decoded: dict[str, tuple[Any, float, str]] = {}
+        for name in runs:
+            deadline.check()
+            settings = dict(per_decoder.get(name, {}))
+            cls = decoder_class(name)
+            if "time_limit" in cls.settings and settings.get("time_limit") is None:
+                settings["time_limit"] = max(0.001, deadline.remaining())
+            decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed,
+                                                          "marginals": True})
+            graph = "chain" if cls.chain_only else options.graph
+            pipeline = Pipeline(model, decoder, graph)
+            started = time.perf_counter()
+            result = pipeline.decode_prepared(prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
+            decoded[name] = (result, time.perf_counter() - started, graph)
+        exact = decoded["exact"][0]
+        certified = bool(exact.stats.get("certified", 0.0) == 1.0)
+        optimum = float(prepared.graph.score(exact.labels)) if certified else None
+        reference = decoded["viterbi"][0].labels
+        results = []
+        for name in names:
+            result, seconds, graph = decoded[name]
+            score = float(prepared.graph.score(result.labels))
+            reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
+            agreement = float((result.labels == reference).mean()) if len(reference) else 1.0
+            results.append({
+                "decoder": name, "graph": graph,
+                "entities": [e.to_json() for e in entities(text, sentences, result)],
+                "tags": [t for sentence in result.tags for t in sentence],
+                "score": score, "optimum_reached": reached, "agreement_with_viterbi": agreement,
+                "marginals": None if result.marginals is None else result.marginals.tolist(),
+                "seconds": seconds,
+                "stats": {k: float(v) for k, v in result.stats.items()},
+            })
+        tokens = [{"start": a, "end": b, "text": text[a:b]} for s in sentences for a, b in s.offsets]
+        return {"model": options.model, "graph": options.graph, "labels": list(model.labels), "tokens": tokens,
+                "optimum": {"score": optimum, "certified": certified}, "prepare_seconds": prepare_seconds,
+                "results": results}
+
+
+def _has_skip(metadata: Mapping[str, Any]) -> bool:
+    from ..model import SKIP_FILES
+
+    return all(f in metadata.get("files", {}) for f in SKIP_FILES)
+
+
+def _token_rows(text: str, group: Any, labels: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per token of a :class:`~hgner.tag.TaggedGroup`: offsets, text, tag (model scheme)
+    and the marginal of each tag (None when the decoder gives none)."""
+    rows = []
+    position = 0
+    for sentence, tags in zip(group.sentences, group.tags):
+        for (start, end), tag in zip(sentence.offsets, tags):
+            marginals = None
+            if group.marginals is not None:
+                marginals = dict(zip(labels, group.marginals[position].tolist()))
+            rows.append({"start": start, "end": end, "text": text[start:end], "tag": tag, "marginals": marginals})
+            position += 1
+    return rows
+
