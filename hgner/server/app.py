@@ -1,5 +1,5 @@
-"""The one module that talks to the web framework: the FastAPI application, its request and
-response models (the OpenAPI schema), the JSON errors, the guard (API key, body limit, metrics,
+"""The one module that talks to the web framework: the FastAPI application (its request and
+response models are in :mod:`hgner.server.schemas`), the JSON errors, the guard (API key, body limit, metrics,
 security headers) and running it on uvicorn.
 
 Decoding runs in one thread per worker (numba and the tokenizer are not shared between threads);
@@ -21,24 +21,22 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
-from typing import Annotated, Any, Literal, Union
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
-from ..decoders.settings import MAX_SWEEPS
 from ..errors import HgnerError
-from ..graphkinds import GRAPH_KINDS
-from .engine import COMPARE_DECODERS, CompareOptions, Engine, TagOptions
+from .engine import CompareOptions, Engine, TagOptions
 from .limits import Admission, Deadline, NotReady, Refused, TooLarge
+from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
 from .settings import SETTINGS_VARIABLE, ServerSettings
 
@@ -46,144 +44,12 @@ log = logging.getLogger("hgner")
 
 STATIC = resources.files("hgner.server") / "static"
 OPEN_PATHS = ("/health",)  # answered without the API key
-MAX_SEED = 2**63 - 1
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
                                  b"img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
 ]
-
-# --------------------------------------------------------------------------- request and response models
-SettingValue = Union[StrictBool, StrictInt, StrictFloat, StrictStr, None]
-Graph = Literal[GRAPH_KINDS]  # type: ignore[valid-type]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Options(_Strict):
-    model: StrictStr | None = Field(None, description="a model served (GET /v1/models); default: the first")
-    graph: Graph = Field("chain", description="chain, or skip: the chain plus skip edges between repeated names")
-    sweeps: Annotated[StrictInt, Field(ge=1, le=MAX_SWEEPS)] | None = Field(None, description="sweeps for samplers")
-    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = Field(None, description="seed for stochastic decoders")
-    settings: dict[StrictStr, SettingValue] = Field(
-        default_factory=dict, description="decoder settings, checked as hgner tag --set NAME=VALUE checks them "
-                                          "(values as text or as JSON values)")
-
-
-class Document(_Strict):
-    id: StrictStr | StrictInt
-    text: StrictStr
-
-
-class TagRequest(Options):
-    text: StrictStr | None = Field(None, description="one text (or give documents)")
-    documents: list[Document] | None = Field(None, min_length=1, description="a batch of documents with ids")
-    decoder: StrictStr | None = Field(None, description="default: viterbi on the chain, exact on the skip graph")
-    min_confidence: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
-    tokens: StrictBool = Field(False, description="also return the tokens with the marginal of each tag")
-
-    @model_validator(mode="after")
-    def _one_input(self) -> TagRequest:
-        if (self.text is None) == (self.documents is None):
-            raise ValueError("give either text or documents")
-        if self.documents is not None:
-            ids = [d.id for d in self.documents]
-            seen = {repr(i) for i in ids}
-            if len(seen) != len(ids):
-                raise ValueError("document ids must be unique")
-        return self
-
-
-class CompareRequest(Options):
-    text: StrictStr
-    decoders: list[StrictStr] = Field(list(COMPARE_DECODERS), min_length=1, max_length=32)
-
-
-class EntityOut(BaseModel):
-    start: int
-    end: int
-    text: str
-    label: str
-    confidence: float | None
-
-
-class TokenOut(BaseModel):
-    start: int
-    end: int
-    text: str
-    tag: str
-    marginals: dict[str, float] | None
-
-
-class DocumentOut(BaseModel):
-    id: StrictStr | StrictInt | None = None
-    entities: list[EntityOut]
-    tokens: list[TokenOut] | None = None
-
-
-class TagResponse(BaseModel):
-    model: str
-    decoder: str
-    graph: str
-    entities: list[EntityOut] | None = Field(None, description="for a text")
-    tokens: list[TokenOut] | None = Field(None, description="for a text, when asked")
-    documents: list[DocumentOut] | None = Field(None, description="for documents, in their order")
-    warnings: list[str]
-
-
-class DecoderResult(BaseModel):
-    decoder: str
-    graph: str = Field(description="the graph decoded: the chain for a chain-only decoder")
-    entities: list[EntityOut]
-    tags: list[str]
-    score: float = Field(description="the labelling's score in the graph asked for")
-    optimum_reached: bool | None = Field(description="score equals the certified optimum (None: not certified)")
-    agreement_with_viterbi: float = Field(description="share of tokens labelled as Viterbi labels them")
-    marginals: list[list[float]] | None = Field(description="(tokens, labels) when the decoder gives marginals")
-    seconds: float
-    stats: dict[str, float]
-
-
-class Optimum(BaseModel):
-    score: float | None
-    certified: bool
-
-
-class TokenSpan(BaseModel):
-    start: int
-    end: int
-    text: str
-
-
-class CompareResponse(BaseModel):
-    model: str
-    graph: str
-    labels: list[str]
-    tokens: list[TokenSpan]
-    optimum: Optimum
-    prepare_seconds: float
-    results: list[DecoderResult]
-
-
-class ErrorBody(BaseModel):
-    status: int
-    code: str
-    message: str
-    details: list[dict[str, Any]] | None = None
-
-
-class ErrorResponse(BaseModel):
-    error: ErrorBody
-
-
-ERRORS = {status: {"model": ErrorResponse, "description": text} for status, text in (
-    (401, "missing or wrong API key"), (413, "body, text or batch over the limits"),
-    (422, "malformed JSON, unknown field, bad setting, unknown model or decoder"),
-    (429, "queue full (see Retry-After)"), (503, "models still loading"), (504, "over the timeout"))}
-
 
 # --------------------------------------------------------------------------- errors
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
@@ -409,6 +275,25 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.state.service = service
     _install_error_handlers(app, service.metrics)
 
+    _add_status_routes(app, service)
+    _add_api_routes(app, service)
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(str(STATIC / "index.html"), media_type="text/html; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.add_middleware(Guard, settings=settings, metrics=service.metrics)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+    return app
+
+
+def _add_status_routes(app: FastAPI, service: Service) -> None:
+    """/health, /ready, /metrics, /v1/models and /v1/decoders."""
+    settings = service.settings
+
     @app.get("/health", summary="the process answers (no API key needed)")
     async def health() -> dict[str, str]:
         return {"status": "ok"}
@@ -431,6 +316,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
     @app.get("/v1/decoders", summary="the decoders, their capabilities and settings, as hgner decoders shows them")
     async def decoders() -> dict[str, Any]:
         return {"decoders": decoder_listing()}
+
+
+def _add_api_routes(app: FastAPI, service: Service) -> None:
+    """/v1/tag and /v1/compare."""
+    settings = service.settings
 
     # the answers are built by the engine and sent as they are (JSONResponse): the response models
     # document them in the schema, and the schema test checks that the answers fit
@@ -467,17 +357,6 @@ def create_app(settings: ServerSettings) -> FastAPI:
                                    len(body.text))
         service.metrics.tokens.inc(len(answer["tokens"]))
         return JSONResponse(answer)
-
-    @app.get("/", include_in_schema=False)
-    async def page() -> FileResponse:
-        return FileResponse(str(STATIC / "index.html"), media_type="text/html; charset=utf-8")
-
-    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-    app.add_middleware(Guard, settings=settings, metrics=service.metrics)
-    if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"])
-    return app
 
 
 def decoder_listing() -> list[dict[str, Any]]:
