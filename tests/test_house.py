@@ -21,7 +21,7 @@ from tag_support import subprocess_env, tag_model  # noqa: F401  (fixture)
 
 PACKAGE = Path(__file__).resolve().parent.parent / "hgner"
 SCRIPTS = PACKAGE.parent / "scripts"
-FRONT = ("cli.py", "commands")  # the command line: the only place that may name flags
+FRONT = ("cli.py", "commands", "server")  # the command line (and the server, which names its own options): may name flags
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 
 

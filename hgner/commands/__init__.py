@@ -21,6 +21,7 @@ COMMANDS = {
     "decoders": "every decoder: what it is, its capabilities and settings",
     "corpora": "the corpus catalogue: list, fetch, verify, info",
     "models": "list the shipped models and the data home's, or show one (hgner models info NAME)",
+    "serve": "serve a JSON API and a web page where decoders compete on your text",
 }
 """Every command (the module ``hgner.commands.NAME``) and its line in ``hgner --help``, in that order."""
 

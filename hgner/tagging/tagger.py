@@ -68,11 +68,13 @@ class Entity:
 
 @dataclass
 class TaggedGroup:
-    """Consecutive sentences of one document decoded together: their tags (model scheme) and entities."""
+    """Consecutive sentences of one document decoded together: their tags (model scheme), entities
+    and the decoder's marginals (for ``hgner serve``'s tokens)."""
 
     sentences: list[TokenizedSentence]
     tags: list[list[str]]
     entities: list[Entity]
+    marginals: Any = None  # (n, K) the decoder's marginals of the group's tokens (model labels), or None
 
     @property
     def end(self) -> int:
@@ -223,7 +225,7 @@ class Tagger:
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         result = self.pipeline.decode([s.tokens for s in group])
-        return self._kept(TaggedGroup(group, result.tags, entities(text, group, result)))
+        return self._kept(TaggedGroup(group, result.tags, entities(text, group, result), result.marginals))
 
     def _kept(self, group: TaggedGroup) -> TaggedGroup:
         """``group`` without the entities of types not in ``labels`` (when given) and those whose

@@ -1,0 +1,420 @@
+"""The one module that talks to the web framework: the FastAPI application (its request and
+response models are in :mod:`hgner.server.schemas`), the JSON errors, the guard (API key, body limit, metrics,
+security headers) and running it on uvicorn.
+
+Decoding runs in one thread per worker (numba and the tokenizer are not shared between threads);
+the event loop only parses, admits (:class:`~hgner.server.limits.Admission`) and waits with the
+request's deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from importlib import resources
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..errors import HgnerError
+from ..version import __version__
+from .engine import CompareOptions, Engine, TagOptions
+from .limits import Admission, Deadline, NotReady, Refused, TooLarge
+from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
+from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
+from .settings import SETTINGS_VARIABLE, ServerSettings
+
+log = logging.getLogger("hgner")
+
+STATIC = resources.files("hgner.server") / "static"
+OPEN_PATHS = ("/health",)  # answered without the API key
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                                 b"img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+]
+
+# --------------------------------------------------------------------------- errors
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                   details: list[dict[str, Any]] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"status": status, "code": code, "message": message}
+    if details:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+def _validation_details(error: RequestValidationError) -> list[dict[str, Any]]:
+    details = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item.get("loc", ()))
+        message = item.get("msg", "invalid")
+        if item.get("type") == "json_invalid":
+            message = f"malformed JSON ({item.get('ctx', {}).get('error', 'cannot be parsed')})"
+        details.append({"field": where, "message": message})
+    return details
+
+
+def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
+    def count(code: str) -> None:
+        metrics.errors.labels(code).inc()
+
+    async def refused(request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, HgnerError)
+        status, code = (error.status, error.code) if isinstance(error, Refused) else (422, "invalid")
+        count(code)
+        return error_response(status, code, str(error), getattr(error, "headers", None))
+
+    async def invalid(request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, RequestValidationError)
+        details = _validation_details(error)
+        count("invalid")
+        first = details[0] if details else {"field": "body", "message": "invalid request"}
+        return error_response(422, "invalid", f"{first['field']}: {first['message']}", details=details)
+
+    async def http_error(request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, StarletteHTTPException)
+        if error.status_code == 400:  # FastAPI could not read the body (not UTF-8): malformed JSON too
+            count("invalid")
+            return error_response(422, "invalid", "body: malformed JSON (not UTF-8 text)")
+        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        count(code)
+        return error_response(error.status_code, code, str(error.detail), getattr(error, "headers", None))
+
+    async def internal(request: Request, error: Exception) -> JSONResponse:
+        log.exception("internal error on %s", request.url.path)
+        count("internal")
+        return error_response(500, "internal", "internal error in hgner; the server log has the details")
+
+    app.add_exception_handler(HgnerError, refused)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Exception, internal)
+
+
+# --------------------------------------------------------------------------- the guard
+class Guard:
+    """Outermost ASGI layer: times and counts every request, refuses a missing or wrong bearer
+    token (401, except :data:`OPEN_PATHS`), reads a POST body only up to the limit (413), and adds
+    the security headers."""
+
+    def __init__(self, app: ASGIApp, settings: ServerSettings, metrics: Metrics) -> None:
+        self.app = app
+        self.key = settings.api_key.encode() if settings.api_key else None
+        self.limit = settings.max_body_bytes
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = [500]
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        path = scope["path"]
+        try:
+            refusal = self._refusal(scope)
+            if refusal is None and scope["method"] in ("POST", "PUT", "PATCH"):
+                receive, refusal = await self._read_body(scope, receive)
+            if refusal is not None:
+                await refusal(scope, receive, sending)
+            else:
+                await self.app(scope, receive, sending)
+        finally:
+            endpoint = _endpoint(scope, path)
+            self.metrics.requests.labels(endpoint, str(status[0])).inc()
+            self.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
+
+    def _refusal(self, scope: Scope) -> Response | None:
+        if self.key is None or scope["path"] in OPEN_PATHS or scope["method"] == "OPTIONS":
+            return None
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        scheme, _, token = given.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), self.key):
+            return None
+        self.metrics.errors.labels("unauthorized").inc()
+        return error_response(401, "unauthorized", "this server needs an API key: send 'Authorization: Bearer KEY'",
+                              {"WWW-Authenticate": "Bearer"})
+
+    async def _read_body(self, scope: Scope, receive: Receive) -> tuple[Receive, Response | None]:
+        """The whole body, read up to the limit, replayed to the application; or a 413."""
+        too_large = error_response(413, "too_large", f"request body over {self.limit} bytes (the limit follows "
+                                                     "--max-chars and --max-documents)")
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            self.metrics.errors.labels("too_large").inc()
+            return receive, too_large
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return receive, None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                self.metrics.errors.labels("too_large").inc()
+                return receive, too_large
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return replay, None
+
+
+def _endpoint(scope: Scope, path: str) -> str:
+    """The route's path for the metrics' label (a fixed set: unknown paths are ``other``)."""
+    known = ("/", "/health", "/ready", "/metrics", "/openapi.json", "/v1/tag", "/v1/compare", "/v1/models",
+             "/v1/decoders")
+    if path in known:
+        return path
+    return "/static" if path.startswith("/static/") else "other"
+
+
+# --------------------------------------------------------------------------- the application
+class Service:
+    """What one worker holds: the settings, the engine, the decoding thread, the admission queue
+    and the metrics."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.engine = Engine(settings.models, settings.timeout)
+        self.metrics = Metrics()
+        self.admission = Admission(settings.max_queue)
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")  # a new one at each start
+        self.loading: Future | None = None
+        self.default_model = next(iter(settings.models))
+
+    def start(self) -> None:
+        if self.loading is not None:
+            self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")
+        self.loading = self.executor.submit(self.engine.load, self.settings.warm)
+
+    def stop(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.metrics.worker_stopped()
+
+    def load_error(self) -> str | None:
+        """Why the models could not be loaded, or None."""
+        if self.loading is None or not self.loading.done() or self.loading.exception() is None:
+            return None
+        return f"the models could not be loaded: {self.loading.exception()}"
+
+    async def run(self, job: Callable[[Deadline], Any], characters: int) -> Any:
+        """``job(deadline)`` on the decoding thread, admitted to the queue; 429 when it is full,
+        504 once the deadline passes, 503 when the models failed to load."""
+        problem = self.load_error()
+        if problem is not None:
+            raise NotReady(problem)
+        if characters > self.settings.max_chars:
+            raise TooLarge(f"{characters} characters of text; this server takes at most {self.settings.max_chars} "
+                           "in one request (--max-chars)")
+        self.admission.enter()
+        self.metrics.queue.inc()
+        started = time.monotonic()
+        deadline = Deadline.after(self.settings.timeout)
+        try:
+            future = self.executor.submit(_with_deadline, job, deadline)
+            try:
+                return await asyncio.wait_for(asyncio.wrap_future(future), max(0.0, deadline.remaining()))
+            except asyncio.TimeoutError:
+                future.cancel()
+                raise deadline.error() from None
+        finally:
+            self.admission.leave(time.monotonic() - started)
+            self.metrics.queue.dec()
+
+
+def _with_deadline(job: Callable[[Deadline], Any], deadline: Deadline) -> Any:
+    deadline.check()  # waited too long in the queue: do not start
+    return job(deadline)
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """The application for one worker; its models load in the background at startup
+    (``/ready`` says when they are loaded and their kernels compiled)."""
+    service = Service(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.start()
+        yield
+        service.stop()
+
+    app = FastAPI(title="hgner", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  description="Named-entity recognition with CRFs: tag texts and watch decoders compete on them.")
+    app.state.service = service
+    _install_error_handlers(app, service.metrics)
+
+    _add_status_routes(app, service)
+    _add_api_routes(app, service)
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(str(STATIC / "index.html"), media_type="text/html; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.add_middleware(Guard, settings=settings, metrics=service.metrics)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+    return app
+
+
+def _add_status_routes(app: FastAPI, service: Service) -> None:
+    """/health, /ready, /metrics, /v1/models and /v1/decoders."""
+    settings = service.settings
+
+    @app.get("/health", summary="the process answers (no API key needed)")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/ready", summary="models loaded and kernels compiled", responses={503: ERRORS[503]})
+    async def ready() -> dict[str, Any]:
+        problem = service.load_error()
+        if problem is not None or not service.engine.ready:
+            raise NotReady(problem or "the models are loading")
+        return {"status": "ready", "models": list(settings.models)}
+
+    @app.get("/metrics", summary="Prometheus metrics", response_class=Response)
+    async def metrics() -> Response:
+        return Response(service.metrics.exposition(), media_type=CONTENT_TYPE)
+
+    @app.get("/v1/models", summary="the models served, as hgner models shows them", responses={503: ERRORS[503]})
+    async def models() -> dict[str, Any]:
+        return {"models": await service.run(lambda deadline: service.engine.model_infos(), 0)}
+
+    @app.get("/v1/decoders", summary="the decoders, their capabilities and settings, as hgner decoders shows them")
+    async def decoders() -> dict[str, Any]:
+        return {"decoders": decoder_listing()}
+
+
+def _add_api_routes(app: FastAPI, service: Service) -> None:
+    """/v1/tag and /v1/compare."""
+    settings = service.settings
+
+    # the answers are built by the engine and sent as they are (JSONResponse): the response models
+    # document them in the schema, and the schema test checks that the answers fit
+    @app.post("/v1/tag", response_model=TagResponse, summary="tag a text, or a batch of documents with ids",
+              responses=ERRORS)
+    async def tag(body: TagRequest) -> JSONResponse:
+        texts = [body.text] if body.text is not None else [d.text for d in body.documents or []]
+        if len(texts) > settings.max_documents:
+            raise TooLarge(f"{len(texts)} documents; this server takes at most {settings.max_documents} in one "
+                           "request (--max-documents)")
+        options = TagOptions(body.model or service.default_model, body.decoder, body.graph, body.sweeps, body.seed,
+                             body.settings, body.min_confidence, body.tokens)
+
+        results, warnings, decoder, tokens = await service.run(
+            lambda deadline: service.engine.tag(texts, options, deadline), sum(map(len, texts)))
+        service.metrics.tokens.inc(tokens)
+        answer: dict[str, Any] = {"model": options.model, "decoder": decoder, "graph": options.graph,
+                                  "warnings": warnings}
+        if body.text is not None:
+            answer.update(results[0])
+        else:
+            answer["documents"] = [{"id": d.id, **r} for d, r in zip(body.documents or [], results)]
+        return JSONResponse(answer)
+
+    @app.post("/v1/compare", response_model=CompareResponse, summary="several decoders on one text",
+              responses=ERRORS)
+    async def compare(body: CompareRequest) -> JSONResponse:
+        from ..tagging.tagger import check_text
+
+        check_text(body.text, "text")
+        options = CompareOptions(body.model or service.default_model, body.decoders, body.graph, body.sweeps,
+                                 body.seed, body.settings)
+        answer = await service.run(lambda deadline: service.engine.compare(body.text, options, deadline),
+                                   len(body.text))
+        service.metrics.tokens.inc(len(answer["tokens"]))
+        return JSONResponse(answer)
+
+
+def decoder_listing() -> list[dict[str, Any]]:
+    """Every decoder with its capabilities (default settings) and settings, as ``hgner decoders``."""
+    from ..decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
+
+    listing = []
+    for name in available_decoders():
+        decoder = make_decoder(name)
+        settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
+                    for s in decoder_settings(name).values()]
+        listing.append({"name": name, "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES},
+                        "settings": settings})
+    return listing
+
+
+def app_from_environment() -> FastAPI:
+    """The application of a worker process started by uvicorn (``--workers N``)."""
+    return create_app(ServerSettings.from_environment())
+
+
+# --------------------------------------------------------------------------- running
+def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) -> int:
+    """Run the server until SIGTERM or SIGINT, which stop it taking connections, let the requests
+    in flight finish (up to the timeout), and return 0."""
+    config_options: dict[str, Any] = {"host": settings.host, "port": settings.port, "log_level": "info",
+                                      "timeout_graceful_shutdown": int(settings.timeout) + 5, "access_log": False,
+                                      "server_header": False, "lifespan": "on"}
+    if settings.workers == 1:
+        server = _Server(uvicorn.Config(create_app(settings), **config_options))
+        server.run()
+        return 0 if server.started else 1
+    scratch = tempfile.mkdtemp(prefix="hgner-serve-metrics-")
+    saved = {name: os.environ.get(name) for name in (SETTINGS_VARIABLE, MULTIPROCESS_VARIABLE)}
+    os.environ[SETTINGS_VARIABLE] = settings.to_environment()
+    os.environ[MULTIPROCESS_VARIABLE] = scratch
+    try:
+        # uvicorn's supervisor: on SIGTERM it stops each worker (which drains its requests) and returns
+        uvicorn.run("hgner.server.app:app_from_environment", factory=True, workers=settings.workers, **config_options)
+        return 0
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a SIGTERM or SIGINT, once the requests in flight are answered,
+    ends the process with status 0 (uvicorn raises the signal again after its shutdown)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

@@ -1,0 +1,242 @@
+"""Tagging and comparing for the server, without the web framework: the models named at startup,
+loaded once, and the taggers built from them.
+
+``/v1/tag`` goes through :class:`~hgner.tag.Tagger`, as ``hgner tag`` does, so the entities are
+those of ``hgner tag --format jsonl`` (long documents split in the same blocks and groups).
+``/v1/compare`` tokenizes a text once, builds its graph once and runs every decoder on it.
+
+An :class:`Engine` is used from one thread at a time (the server's decoding thread).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..api import model_info
+from ..decoders import available_decoders, decoder_class, decoder_settings, make_decoder, settings_per_decoder
+from ..errors import HgnerError, HgnerWarning, UnknownNameError
+from ..graphkinds import check_graph_kind
+from ..model import CrfModel
+from ..modelfiles import SKIP_FILES
+from ..pipeline import Pipeline
+from ..tagging.settings import TagSettings
+from ..tagging.tagger import LANGUAGE_SAMPLE_WORDS, Tagger, add_to_language_sample, entities
+from .limits import Deadline
+
+TAGGER_CACHE = 64  # taggers kept per worker (one per model, decoder, graph and settings asked)
+WARM_UP_TEXT = "Warm up in London . London is warm ."  # a repeated name: skip edges too
+CERTIFY_TOLERANCE = 1e-9  # relative: a score this close to the certified optimum reaches it (as exact's)
+COMPARE_DECODERS = ("viterbi", "exact", "gibbs", "herded")  # the page's first choice
+
+
+@dataclass(frozen=True)
+class TagOptions:
+    """The options of one ``/v1/tag`` request (shape already checked by the web layer)."""
+
+    model: str
+    decoder: str | None = None
+    graph: str = "chain"
+    sweeps: int | None = None
+    seed: int | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    min_confidence: float | None = None
+    tokens: bool = False
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """The options of one ``/v1/compare`` request."""
+
+    model: str
+    decoders: Sequence[str] = COMPARE_DECODERS
+    graph: str = "chain"
+    sweeps: int | None = None
+    seed: int | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    """The models of one worker (name -> directory, loaded by :meth:`load`) and a cache of taggers.
+    ``timeout``: seconds, given as ``time_limit`` to the decoders that take one."""
+
+    def __init__(self, models: Mapping[str, str | Path], timeout: float) -> None:
+        self.paths = dict(models)
+        self.timeout = timeout
+        self.models: dict[str, Any] = {}  # name -> CrfModel
+        self.ready = False
+        self._taggers: OrderedDict[tuple, Any] = OrderedDict()
+
+    # ------------------------------------------------------------------ startup
+    def load(self, warm: bool = True) -> None:
+        """Load every model; with ``warm``, compile every decoder's kernels on a short text."""
+        for name, path in self.paths.items():
+            self.models[name] = CrfModel.load(path)
+        if warm:
+            first = next(iter(self.models))
+            for name in self.models:
+                self.tag([WARM_UP_TEXT], TagOptions(name, tokens=True), Deadline.after(3600))
+            self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "skip"), Deadline.after(3600))
+            self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "chain"), Deadline.after(3600))
+        self.ready = True
+
+    # ------------------------------------------------------------------ listings
+    def model_infos(self) -> list[dict[str, Any]]:
+        """``/v1/models``: what ``hgner models`` shows of each served model."""
+        rows = []
+        for name, path in self.paths.items():
+            info = model_info(path)
+            rows.append({"name": name, "language": info.language, "labels": info.labels, "scheme": info.scheme,
+                         "tags": list(self.models[name].labels) if name in self.models else None,
+                         "dev_f1": info.dev, "test_f1": info.test, "size": info.size,
+                         "skip": _has_skip(info.metadata)})
+        return rows
+
+    # ------------------------------------------------------------------ tagging
+    def tag(self, texts: Sequence[str], options: TagOptions,
+            deadline: Deadline) -> tuple[list[dict[str, Any]], list[str], str, int]:
+        """Each text's ``{"entities": [...], "tokens": [...]?}``, the warnings, the decoder's name
+        and the number of tokens tagged, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut`
+        once ``deadline`` passes (checked between groups of sentences)."""
+        with warnings.catch_warnings(record=True) as caught:  # (one request at a time per worker)
+            warnings.simplefilter("always")
+            tagger = self._tagger(options)
+            results, count = self._tag_texts(tagger, texts, options, deadline)
+        notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, HgnerWarning)))
+        return results, notes, tagger.decoder_name, count
+
+    def _tag_texts(self, tagger: Any, texts: Sequence[str], options: TagOptions,
+                   deadline: Deadline) -> tuple[list[dict[str, Any]], int]:
+        """Each text's entities (and tokens), and the number of tokens tagged."""
+        results = []
+        count = 0
+        sample: list[str] | None = []
+        for text in texts:
+            deadline.check()
+            if sample is not None and add_to_language_sample(sample, text):
+                tagger.check_language(sample)
+                sample = None
+            entities: list[dict[str, Any]] = []
+            tokens: list[dict[str, Any]] = []
+            for group in tagger.tag_text(text):
+                entities += [e.to_json() for e in group.entities]
+                count += sum(len(sentence.tokens) for sentence in group.sentences)
+                if options.tokens:
+                    tokens += _token_rows(text, group, tagger.pipeline.model.labels)
+                deadline.check()
+            results.append({"entities": entities, "tokens": tokens} if options.tokens else {"entities": entities})
+        if sample:
+            tagger.check_language(sample[:LANGUAGE_SAMPLE_WORDS])
+        return results, count
+
+    def _tagger(self, options: TagOptions) -> Any:
+        """The cached :class:`~hgner.tagging.tagger.Tagger` for ``options``: the
+        :class:`~hgner.tagging.settings.TagSettings` every front end builds (checked, and the
+        decoder chosen for the graph with its warning, on every request: a warning is given again
+        each time); decoders that take a ``time_limit`` get the server's timeout unless the request
+        gives one."""
+        model = self.model(options.model)
+        settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps, options.seed,
+                               dict(options.settings), options.min_confidence)
+        if "time_limit" in decoder_settings(str(settings.decoder)) and settings.decoder_settings.get("time_limit") is None:
+            settings = dataclasses.replace(settings, decoder=settings.decoder,
+                                           decoder_settings={**settings.decoder_settings, "time_limit": self.timeout})
+        key = (options.model, settings)
+        tagger = self._taggers.get(key)
+        if tagger is None:
+            tagger = self._taggers[key] = Tagger(settings, model)
+            if len(self._taggers) > TAGGER_CACHE:
+                self._taggers.popitem(last=False)
+        self._taggers.move_to_end(key)
+        return tagger
+
+    def model(self, name: str) -> Any:
+        """The loaded model served as ``name``; :class:`UnknownNameError` lists the served ones."""
+        if not isinstance(name, str) or name not in self.paths:
+            raise UnknownNameError("model", str(name), self.paths)
+        return self.models[name]
+
+    # ------------------------------------------------------------------ comparing
+    def compare(self, text: str, options: CompareOptions, deadline: Deadline) -> dict[str, Any]:
+        """Every decoder of ``options`` on one graph of ``text`` (the whole text, not split): per
+        decoder its entities, tags, graph score, whether it reached the certified optimum (exact's
+        score when exact certifies it), its agreement with Viterbi (share of tokens), marginals
+        (when it gives them) and seconds."""
+        model = self.model(options.model)
+        check_graph_kind(options.graph)
+        names = list(dict.fromkeys(options.decoders))
+        if not names:
+            raise HgnerError("decoders: expected at least one decoder name")
+        for name in names:
+            decoder_class(name)  # an unknown name lists the valid ones
+        per_decoder = settings_per_decoder(dict(options.settings), names)
+        tagger = self._tagger(TagOptions(options.model, "viterbi"))
+        sentences = list(tagger.sentences(text))
+        started = time.perf_counter()
+        builder = Pipeline(model, make_decoder("viterbi"), options.graph)
+        prepared = builder.prepare([s.tokens for s in sentences])
+        prepare_seconds = time.perf_counter() - started
+        runs = names + [n for n in ("viterbi", "exact") if n not in names]  # the references, when not asked
+        decoded: dict[str, tuple[Any, float, str]] = {}
+        for name in runs:
+            deadline.check()
+            settings = dict(per_decoder.get(name, {}))
+            cls = decoder_class(name)
+            if "time_limit" in cls.settings and settings.get("time_limit") is None:
+                settings["time_limit"] = max(0.001, deadline.remaining())
+            decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed,
+                                                          "marginals": True})
+            graph = "chain" if cls.chain_only else options.graph
+            pipeline = Pipeline(model, decoder, graph)
+            started = time.perf_counter()
+            result = pipeline.decode_prepared(prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
+            decoded[name] = (result, time.perf_counter() - started, graph)
+        exact = decoded["exact"][0]
+        certified = bool(exact.stats.get("certified", 0.0) == 1.0)
+        optimum = float(prepared.graph.score(exact.labels)) if certified else None
+        reference = decoded["viterbi"][0].labels
+        results = []
+        for name in names:
+            result, seconds, graph = decoded[name]
+            score = float(prepared.graph.score(result.labels))
+            reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
+            agreement = float((result.labels == reference).mean()) if len(reference) else 1.0
+            results.append({
+                "decoder": name, "graph": graph,
+                "entities": [e.to_json() for e in entities(text, sentences, result)],
+                "tags": [t for sentence in result.tags for t in sentence],
+                "score": score, "optimum_reached": reached, "agreement_with_viterbi": agreement,
+                "marginals": None if result.marginals is None else result.marginals.tolist(),
+                "seconds": seconds,
+                "stats": {k: float(v) for k, v in result.stats.items()},
+            })
+        tokens = [{"start": a, "end": b, "text": text[a:b]} for s in sentences for a, b in s.offsets]
+        return {"model": options.model, "graph": options.graph, "labels": list(model.labels), "tokens": tokens,
+                "optimum": {"score": optimum, "certified": certified}, "prepare_seconds": prepare_seconds,
+                "results": results}
+
+
+def _has_skip(metadata: Mapping[str, Any]) -> bool:
+    return all(f in metadata.get("files", {}) for f in SKIP_FILES)
+
+
+def _token_rows(text: str, group: Any, labels: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per token of a :class:`~hgner.tag.TaggedGroup`: offsets, text, tag (model scheme)
+    and the marginal of each tag (None when the decoder gives none)."""
+    rows = []
+    position = 0
+    for sentence, tags in zip(group.sentences, group.tags):
+        for (start, end), tag in zip(sentence.offsets, tags):
+            marginals = None
+            if group.marginals is not None:
+                marginals = dict(zip(labels, group.marginals[position].tolist()))
+            rows.append({"start": start, "end": end, "text": text[start:end], "tag": tag, "marginals": marginals})
+            position += 1
+    return rows
+

@@ -1,0 +1,281 @@
+// hgner serve's page: tag a text or let decoders compete on it. Every text from the user, the
+// model or the server goes into the page as text (textContent, setAttribute), never as markup.
+"use strict";
+
+const DEFAULT_DECODERS = ["viterbi", "exact", "gibbs", "herded"];
+const COLOURS = { PER: "#aa9cfc", LOC: "#ff9561", ORG: "#7aecec", MISC: "#e4e7d2" };
+const PALETTE = ["#bfe1d9", "#feca74", "#c887fb", "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff"];
+const state = { view: null, colours: new Map() };
+
+function $(id) { return document.getElementById(id); }
+
+function element(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, String(value));
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+function colour(label) {
+  if (!state.colours.has(label)) {
+    state.colours.set(label, COLOURS[label] || PALETTE[state.colours.size % PALETTE.length]);
+  }
+  return state.colours.get(label);
+}
+
+function status(message, isError) {
+  const line = $("status");
+  line.textContent = message;
+  line.classList.toggle("error", Boolean(isError));
+}
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  let answer;
+  try { answer = await response.json(); } catch (error) { answer = null; }
+  if (!response.ok) {
+    const message = answer && answer.error ? answer.error.message : `HTTP ${response.status}`;
+    throw new Error(message);
+  }
+  return answer;
+}
+
+async function loadChoices() {
+  const [models, decoders] = await Promise.all([api("/v1/models"), api("/v1/decoders")]);
+  const select = $("model");
+  for (const model of models.models) {
+    select.append(element("option", { value: model.name }, `${model.name} (${model.language})`));
+  }
+  const box = $("decoders");
+  for (const decoder of decoders.decoders) {
+    const id = `decoder-${decoder.name}`;
+    const input = element("input", { type: "checkbox", id, value: decoder.name });
+    input.checked = DEFAULT_DECODERS.includes(decoder.name);
+    const notes = [];
+    if (decoder.capabilities.chain_only) notes.push("chain only");
+    if (decoder.capabilities.certifies) notes.push("certifies");
+    box.append(element("label", { for: id, class: "decoder" }, input, ` ${decoder.name}`,
+      notes.length ? element("small", {}, ` (${notes.join(", ")})`) : ""));
+  }
+}
+
+function chosenDecoders() {
+  return [...document.querySelectorAll("#decoders input:checked")].map((input) => input.value);
+}
+
+function options() {
+  const body = { model: $("model").value, graph: $("graph").value };
+  const sweeps = parseInt($("sweeps").value, 10);
+  const seed = parseInt($("seed").value, 10);
+  if (Number.isFinite(sweeps)) body.sweeps = sweeps;
+  if (Number.isFinite(seed)) body.seed = seed;
+  return body;
+}
+
+async function compare() {
+  const decoders = chosenDecoders();
+  if (!decoders.length) { status("Pick at least one decoder.", true); return; }
+  const text = $("text").value;
+  status("Comparing…");
+  try {
+    const answer = await api("/v1/compare", { ...options(), text, decoders });
+    state.view = {
+      text,
+      labels: answer.labels,
+      tokens: answer.tokens,
+      columns: answer.results.map((result) => ({
+        name: result.decoder,
+        entities: result.entities,
+        marginals: result.marginals,
+        summary: [
+          ["graph", result.graph],
+          ["score", result.score.toFixed(3)],
+          ["certified optimum", result.optimum_reached === null ? "not certified" : result.optimum_reached ? "reached" : "missed"],
+          ["agreement with Viterbi", `${(100 * result.agreement_with_viterbi).toFixed(1)} %`],
+          ["time", `${(1000 * result.seconds).toFixed(1)} ms`],
+        ],
+      })),
+    };
+    render();
+    const optimum = answer.optimum.certified ? `certified optimum ${answer.optimum.score.toFixed(3)}` : "optimum not certified";
+    status(`${answer.results.length} decoders on ${answer.tokens.length} tokens (${answer.graph} graph, ${optimum}).`);
+  } catch (error) {
+    status(`Error: ${error.message}`, true);
+  }
+}
+
+async function tag() {
+  const decoders = chosenDecoders();
+  const text = $("text").value;
+  const body = { ...options(), text, tokens: true };
+  if (decoders.length) body.decoder = decoders[0];
+  status("Tagging…");
+  try {
+    const answer = await api("/v1/tag", body);
+    const labels = answer.tokens.length && answer.tokens[0].marginals ? Object.keys(answer.tokens[0].marginals) : [];
+    state.view = {
+      text,
+      labels,
+      tokens: answer.tokens,
+      columns: [{
+        name: answer.decoder,
+        entities: answer.entities,
+        marginals: labels.length ? answer.tokens.map((token) => labels.map((label) => token.marginals[label])) : null,
+        summary: [["graph", answer.graph], ["entities", answer.entities.length]],
+      }],
+    };
+    render();
+    const notes = answer.warnings.length ? ` Note: ${answer.warnings.join(" ")}` : "";
+    status(`${answer.decoder} found ${answer.entities.length} entities in ${answer.tokens.length} tokens.${notes}`);
+  } catch (error) {
+    status(`Error: ${error.message}`, true);
+  }
+}
+
+function entityKey(entity) { return `${entity.start}:${entity.end}:${entity.label}`; }
+
+function render() {
+  const view = state.view;
+  const results = $("results");
+  results.replaceChildren();
+  if (!view) return;
+  const threshold = parseFloat($("confidence").value);
+  const shown = view.columns.map((column) => column.entities.filter(
+    (entity) => entity.confidence === null || entity.confidence >= threshold));
+  const counts = new Map();
+  for (const entities of shown) {
+    for (const entity of entities) counts.set(entityKey(entity), (counts.get(entityKey(entity)) || 0) + 1);
+  }
+  view.columns.forEach((column, index) => {
+    const differing = shown[index].filter((entity) => counts.get(entityKey(entity)) < view.columns.length).length;
+    const summary = element("dl", {});
+    for (const [term, value] of [...column.summary, ["entities shown", shown[index].length],
+      ["differences", differing]]) {
+      summary.append(element("dt", {}, term), element("dd", {}, value));
+    }
+    const body = element("div", { class: "text", tabindex: "0", "data-column": index,
+      "aria-label": `Text tagged by ${column.name}; arrow keys move between tokens` });
+    fillText(body, view, shown[index], counts, index);
+    results.append(element("article", { class: "column", "data-decoder": column.name },
+      element("h2", {}, column.name), summary, body));
+  });
+}
+
+// The server's offsets count code points (as Python does); JavaScript strings count UTF-16 units.
+function unitOffsets(text) {
+  const units = [0];
+  for (const character of text) units.push(units[units.length - 1] + character.length);
+  return units;
+}
+
+function fillText(body, view, entities, counts, columnIndex) {
+  const units = unitOffsets(view.text);
+  const text = { slice: (start, end) => view.text.slice(units[start], end === undefined ? undefined : units[end]) };
+  const byStart = new Map(entities.map((entity) => [entity.start, entity]));
+  let cursor = 0;
+  let open = null; // [entity, mark element]
+  view.tokens.forEach((token, index) => {
+    const target = () => (open ? open[1] : body);
+    if (!open && byStart.has(token.start)) {
+      const entity = byStart.get(token.start);
+      body.append(text.slice(cursor, token.start));
+      cursor = token.start;
+      const differs = counts.get(entityKey(entity)) < state.view.columns.length;
+      const confidence = entity.confidence === null ? "confidence unknown" : `confidence ${entity.confidence.toFixed(3)}`;
+      const mark = element("mark", { class: differs ? "entity differs" : "entity", "data-label": entity.label,
+        title: `${entity.label}, ${confidence}${differs ? ", not found by every decoder" : ""}` });
+      mark.style.background = colour(entity.label);
+      open = [entity, mark];
+      body.append(mark);
+    }
+    target().append(text.slice(cursor, token.start));
+    target().append(element("span", { class: "token", tabindex: "-1", "data-index": index,
+      "data-column": columnIndex }, text.slice(token.start, token.end)));
+    cursor = token.end;
+    if (open && token.end >= open[0].end) {
+      open[1].append(element("span", { class: "label" }, open[0].label));
+      if (open[1].classList.contains("differs")) open[1].append(element("span", { class: "visually-hidden" }, " (differs)"));
+      open = null;
+    }
+  });
+  body.append(text.slice(cursor));
+}
+
+function showToken(index) {
+  const view = state.view;
+  const token = view.tokens[index];
+  const details = $("details");
+  details.replaceChildren(element("h2", {}, "Token"), element("p", { class: "token-text" }, token.text || ""),
+    element("p", { class: "hint" }, `characters ${token.start} to ${token.end}`));
+  for (const column of view.columns) {
+    const rows = column.marginals ? view.labels.map((label, k) => [label, column.marginals[index][k]]) : [];
+    rows.sort((a, b) => b[1] - a[1]);
+    const table = element("table", {}, element("caption", {}, column.name));
+    if (!rows.length) {
+      table.append(element("tr", {}, element("td", { colspan: "2" }, "no marginals from this decoder")));
+    }
+    for (const [label, probability] of rows) {
+      const bar = element("span", { class: "bar" });
+      bar.style.width = `${Math.round(100 * probability)}%`;
+      table.append(element("tr", {}, element("th", { scope: "row" }, label),
+        element("td", {}, element("span", { class: "meter" }, bar), ` ${probability.toFixed(3)}`)));
+    }
+    details.append(table);
+  }
+}
+
+function tokenOf(node) {
+  return node instanceof Element ? node.closest(".token") : null;
+}
+
+function setUp() {
+  $("form").addEventListener("submit", (event) => { event.preventDefault(); compare(); });
+  $("tag").addEventListener("click", tag);
+  $("text").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); compare(); }
+  });
+  $("confidence").addEventListener("input", () => {
+    $("confidence-value").textContent = parseFloat($("confidence").value).toFixed(2);
+    render();
+  });
+  const results = $("results");
+  results.addEventListener("mouseover", (event) => {
+    const token = tokenOf(event.target);
+    if (token) showToken(Number(token.dataset.index));
+  });
+  results.addEventListener("focusin", (event) => {
+    const token = tokenOf(event.target);
+    if (token) showToken(Number(token.dataset.index));
+  });
+  results.addEventListener("keydown", (event) => {
+    if (!["ArrowRight", "ArrowLeft", "Home", "End"].includes(event.key)) return;
+    const body = event.target.closest(".text");
+    if (!body) return;
+    const tokens = [...body.querySelectorAll(".token")];
+    if (!tokens.length) return;
+    const current = tokens.indexOf(tokenOf(event.target));
+    let next = { ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: tokens.length - 1 }[event.key];
+    if (current < 0 && event.key === "ArrowLeft") next = tokens.length - 1;
+    next = Math.max(0, Math.min(tokens.length - 1, next));
+    event.preventDefault();
+    tokens[next].focus();
+  });
+  const area = $("text");
+  area.addEventListener("dragover", (event) => { event.preventDefault(); area.classList.add("dropping"); });
+  area.addEventListener("dragleave", () => area.classList.remove("dropping"));
+  area.addEventListener("drop", (event) => {
+    area.classList.remove("dropping");
+    const file = event.dataTransfer && event.dataTransfer.files[0];
+    if (!file) return;
+    event.preventDefault();
+    file.text().then((text) => { area.value = text; status(`Read ${file.name} (${text.length} characters).`); },
+      () => status(`Cannot read ${file.name}.`, true));
+  });
+  loadChoices().then(() => status("Ready: press Compare decoders (or Ctrl+Enter in the text)."),
+    (error) => status(`Error: ${error.message}`, true));
+}
+
+document.addEventListener("DOMContentLoaded", setUp);

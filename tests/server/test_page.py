@@ -1,0 +1,124 @@
+"""The page at / in a real browser (Debian's chromium driven by Playwright): tag a text, see the
+highlighted entities and the compare view, and see a text and a label carrying <script> as text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("fastapi", reason="hgner serve needs the serve extra (pip install 'hgner[serve]')")
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need Playwright (pip install playwright)")
+
+from server_support import CHROMIUM_ARGS, chromium, running_server  # noqa: E402
+
+TEXT = "Peter Blackburn met Angela Merkel in Paris . Blackburn left ."
+SCRIPT = "<script>window.injected = 1</script>"
+
+
+@pytest.fixture(scope="module")
+def page():
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no browser: install Debian's chromium (apt-get install -y chromium)")
+    with running_server() as (_, url), sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        tab = browser.new_page(bypass_csp=True)  # the page's escaping is tested, not its Content-Security-Policy
+        errors: list[str] = []
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(url + "/")
+        tab.wait_for_selector("#decoders input")
+        yield tab
+        browser.close()
+        assert not errors, errors
+
+
+def run(page, button: str, text: str) -> None:
+    page.fill("#text", text)
+    page.click(button)
+    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders on|found|Error/)")
+
+
+def test_tag_highlights_the_entities(page):
+    page.select_option("#graph", "chain")
+    for other in ("exact", "gibbs", "herded"):
+        page.uncheck(f"#decoder-{other}")
+    run(page, "#tag", TEXT)
+    for other in ("exact", "gibbs", "herded"):
+        page.check(f"#decoder-{other}")
+    assert page.locator(".column").get_attribute("data-decoder") == "viterbi"
+    marks = page.locator(".column mark.entity")
+    found = [(marks.nth(i).get_attribute("data-label"), marks.nth(i).locator(".token").all_inner_texts())
+             for i in range(marks.count())]
+    assert ("PER", ["Angela", "Merkel"]) in found and ("LOC", ["Paris"]) in found
+    page.hover(".column .token >> nth=4")
+    assert "Merkel" in page.inner_text("#details") and "I-PER" in page.inner_text("#details")
+
+
+def test_ctrl_enter_compares(page):
+    page.fill("#text", "Angela Merkel visited Paris .")
+    page.focus("#text")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders on|Error/)")
+    assert page.locator(".column").count() == 4
+
+
+def test_a_dropped_file_becomes_the_text(page):
+    transfer = page.evaluate_handle("""() => { const transfer = new DataTransfer();
+        transfer.items.add(new File(['Jim Smith flew to Tokyo .'], 'news.txt', {type: 'text/plain'}));
+        return transfer; }""")
+    page.dispatch_event("#text", "drop", {"dataTransfer": transfer})
+    page.wait_for_function("document.querySelector('#text').value.startsWith('Jim Smith')")
+    assert "news.txt" in page.inner_text("#status")
+
+
+def test_compare_view_marks_differences_and_shows_marginals(page):
+    page.select_option("#graph", "skip")
+    run(page, "#compare", TEXT)
+    columns = page.locator(".column")
+    assert [columns.nth(i).get_attribute("data-decoder") for i in range(columns.count())] == \
+        ["exact", "gibbs", "herded", "viterbi"]
+    assert "certified optimum" in page.inner_text(".column >> nth=0")
+    viterbi = page.locator('.column[data-decoder="viterbi"]')
+    exact = page.locator('.column[data-decoder="exact"]')
+    # the skip edge makes the second Blackburn a person, as the first; Viterbi on the chain may differ
+    assert exact.locator("mark.entity").count() >= 3
+    differing = page.locator("mark.differs").count()
+    labels = lambda column: column.locator("mark.entity").evaluate_all(  # noqa: E731
+        "marks => marks.map(m => m.textContent)")
+    assert (differing > 0) == (labels(viterbi) != labels(exact))
+    viterbi.locator(".text").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert "Blackburn" in page.inner_text("#details .token-text")
+    slider = page.locator("#confidence")
+    slider.fill("1")
+    assert page.locator('.column[data-decoder="viterbi"] mark.entity').count() == 0
+    assert page.locator('.column[data-decoder="exact"] mark.entity').count() >= 3  # no confidences: kept
+    slider.fill("0")
+
+
+def test_script_in_a_text_and_in_a_label_shows_as_text(page):
+    run(page, "#compare", f"{SCRIPT} \N{ROCKET} Angela Merkel visited Paris .")  # offsets count code points
+    assert SCRIPT in page.inner_text('.column[data-decoder="viterbi"] .text')
+    marks = page.locator('.column[data-decoder="viterbi"] mark.entity .token')
+    assert marks.all_inner_texts() == ["Angela", "Merkel", "Paris"]
+    assert page.evaluate("window.injected") is None
+    assert page.locator("#results script").count() == 0
+
+    def hostile_labels(route) -> None:  # a model whose labels carry markup
+        answer = route.fetch().json()
+        for result in answer["results"]:
+            for entity in result["entities"]:
+                entity["label"] = SCRIPT
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page.route("**/v1/compare", hostile_labels)
+    try:
+        run(page, "#compare", "Angela Merkel visited Paris .")
+    finally:
+        page.unroute("**/v1/compare")
+    label = page.locator(".column mark.entity .label").first
+    assert label.inner_text() == SCRIPT
+    assert page.evaluate("window.injected") is None
+    assert page.locator("#results script").count() == 0
