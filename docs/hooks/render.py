@@ -1,0 +1,531 @@
+"""The generated pages of the documentation site, as Markdown text: the CLI reference walked from
+``hgner.cli.build_parser()``, the decoders from the registry, the JSON schemas, the errors, the
+module map from the package's module docstrings, and the results pages rendered from
+``docs/results/*.json`` and ``models/*/meta.json``. Nothing here holds a figure: every number is
+read from a committed file when the site is built. ``pages.py`` (the mkdocs hook) serves them;
+the tests import this module to check them."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io
+import json
+import os
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "docs" / "results"
+
+
+# ---------------------------------------------------------------- reference
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    """A parser's help at a fixed width, so the page does not depend on the terminal."""
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        return parser.format_help()
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = previous
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """The parser's subcommands, in the order they were added."""
+    found = []
+    for action in parser._actions:  # noqa: SLF001 (argparse has no public walk of its subparsers)
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            seen: set[int] = set()
+            for name, sub in action.choices.items():
+                if id(sub) not in seen:  # aliases point at the same parser
+                    seen.add(id(sub))
+                    found.append((name, sub))
+    return found
+
+
+def cli_page() -> str:
+    """Every command's ``--help``, walked from the parser the ``hgner`` command uses."""
+    from hgner.cli import build_parser
+
+    parser = build_parser()
+    lines = ["# Command line", "",
+             "Generated from `hgner.cli.build_parser()` when the site is built: each section is the",
+             "command's own `--help`.", "", "```text", _help(parser).rstrip(), "```", ""]
+
+    def walk(prefix: str, parent: argparse.ArgumentParser, depth: int) -> None:
+        for name, sub in _subcommands(parent):
+            command = f"{prefix} {name}"
+            lines.extend([f"{'#' * depth} `{command}`", "", "```text", _help(sub).rstrip(), "```", ""])
+            walk(command, sub, min(depth + 1, 4))
+
+    walk("hgner", parser, 2)
+    return "\n".join(lines)
+
+
+def _run_cli(argv: list[str]) -> str:
+    from hgner.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(argv)
+    if code != 0:
+        raise RuntimeError(f"hgner {' '.join(argv)} exited with {code}")
+    return out.getvalue()
+
+
+def _first_paragraph(text: str | None) -> str:
+    return " ".join((text or "").strip().split("\n\n")[0].split())
+
+
+def decoders_page() -> str:
+    """The registered decoders: what ``hgner decoders`` prints, and each class's docstring."""
+    import hgner
+    from hgner import decoders
+
+    lines = ["# Decoders", "",
+             "Generated from the decoder registry when the site is built. `hgner decoders` prints:", "",
+             "```console", "$ hgner decoders", _run_cli(["decoders"]).rstrip(), "```", ""]
+    for name in hgner.available_decoders():
+        cls = decoders.decoder_class(name)
+        lines.extend([f"## `{name}`", "", f"`{cls.__module__}.{cls.__qualname__}`", "",
+                      (cls.__doc__ or "").strip() and _dedent_doc(cls.__doc__), ""])
+    return "\n".join(lines)
+
+
+def _dedent_doc(doc: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(doc)
+
+
+def _schema_rows(schema: dict[str, Any], prefix: str = "") -> list[str]:
+    rows = []
+    required = set(schema.get("required", []))
+    for name, spec in schema.get("properties", {}).items():
+        kind = spec.get("type", "")
+        kind = " or ".join(kind) if isinstance(kind, list) else kind
+        what = " ".join(str(spec.get("description", "")).split()).replace("|", "\\|")
+        rows.append(f"| `{prefix}{name}` | {kind} | {'yes' if name in required else ''} | {what} |")
+        if isinstance(spec, dict) and spec.get("type") == "object" and "properties" in spec:
+            rows.extend(_schema_rows(spec, f"{prefix}{name}."))
+    return rows
+
+
+def schemas_page() -> str:
+    """Every JSON schema the package validates files with (``hgner/schemas/*.json``)."""
+    lines = ["# File schemas", "",
+             "Generated from `hgner/schemas/*.json`, the schemas every model folder file, word table and",
+             "manifest is checked against before use (errors name the field). Fields hgner does not read",
+             "are allowed unless a schema says otherwise.", ""]
+    for path in sorted((ROOT / "hgner" / "schemas").glob("*.json")):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        title = schema.get("title") or path.name
+        lines.extend([f"## `{path.name}`", "", _first_paragraph(schema.get("description")) or title, ""])
+        rows = _schema_rows(schema)
+        if rows:
+            lines.extend(["| field | type | required | what |", "| --- | --- | --- | --- |", *rows, ""])
+        lines.extend(["??? note \"The schema\"", "", "    ```json",
+                      *("    " + line for line in json.dumps(schema, indent=2, ensure_ascii=False).splitlines()),
+                      "    ```", ""])
+    return "\n".join(lines)
+
+
+EXIT_CODES = [
+    ("0", "success (also when a reader of standard output goes away, as with `hgner tag big.txt | head`)"),
+    ("1", "a bug in hgner: one line asking for a report (`hgner --debug COMMAND ...` prints the traceback); "
+          "`hgner corpora verify` also exits 1 on a checksum mismatch"),
+    ("2", "bad input: an argument, file, model, corpus or setting that cannot be used, an unreadable or "
+          "unwritable file, a full disk; one line `hgner CMD: error: ...` naming the file, line, argument or field"),
+    ("130", "interrupted (Ctrl-C)"),
+]
+
+
+def errors_page() -> str:
+    """The error hierarchy of ``hgner.errors`` and the command's exit statuses."""
+    from hgner import errors
+
+    lines = ["# Errors and exit statuses", "",
+             "Every problem with the user's input is an `hgner.errors.HgnerError` (generated from",
+             "`hgner/errors.py`); the command turns it into one line on standard error and exit status 2.",
+             "", "| exit status | meaning |", "| --- | --- |", *(f"| {c} | {m} |" for c, m in EXIT_CODES), "",
+             "| error | base | when |", "| --- | --- | --- |"]
+
+    def walk(cls: type) -> None:
+        for sub in sorted(cls.__subclasses__(), key=lambda c: c.__name__):
+            if sub.__module__.startswith("hgner"):
+                lines.append(f"| `{sub.__module__}.{sub.__name__}` | `{cls.__name__}` | "
+                             f"{_first_paragraph(sub.__doc__).replace('|', chr(92) + '|')} |")
+                walk(sub)
+
+    base = errors.HgnerError
+    lines.append(f"| `{base.__module__}.{base.__name__}` | `Exception` | {_first_paragraph(base.__doc__)} |")
+    _import_all_modules()  # errors defined in other modules register as subclasses once imported
+    walk(base)
+    return "\n".join(lines) + "\n"
+
+
+def _package_files() -> list[Path]:
+    return sorted(p for p in (ROOT / "hgner").rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _import_all_modules() -> None:
+    import importlib
+
+    for path in _package_files():
+        name = _module_name(path)
+        with contextlib.suppress(ImportError):  # optional extras (dask, pyarrow) may be missing
+            importlib.import_module(name)
+
+
+def module_docstrings() -> dict[str, str]:
+    """Each module of the package and the first paragraph of its docstring, read without importing."""
+    found = {}
+    for path in _package_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found[_module_name(path)] = _first_paragraph(ast.get_docstring(tree))
+    return found
+
+
+def modules_page() -> str:
+    """The module map: every module of ``hgner`` with its docstring's first paragraph."""
+    lines = ["# Module map", "",
+             "Generated from the package's module docstrings when the site is built, so it follows the code.",
+             "", "| module | what it holds |", "| --- | --- |"]
+    for name, doc in module_docstrings().items():
+        lines.append(f"| `{name}` | {doc.replace('|', chr(92) + '|') or '(no docstring)'} |")
+    lines.extend([
+        "", "Outside the package:", "",
+        "| folder | what it holds |", "| --- | --- |",
+        "| `models/` | the shipped models (installed as `hgner.models`) |",
+        "| `corpora/` | the corpus catalogue: one manifest per corpus and its schema (installed as `hgner.corpora`) |",
+        "| `scripts/` | model building, experiments (`experiments.sh` writes `docs/results/*.json`), benchmarks |",
+        "| `tests/` | mirrors the package; see [Tests](tests.md) |",
+        "| `docs/` | this site; `docs/hooks/` generates its reference and results pages |", ""])
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- results
+
+
+def load(name: str) -> dict[str, Any]:
+    """A committed result, ``docs/results/NAME.json``."""
+    return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def grouped(report: dict[str, Any]) -> dict[str, dict[int | None, list[dict[str, Any]]]]:
+    """Results by decoder, then by sweep count (None for decoders without sweeps), in run order."""
+    groups: dict[str, dict[int | None, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for result in report["results"]:
+        groups[result["decoder"]][result["sweeps"]].append(result)
+    return groups
+
+
+def mean(rows: list[dict[str, Any]], key: str) -> float:
+    return statistics.mean(r[key] for r in rows)
+
+
+def table3_cell(rows: list[dict[str, Any]]) -> str:
+    """``F1 [s]``, or ``mean (sd) [mean s]`` over seeds: the Table 3 cell."""
+    if len(rows) == 1:
+        return f"{rows[0]['f1']:.2f} [{rows[0]['decode_seconds']:.2f} s]"
+    return (f"{mean(rows, 'f1'):.2f} ({statistics.stdev(r['f1'] for r in rows):.2f}) "
+            f"[{mean(rows, 'decode_seconds'):.2f} s]")
+
+
+def table3_rows(report: dict[str, Any]) -> list[str]:
+    groups = grouped(report)
+    sweeps = sorted(s for s in groups["gibbs"])
+    return [
+        "| annealed Gibbs | " + " | ".join(table3_cell(groups["gibbs"][s]) for s in sweeps) + " |",
+        "| herded Gibbs | " + " | ".join(table3_cell(groups["herded"][s]) for s in sweeps) + " |",
+        f"| Viterbi | {table3_cell(groups['viterbi'][None])} |" + " |" * (len(sweeps) - 1),
+        "| herded = Viterbi (sentences) | "
+        + " | ".join(f"{groups['herded'][s][0]['viterbi_agreement']:.2%}" for s in sweeps) + " |",
+    ]
+
+
+def _command(report: dict[str, Any], decoders: str, extra: str = "") -> str:
+    return f"hgner evaluate --model {report['model']} --corpus {report['corpus']} {decoders}{extra}"
+
+
+def _header(title: str, sweeps: list[int]) -> list[str]:
+    return [f"| {title} | " + " | ".join(f"{s} sweeps" if i == 0 else str(s) for i, s in enumerate(sweeps)) + " |",
+            "| --- " * (len(sweeps) + 1) + "|"]
+
+
+PAPER_TABLE3 = """\
+| the paper (Stanford 3-class model, IEER; Java) | 100 | 400 | 800 |
+| --- | --- | --- | --- |
+| annealed Gibbs | 84.36 (0.16) [55.73 s] | 84.51 (0.10) [83.49 s] | 84.61 (0.05) [115.92 s] |
+| herded Gibbs | 84.70 [59.08 s] | 84.75 [90.48 s] | 84.81 [132.00 s] |
+| Viterbi | 84.81 [46.74 s] | | |
+"""
+
+
+def table3_page() -> str:
+    lines = ["# Table 3: Viterbi, annealed and herded Gibbs", "",
+             "The herded Gibbs paper's Table 3 on the linear chain: F1, annealed Gibbs as mean (sd) over 5",
+             "seeds, decoding seconds for the whole corpus in brackets. Rendered from",
+             "`docs/results/table3-ieer.json` and `table3-testb.json`, which `scripts/experiments.sh` writes",
+             "with the commands below.", ""]
+    for name, title in (("table3-ieer", "en-3class on IEER (the paper's setting)"),
+                        ("table3-testb", "en-conll03 on eng.testb")):
+        report = load(name)
+        sweeps = sorted(s for s in grouped(report)["gibbs"])
+        lines.extend([f"## {title}", "", "```bash",
+                      _command(report, "--decoders viterbi,gibbs,herded --sweeps "
+                               + ",".join(map(str, sweeps)) + " --seeds 5"),
+                      "```", "", *_header(title, sweeps), *table3_rows(report), ""])
+        herded = grouped(report)["herded"][max(sweeps)][0]
+        viterbi = grouped(report)["viterbi"][None][0]
+        lines.extend([f"End to end, herded at {max(sweeps)} sweeps took {herded['total_seconds']:.2f} s against "
+                      f"{viterbi['total_seconds']:.2f} s for the Viterbi run "
+                      f"({herded['total_seconds'] / viterbi['total_seconds']:.2f}x).", ""])
+    lines.extend(["## The paper", "", PAPER_TABLE3,
+                  "The paper's figures are quoted from its Table 3, for comparison.", "",
+                  "![F1 against sweeps and seconds on IEER](../table3-ieer.png)", "",
+                  "![F1 against sweeps and seconds on eng.testb](../table3-testb.png)", "",
+                  "(`hgner evaluate ... --plot FILE.png` draws these.)", ""])
+    return "\n".join(lines)
+
+
+def skip_rows(report: dict[str, Any]) -> list[str]:
+    groups = grouped(report)
+
+    def figures(decoder: str) -> list[str]:
+        by_sweeps = groups[decoder]
+        sweeps = sorted(by_sweeps)
+        parts = [
+            " / ".join(f"{mean(by_sweeps[s], 'f1'):.2f}" for s in sweeps),
+            " / ".join(f"{mean(by_sweeps[s], 'consistency_disagreement'):.2f}" for s in sweeps) + "%",
+            " / ".join(f"{100 * mean(by_sweeps[s], 'optimum_fraction'):.1f}" for s in sweeps) + "%",
+            " / ".join(f"{mean(by_sweeps[s], 'mean_optimum_gap'):.2f}" for s in sweeps),
+            " / ".join(f"{mean(by_sweeps[s], 'decode_seconds'):.2f}" for s in sweeps),
+        ]
+        return [f"{decoder} {' / '.join(map(str, sweeps))}", *parts]
+
+    (exact,) = groups["exact"][None]
+    certified = round(exact["certified_fraction"] * report["documents"])
+    chain = ["| viterbi (chain) | " + " | ".join(figures("viterbi")[1:]) + " |"] if "viterbi" in groups else []
+    return [
+        *chain,
+        "| " + " | ".join(figures("gibbs")) + " |",
+        "| " + " | ".join(figures("herded")) + " |",
+        f"| exact | **{exact['f1']:.2f}** | {exact['consistency_disagreement']:.2f}% | "
+        f"{exact['optimum_fraction']:.0%} ({certified} of {report['documents']} certified) | 0 | "
+        f"{exact['decode_seconds']:.2f} |",
+    ]
+
+
+def _skip_table(name: str, title: str, decoders: str, extra: str = "") -> list[str]:
+    report = load(name)
+    return [f"### {title}", "", "```bash", _command(report, decoders, extra), "```", "",
+            f"| {title} | F1 | consistency | = optimum | gap | seconds |", "| --- | --- | --- | --- | --- | --- |",
+            *skip_rows(report), ""]
+
+
+def skip_page() -> str:
+    sweeps = " --graph skip --sweeps 100,400,800 --seeds 5"
+    lines = ["# Skip-chain graphs and `exact`", "",
+             "Rendered from `docs/results/skip-*.json` (`scripts/experiments.sh`). Consistency: the report's",
+             "`consistency_disagreement` (pairs of occurrences of a capitalised word in a document whose",
+             "predicted types differ); = optimum: documents whose labelling scores the certified optimum of",
+             "the skip graph; gap: mean score gap to it; gibbs: mean over 5 seeds. `viterbi` decodes the chain.",
+             "", "## From the argmax start (the default)", "",
+             *_skip_table("skip-testb", "en-conll03, eng.testb", "--decoders viterbi,gibbs,herded,exact", sweeps),
+             *_skip_table("skip-ieer", "en-3class, IEER", "--decoders viterbi,gibbs,herded,exact", sweeps),
+             "## From the chain's Viterbi labelling (`--set start=viterbi`)", "",
+             *_skip_table("skip-start-testb", "en-conll03, eng.testb, `start=viterbi`",
+                          "--decoders gibbs,herded,exact", sweeps + " --set start=viterbi"),
+             *_skip_table("skip-start-ieer", "en-3class, IEER, `start=viterbi`",
+                          "--decoders gibbs,herded,exact", sweeps + " --set start=viterbi")]
+    return "\n".join(lines)
+
+
+VARIANTS = "herded,herded-shared,dhg,rdhg,beg,min-gibbs,mgpmh,doublemin-gibbs,meanfield,exact"
+
+
+def variants_rows(testb: dict[str, Any], ieer: dict[str, Any]) -> list[str]:
+    a, b = grouped(testb), grouped(ieer)
+    rows = []
+
+    def weights(rows_: list[dict[str, Any]]) -> str:
+        value = rows_[0].get("stats_mean", {}).get("weight_bytes")
+        return f"{value / 1024:.0f}" if value else "-"
+
+    for decoder in a:
+        if decoder == "exact":
+            (ea,), (eb,) = a[decoder][None], b[decoder][None]
+            rows.append(f"| exact | {ea['f1']:.2f} | {ea['optimum_fraction']:.0%} | {ea['decode_seconds']:.2f} | "
+                        f"{eb['f1']:.2f} | {eb['optimum_fraction']:.0%} | {eb['decode_seconds']:.2f} | - |")
+            continue
+        sa, sb = sorted(a[decoder]), sorted(b[decoder])
+        wa, wb = weights(a[decoder][sa[-1]]), weights(b[decoder][sb[-1]])
+        rows.append(
+            f"| {decoder} | " + " / ".join(f"{mean(a[decoder][s], 'f1'):.2f}" for s in sa)
+            + f" | {100 * mean(a[decoder][sa[-1]], 'optimum_fraction'):.1f}% | {mean(a[decoder][sa[-1]], 'decode_seconds'):.2f} | "
+            + " / ".join(f"{mean(b[decoder][s], 'f1'):.2f}" for s in sb)
+            + f" | {100 * mean(b[decoder][sb[-1]], 'optimum_fraction'):.1f}% | {mean(b[decoder][sb[-1]], 'decode_seconds'):.2f} | "
+            + (f"{wa} / {wb} KiB" if wa != "-" else "-") + " |")
+    return rows
+
+
+def variants_page() -> str:
+    testb, ieer = load("variants-testb"), load("variants-ieer")
+    lines = ["# The herded-Gibbs family, minibatch Gibbs and mean field", "",
+             "On the skip-chain graphs, stochastic decoders with seed 0; = optimum against `exact`'s",
+             "certified optimum; weights: mean KiB of weight tables allocated per document. Rendered from",
+             "`docs/results/variants-testb.json` and `variants-ieer.json` (`scripts/experiments.sh`):", "",
+             "```bash", _command(testb, f"--graph skip --decoders {VARIANTS} --sweeps 100,800"),
+             _command(ieer, f"--graph skip --decoders {VARIANTS} --sweeps 100,800"), "```", "",
+             "| decoder | eng.testb F1 100 / 800 | = optimum at 800 | seconds at 800 | IEER F1 100 / 800 | "
+             "= optimum at 800 | seconds at 800 | weights (testb / IEER) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |", *variants_rows(testb, ieer), "",
+             "Seconds vary with the machine state. Small models with exact marginals",
+             "(`python scripts/marginal_curves.py`): one-variable marginal error against sweeps for every",
+             "decoder that gives marginals:", "", "![marginal error curves](../marginal_curves.png)", "",
+             "Image denoising (`python scripts/denoise.py`), the herded Gibbs paper's section 4.2:", "",
+             "![denoising](../denoise.png)", ""]
+    return "\n".join(lines)
+
+
+def _model_folders() -> list[Path]:
+    return sorted(p.parent for p in (ROOT / "models").glob("*/meta.json"))
+
+
+def _folder_mb(folder: Path) -> str:
+    return f"{sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) / 1e6:.1f} MB"
+
+
+def models_rows() -> list[str]:
+    rows = []
+    for folder in _model_folders():
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        scores = meta.get("scores", {})
+        types = ", ".join(sorted({label.split("-", 1)[-1] for label in meta["labels"] if label != "O"}))
+        for kind in ("dev", "test"):
+            for corpus, figure in scores.get(kind, {}).items():
+                rows.append(f"| `{meta['name']}` ({types}; {meta['language']}) | {corpus} ({kind}) | "
+                            f"{figure['precision']:.2f} | {figure['recall']:.2f} | **{figure['f1']:.2f}** | "
+                            + ", ".join(f"{t} {v:.2f}" for t, v in sorted(figure.get("per_type", {}).items()))
+                            + f" | {_folder_mb(folder)} |")
+    return rows
+
+
+def models_page() -> str:
+    lines = ["# The shipped models", "",
+             "Viterbi, conlleval mode, on the corpus's own tokens, as each model's `meta.json` records them",
+             "(`scores`, written when the model was built); size as `hgner models` gives it.", "",
+             "| model | corpus | P | R | F1 | per type | size |", "| --- | --- | --- | --- | --- | --- | --- |",
+             *models_rows(), "",
+             "Robustness on eng.testb, as recorded in `meta.json` (`scores.robustness`):", "",
+             "| model | variant | F1 |", "| --- | --- | --- |"]
+    for folder in _model_folders():
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        for variant, figure in meta.get("scores", {}).get("robustness", {}).items():
+            lines.append(f"| `{meta['name']}` | {variant} | {figure['f1']:.2f} |")
+    extra = RESULTS / "models.json"
+    if extra.is_file():
+        lines.extend(["", "## `docs/results/models.json`", "", "```json",
+                      json.dumps(json.loads(extra.read_text(encoding="utf-8")), indent=2, ensure_ascii=False), "```"])
+    return "\n".join(lines) + "\n"
+
+
+def tuning_page() -> str:
+    lines = ["# Tuning", "",
+             "What was tuned on the development sets only, as the shipped models record it. The skip",
+             "potential's weight (`skip.json`: `weight`, and the development F1 of `exact` at each weight of",
+             "the grid) and the calibration factor (`meta.json`: `calibration`). The log of feature and",
+             "regularisation choices is `scripts/TUNING.md` in the repository.", "",
+             "| model | skip weight | tuned on | calibration factor | fitted on |", "| --- | --- | --- | --- | --- |"]
+    grids = []
+    for folder in _model_folders():
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        skip = json.loads((folder / "skip.json").read_text(encoding="utf-8")) if (folder / "skip.json").is_file() else {}
+        info = skip.get("info", {})
+        calibration = meta.get("calibration", {})
+        lines.append(f"| `{meta['name']}` | {skip.get('weight', '-')} | {info.get('tuned_on', '-')} | "
+                     f"{calibration.get('factor', '-')} | {calibration.get('corpus', '-')} |")
+        if info.get("tuning"):
+            grids.append((meta["name"], info["tuning"]))
+    for name, grid in grids:
+        lines.extend(["", f"## `{name}`: skip-chain F1 (`exact`) by weight", "",
+                      "| weight | " + " | ".join(f"{g['weight']:g}" for g in grid) + " |",
+                      "| --- " * (len(grid) + 1) + "|",
+                      "| F1 | " + " | ".join(f"{g['f1']:.2f}" for g in grid) + " |"])
+    return "\n".join(lines) + "\n"
+
+
+def speed_page() -> str:
+    memory = load("memory")
+    lines = ["# Speed and memory", "",
+             "Speed and memory targets are met in benchmarks (`scripts/bench_*.py`), never in timed tests.",
+             "Timings vary with the machine state, so compare figures of one run only.", "",
+             "## Memory", "", "`python scripts/bench_memory.py` (`--big 16` for the second row) writes",
+             "`docs/results/memory.json`:", "", "| command | peak resident memory | seconds |", "| --- | --- | --- |"]
+    for run in memory["runs"]:
+        lines.append(f"| `{run['command']}` | {run['peak_rss_mb']:.0f} MB | {run['seconds']:.0f} |")
+    lines.extend(["", "## Decoding time", "",
+                  "From the Table 3 runs (`docs/results/table3-*.json`): seconds for the whole corpus, the",
+                  "graphs built once (build) and each decoder warmed up once, so numba compilation is not counted.", "",
+                  "| corpus | tokens | build s | decoder | sweeps | decode s | total s |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"])
+    for name in ("table3-testb", "table3-ieer"):
+        report = load(name)
+        for decoder, by_sweeps in grouped(report).items():
+            for sweeps, rows in by_sweeps.items():
+                lines.append(f"| {report['corpus']} | {report['tokens']:,} | {report['build_seconds']:.2f} | {decoder} | "
+                             f"{sweeps or '-'} | {mean(rows, 'decode_seconds'):.2f} | {mean(rows, 'total_seconds'):.2f} |")
+    for path in sorted(RESULTS.glob("bench-*.json")):
+        lines.extend(["", f"## `{path.name}`", "", "```json",
+                      json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=2), "```"])
+    lines.extend(["", "## Measuring", "",
+                  "| script | what it measures |", "| --- | --- |",
+                  "| `scripts/bench_samplers.py` | updates per second of each sampler on random chains shaped like eng.testb |",
+                  "| `scripts/bench_pipeline.py` | features, unary matrix, Viterbi, forward-backward and crfsuite's tagger, tokens/s |",
+                  "| `scripts/bench_tag.py --json FILE` | `hgner tag` end to end on eng.testb's raw text, first output, the spaCy component |",
+                  "| `scripts/bench_scale.py --json FILE` | 1M tokens in one process and on `--cluster local:2`, Dask's overhead |",
+                  "| `scripts/bench_memory.py` | peak resident memory of `hgner evaluate` |",
+                  "| `scripts/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
+    return "\n".join(lines)
+
+
+def api_page() -> str:
+    """The public API, ``hgner.__all__``, each name rendered from its docstring by mkdocstrings."""
+    import hgner
+
+    lines = ["# Python API", "", "Generated from the docstrings of `hgner.__all__` when the site is built; the",
+             "[guide](../guide/python.md) shows them in use.", ""]
+    lines.extend(f"::: hgner.{name}\n" for name in hgner.__all__ if not name.startswith("_"))
+    return "\n".join(lines)
+
+
+PAGES: dict[str, Callable[[], str]] = {
+    "reference/api.md": api_page,
+    "reference/cli.md": cli_page,
+    "reference/decoders.md": decoders_page,
+    "reference/schemas.md": schemas_page,
+    "reference/errors.md": errors_page,
+    "development/modules.md": modules_page,
+    "results/table3.md": table3_page,
+    "results/skip-chain.md": skip_page,
+    "results/herded-family.md": variants_page,
+    "results/models.md": models_page,
+    "results/tuning.md": tuning_page,
+    "results/speed.md": speed_page,
+}
