@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
+LOADED: set[str] = set()  # the results files the pages rendered so far read (the tests check all are)
 
 
 # ---------------------------------------------------------------- reference
@@ -63,7 +64,7 @@ def cli_page() -> str:
     def walk(prefix: str, parent: argparse.ArgumentParser, depth: int) -> None:
         for name, sub in _subcommands(parent):
             command = f"{prefix} {name}"
-            lines.extend([f"{'#' * depth} `{command}`", "", "```text", _help(sub).rstrip(), "```", ""])
+            lines.extend([f"{'#' * depth} {command}", "", "```text", _help(sub).rstrip(), "```", ""])
             walk(command, sub, min(depth + 1, 4))
 
     walk("hgner", parser, 2)
@@ -139,11 +140,12 @@ def schemas_page() -> str:
 
 
 EXIT_CODES = [
-    ("0", "success (also when a reader of standard output goes away, as with `hgner tag big.txt | head`)"),
-    ("1", "a bug in hgner: one line asking for a report (`hgner --debug COMMAND ...` prints the traceback); "
+    ("0", "success (also when the reader of standard output goes away early, as `head` does)"),
+    ("1", "a bug in hgner: one line asking for a report (`--debug` before the command prints the traceback); "
           "`hgner corpora verify` also exits 1 on a checksum mismatch"),
     ("2", "bad input: an argument, file, model, corpus or setting that cannot be used, an unreadable or "
-          "unwritable file, a full disk; one line `hgner CMD: error: ...` naming the file, line, argument or field"),
+          "unwritable file, a full disk: one line on standard error, the command's name, `error:` and what is "
+          "wrong, naming the file, line, argument or field"),
     ("130", "interrupted (Ctrl-C)"),
 ]
 
@@ -155,7 +157,7 @@ def errors_page() -> str:
     lines = ["# Errors and exit statuses", "",
              "Every problem with the user's input is an `hgner.errors.HgnerError` (generated from",
              "`hgner/errors.py`); the command turns it into one line on standard error and exit status 2.",
-             "", "| exit status | meaning |", "| --- | --- |", *(f"| {c} | {m} |" for c, m in EXIT_CODES), "",
+             "", "| exit status | meaning |", "| --- | --- |", *(f"| {c} | {m.replace('|', chr(92) + '|')} |" for c, m in EXIT_CODES), "",
              "| error | base | when |", "| --- | --- | --- |"]
 
     def walk(cls: type) -> None:
@@ -224,6 +226,7 @@ def modules_page() -> str:
 
 def load(name: str) -> dict[str, Any]:
     """A committed result, ``docs/results/NAME.json``."""
+    LOADED.add(f"{name}.json")
     return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
 
 
@@ -300,7 +303,7 @@ def table3_page() -> str:
                   "The paper's figures are quoted from its Table 3, for comparison.", "",
                   "![F1 against sweeps and seconds on IEER](../table3-ieer.png)", "",
                   "![F1 against sweeps and seconds on eng.testb](../table3-testb.png)", "",
-                  "(`hgner evaluate ... --plot FILE.png` draws these.)", ""])
+                  "(`--plot FILE.png` of `hgner evaluate` draws these.)", ""])
     return "\n".join(lines)
 
 
@@ -334,26 +337,26 @@ def skip_rows(report: dict[str, Any]) -> list[str]:
 
 def _skip_table(name: str, title: str, decoders: str, extra: str = "") -> list[str]:
     report = load(name)
-    return [f"### {title}", "", "```bash", _command(report, decoders, extra), "```", "",
+    return [f"### {title}", "", f"`docs/results/{name}.json`:", "", "```bash", _command(report, decoders, extra), "```", "",
             f"| {title} | F1 | consistency | = optimum | gap | seconds |", "| --- | --- | --- | --- | --- | --- |",
             *skip_rows(report), ""]
 
 
 def skip_page() -> str:
-    sweeps = " --graph skip --sweeps 100,400,800 --seeds 5"
+    sweeps = " --sweeps 100,400,800 --seeds 5"
     lines = ["# Skip-chain graphs and `exact`", "",
              "Rendered from `docs/results/skip-*.json` (`scripts/experiments.sh`). Consistency: the report's",
              "`consistency_disagreement` (pairs of occurrences of a capitalised word in a document whose",
              "predicted types differ); = optimum: documents whose labelling scores the certified optimum of",
              "the skip graph; gap: mean score gap to it; gibbs: mean over 5 seeds. `viterbi` decodes the chain.",
              "", "## From the argmax start (the default)", "",
-             *_skip_table("skip-testb", "en-conll03, eng.testb", "--decoders viterbi,gibbs,herded,exact", sweeps),
-             *_skip_table("skip-ieer", "en-3class, IEER", "--decoders viterbi,gibbs,herded,exact", sweeps),
+             *_skip_table("skip-testb", "en-conll03, eng.testb", "--graph skip --decoders viterbi,gibbs,herded,exact", sweeps),
+             *_skip_table("skip-ieer", "en-3class, IEER", "--graph skip --decoders viterbi,gibbs,herded,exact", sweeps),
              "## From the chain's Viterbi labelling (`--set start=viterbi`)", "",
              *_skip_table("skip-start-testb", "en-conll03, eng.testb, `start=viterbi`",
-                          "--decoders gibbs,herded,exact", sweeps + " --set start=viterbi"),
+                          "--graph skip --decoders gibbs,herded,exact", sweeps + " --set start=viterbi"),
              *_skip_table("skip-start-ieer", "en-3class, IEER, `start=viterbi`",
-                          "--decoders gibbs,herded,exact", sweeps + " --set start=viterbi")]
+                          "--graph skip --decoders gibbs,herded,exact", sweeps + " --set start=viterbi")]
     return "\n".join(lines)
 
 
@@ -439,10 +442,9 @@ def models_page() -> str:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         for variant, figure in meta.get("scores", {}).get("robustness", {}).items():
             lines.append(f"| `{meta['name']}` | {variant} | {figure['f1']:.2f} |")
-    extra = RESULTS / "models.json"
-    if extra.is_file():
+    if (RESULTS / "models.json").is_file():
         lines.extend(["", "## `docs/results/models.json`", "", "```json",
-                      json.dumps(json.loads(extra.read_text(encoding="utf-8")), indent=2, ensure_ascii=False), "```"])
+                      json.dumps(load("models"), indent=2, ensure_ascii=False), "```"])
     return "\n".join(lines) + "\n"
 
 
@@ -477,9 +479,10 @@ def speed_page() -> str:
              "Speed and memory targets are met in benchmarks (`scripts/bench_*.py`), never in timed tests.",
              "Timings vary with the machine state, so compare figures of one run only.", "",
              "## Memory", "", "`python scripts/bench_memory.py` (`--big 16` for the second row) writes",
-             "`docs/results/memory.json`:", "", "| command | peak resident memory | seconds |", "| --- | --- | --- |"]
-    for run in memory["runs"]:
-        lines.append(f"| `{run['command']}` | {run['peak_rss_mb']:.0f} MB | {run['seconds']:.0f} |")
+             "`docs/results/memory.json` (`eng.train-x16` is eng.train repeated 16 times, 50 MB, written by the",
+             "script):", "", "| command | peak resident memory | seconds |", "| --- | --- | --- |"]
+    for run in memory["runs"]:  # the commands as the script ran them (eng.train-x16: a file it writes)
+        lines.append(f"| {run['command']} | {run['peak_rss_mb']:.0f} MB | {run['seconds']:.0f} |")
     lines.extend(["", "## Decoding time", "",
                   "From the Table 3 runs (`docs/results/table3-*.json`): seconds for the whole corpus, the",
                   "graphs built once (build) and each decoder warmed up once, so numba compilation is not counted.", "",
