@@ -89,13 +89,13 @@ def _first_paragraph(text: str | None) -> str:
 def decoders_page() -> str:
     """The registered decoders: what ``hgner decoders`` prints, and each class's docstring."""
     import hgner
-    from hgner import decoders
+    from hgner import registry
 
     lines = ["# Decoders", "",
              "Generated from the decoder registry when the site is built. `hgner decoders` prints:", "",
              "```console", "$ hgner decoders", _run_cli(["decoders"]).rstrip(), "```", ""]
     for name in hgner.available_decoders():
-        cls = decoders.decoder_class(name)
+        cls = registry.lookup(registry.decoders, name)
         lines.extend([f"## `{name}`", "", f"`{cls.__module__}.{cls.__qualname__}`", "",
                       (cls.__doc__ or "").strip() and _dedent_doc(cls.__doc__), ""])
     return "\n".join(lines)
