@@ -402,9 +402,30 @@ def variants_page() -> str:
              "Seconds vary with the machine state. Small models with exact marginals",
              "(`python scripts/marginal_curves.py`): one-variable marginal error against sweeps for every",
              "decoder that gives marginals:", "", "![marginal error curves](../marginal_curves.png)", "",
-             "Image denoising (`python scripts/denoise.py`), the herded Gibbs paper's section 4.2:", "",
-             "![denoising](../denoise.png)", ""]
+             *denoise_section()]
     return "\n".join(lines)
+
+
+def denoise_section() -> list[str]:
+    """The herded Gibbs paper's image denoising (section 4.2, Table 2), from ``denoise.json``."""
+    report = load("denoise")
+    lines = ["## Image denoising", "",
+             f"The paper's section 4.2 and Table 2: a {report['size']}x{report['size']} binary image of shapes (made",
+             "procedurally; the paper's is not available), Ising prior J = "
+             f"{report['J']:g} on the 4-neighbour lattice, Gaussian noise,",
+             f"{report['copies']} noisy copies per sigma, {report['sweeps']} sweeps. Error: mean over pixels of",
+             "(P(x = +1) - [x = +1])^2 x 1e3, mean (sd); the paper's figure in brackets (it does not define its",
+             f"error exactly). Rendered from `docs/results/denoise.json`, written by `{report['command']} --json",
+             "docs/results/denoise.json` from the repository root:", "",
+             "| method | " + " | ".join(f"sigma = {s}" for s in report["sigmas"]) + " |",
+             "| --- " * (len(report["sigmas"]) + 1) + "|"]
+    for method in report["methods"]:
+        paper = method["paper_l2"] or [None] * len(report["sigmas"])
+        cells = [f"{mean_:.1f} ({sd:.1f})" + (f" [{theirs[0]:.2f}]" if theirs else "")
+                 for (mean_, sd), theirs in zip(method["l2"], paper)]
+        lines.append(f"| {method['method']} | " + " | ".join(cells) + " |")
+    lines.extend(["", "![denoising](../denoise.png)", ""])
+    return lines
 
 
 def _model_folders() -> list[Path]:
