@@ -463,10 +463,29 @@ def models_page() -> str:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         for variant, figure in meta.get("scores", {}).get("robustness", {}).items():
             lines.append(f"| `{meta['name']}` | {variant} | {figure['f1']:.2f} |")
+    if (RESULTS / "rawtext.json").is_file():
+        lines.extend(rawtext_section())
     if (RESULTS / "models.json").is_file():
         lines.extend(["", "## `docs/results/models.json`", "", "```json",
                       json.dumps(load("models"), indent=2, ensure_ascii=False), "```"])
     return "\n".join(lines) + "\n"
+
+
+def rawtext_section() -> list[str]:
+    """Raw text against corpus tokens (``hgner evaluate --input raw``), from ``rawtext.json``."""
+    raw = load("rawtext")
+    return ["", "## Raw text", "",
+            f"`{raw['model']}` with Viterbi on the corpus's own tokens and on its text rebuilt as people write it",
+            "(`hgner evaluate --input raw --layout ...`; see [Scoring](../guide/scoring.md#raw-text-evaluation)),",
+            "and the share of sentences whose tokens hgner's tokenizer reproduces from the rebuilt text.",
+            "Rendered from `docs/results/rawtext.json`, written by",
+            "`python scripts/bench_rawtext.py --json docs/results/rawtext.json`:", "",
+            "| corpus | corpus tokens | raw, lines | raw, wrap72 | raw, paragraph | same tokens |",
+            "| --- | --- | --- | --- | --- | --- |",
+            f"| eng.testb | {raw['testb_tokens']:.2f} | **{raw['testb_raw_lines']:.2f}** | {raw['testb_raw_wrap72']:.2f} | "
+            f"{raw['testb_raw_paragraph']:.2f} | {raw['agreement_testb']:.2f}% |",
+            f"| eng.testa | | | | | {raw['agreement_testa']:.2f}% |",
+            f"| Wikigold | {raw['wikigold_tokens']:.2f} | {raw['wikigold_raw_lines']:.2f} | | | |", ""]
 
 
 def tuning_page() -> str:
