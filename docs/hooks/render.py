@@ -476,7 +476,7 @@ def rawtext_section() -> list[str]:
     raw = load("rawtext")
     return ["", "## Raw text", "",
             f"`{raw['model']}` with Viterbi on the corpus's own tokens and on its text rebuilt as people write it",
-            "(`hgner evaluate --input raw --layout ...`; see [Scoring](../guide/scoring.md#raw-text-evaluation)),",
+            "(`--input raw` and `--layout` of `hgner evaluate`; see [Scoring](../guide/scoring.md#raw-text-evaluation)),",
             "and the share of sentences whose tokens hgner's tokenizer reproduces from the rebuilt text.",
             "Rendered from `docs/results/rawtext.json`, written by",
             "`python scripts/bench_rawtext.py --json docs/results/rawtext.json`:", "",
