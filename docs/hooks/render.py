@@ -123,10 +123,10 @@ def _schema_rows(schema: dict[str, Any], prefix: str = "") -> list[str]:
 def schemas_page() -> str:
     """Every JSON schema the package validates files with (``hgner/schemas/*.json``)."""
     lines = ["# File schemas", "",
-             "Generated from `hgner/schemas/*.json`, the schemas every model folder file, word table and",
-             "manifest is checked against before use (errors name the field). Fields hgner does not read",
-             "are allowed unless a schema says otherwise.", ""]
-    for path in sorted((ROOT / "hgner" / "schemas").glob("*.json")):
+             "Generated from `hgner/schemas/*.json` and `corpora/manifest.schema.json`, the schemas every",
+             "model folder file, word table, job manifest and corpus manifest is checked against before use",
+             "(errors name the field). Fields hgner does not read are allowed unless a schema says otherwise.", ""]
+    for path in [*sorted((ROOT / "hgner" / "schemas").glob("*.json")), ROOT / "corpora" / "manifest.schema.json"]:
         schema = json.loads(path.read_text(encoding="utf-8"))
         title = schema.get("title") or path.name
         lines.extend([f"## `{path.name}`", "", _first_paragraph(schema.get("description")) or title, ""])
