@@ -17,7 +17,8 @@ Each command runs through bash in a fresh temporary folder (outputs such as ``f1
 folders ``notes/`` and ``corpus/`` holding a copy of it for the examples that tag a folder.
 ``pip install`` steps are left out (the script checks the installed ``hgner``), as are the test
 command and commands with placeholders (``CORPUS``, ``FILE``, ``models/NAME``, ``...``). A console block's
-printed output is compared with what the command prints now.
+printed output (up to the next ``$``, leading and trailing blank lines aside) is compared with what
+the command prints now.
 """
 
 from __future__ import annotations
@@ -123,10 +124,8 @@ def readme_commands(text: str) -> list[Command]:
                 if line.startswith("$ "):
                     current = Command(line[2:].strip(), first_line + offset, "")
                     found.append(current)
-                elif current is not None and line.strip():
+                elif current is not None:  # the output runs to the next "$ " (blank lines included)
                     current.output += line + "\n"
-                elif current is not None:
-                    current = None
     for span in _INLINE.finditer(text):
         if any(start <= span.start() < end for start, end in fenced_spans):
             continue
