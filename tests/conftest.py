@@ -73,6 +73,7 @@ def synthetic_corpus(n_documents: int = 12, sentences_per_document: int = 5, see
     return Corpus("synthetic", "IOB2", documents)
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m corpus`` selects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that uses the ``conll2003`` fixture needs the corpus: give it the ``corpus`` marker."""
     for item in items:
