@@ -5,8 +5,9 @@ The documents are README.md, docs/**/*.md and the pages the site generates at bu
 (``docs/hooks/render.py``: the results pages' commands, the decoder listing). The commands are the
 lines of their ```bash and ```console blocks (in console blocks, the lines after ``$``) and the
 inline code spans that are ``hgner`` commands with arguments (```hgner tag``` alone only names a
-command). ``tests/test_readme.py`` parses every ``hgner`` command found here with the CLI's own
-parser, and runs every Python example that shows what it prints; this script runs the commands::
+command, and ```hgner evaluate --set``` an option). ``tests/test_readme.py`` parses every ``hgner``
+command found here with the CLI's own parser, and runs every Python example that shows what it
+prints; this script runs the commands::
 
     python scripts/check_readme.py               # run everything (about 30 minutes on 2 cores)
     python scripts/check_readme.py --list        # show the commands and what would be skipped
@@ -42,6 +43,7 @@ ARTICLE = "Jim Smith flew from New York to Paris on Monday.\n\nAngela Merkel met
 PLACEHOLDER = re.compile(r"\b(CORPUS|FILE|DIR|NAME|PATH|TEXT|INPUT|MODEL)\b|\.\.\.")
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
 _INLINE = re.compile(r"`(hgner [^`]+)`")
+_OPTION_NAME = re.compile(r"hgner [a-z]+ --[a-z-]+")  # `hgner evaluate --set` names an option, it is no command
 _PRINTS = re.compile(r"\s*(?:which )?prints:?\s*(?:<!--[^>]*-->\s*)?(?:```\w*\n(.*?)```|`([^`]*)`)", re.S)
 _OPERATORS = {"&&", "||", "|", ";", "&"}
 _REDIRECTS = {">", ">>", "<", "2>", "&>"}
@@ -130,7 +132,7 @@ def readme_commands(text: str) -> list[Command]:
         if any(start <= span.start() < end for start, end in fenced_spans):
             continue
         words = " ".join(span.group(1).split())
-        if len(words.split()) > 2:
+        if len(words.split()) > 2 and not _OPTION_NAME.fullmatch(words):
             found.append(Command(words, text.count("\n", 0, span.start()) + 1))
     return sorted(found, key=lambda c: c.line)
 

@@ -310,6 +310,27 @@ def tuning_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def serve_section() -> list[str]:
+    """``hgner serve`` on 127.0.0.1, from ``serve.json`` (``scripts/bench_serve.py --json``)."""
+    serve = load("serve")
+    throughput, latency, soak = serve["throughput"], serve["latency"], serve["soak"]
+    lines = ["", "## Serving", "",
+             "`hgner serve` on 127.0.0.1, from `docs/results/serve.json`, written by",
+             "`python scripts/bench_serve.py --soak 600 --json docs/results/serve.json` (see [Serving](../serve.md)).", "",
+             f"Throughput on eng.testb's {throughput['documents']} documents ({throughput['tokens']:,} tokens):", "",
+             "| server | clients | tokens/s | tokens per CPU-second |", "| --- | --- | --- | --- |"]
+    for key in sorted(k for k in throughput if k.startswith("workers_") and isinstance(throughput[k], dict)):
+        run = throughput[key]
+        lines.append(f"| {key.replace('_', ' ', 1)} | {run['clients']} | {run['tokens_per_second']:,} | "
+                     f"{run['tokens_per_cpu_second']:,} |")
+    lines.extend(["", f"Latency of one sentence, {latency['clients']} clients, {latency['requests']:,} requests "
+                  f"({latency['client']}): p50 {latency['p50_ms']:.1f} ms, p99 {latency['p99_ms']:.1f} ms. "
+                  f"Soak: {soak['seconds']:.0f} s, {soak['clients']} clients, {soak['status_500']} server errors, "
+                  f"{soak['dropped_connections']} dropped connections, resident memory "
+                  f"{soak['rss_after_first_minute_mb']:.0f} MB after the first minute and {soak['rss_end_mb']:.0f} MB at the end.", ""])
+    return lines
+
+
 def speed_page() -> str:
     memory = load("memory")
     lines = ["# Speed and memory", "",
@@ -331,6 +352,8 @@ def speed_page() -> str:
             for sweeps, rows in by_sweeps.items():
                 lines.append(f"| {report['corpus']} | {report['tokens']:,} | {report['build_seconds']:.2f} | {decoder} | "
                              f"{sweeps or '-'} | {mean(rows, 'decode_seconds'):.2f} | {mean(rows, 'total_seconds'):.2f} |")
+    if (RESULTS / "serve.json").is_file():
+        lines.extend(serve_section())
     for path in sorted(RESULTS.glob("bench-*.json")):
         lines.extend(["", f"## `{path.name}`", "", "```json",
                       json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=2), "```"])
