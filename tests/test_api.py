@@ -1,5 +1,6 @@
 """The public Python API: ``hgner.load``, ``Tagger.tag``/``pipe``, ``hgner.evaluate``, the
-listings, ``__all__``, a cheap ``import hgner``, and the README example."""
+listings, ``__all__``, a cheap ``import hgner``, and the API guide's parameter lists
+(its examples run in tests/test_readme.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hgner.corpus import write_conll
 from hgner.errors import HgnerError, UnknownNameError
 from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
-README = Path(__file__).parent.parent / "README.md"
+PYTHON_GUIDE = Path(__file__).parent.parent / "docs" / "guide" / "python.md"  # its examples run in test_readme.py
 TEXTS = [SENTENCE, "", "Jim Smith flew from Paris to London on Monday .\n\nThe minister met Maria Lopez of Reuters .", "  "]
 TIMES = {"decode_seconds", "total_seconds", "build_seconds"}
 
@@ -155,7 +156,7 @@ def test_model_info_checks_the_figures_it_reads(tag_model, tmp_path, field, valu
 
 
 def api_section() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = PYTHON_GUIDE.read_text(encoding="utf-8")
     return text[text.index("<!-- api:start -->"):text.index("<!-- api:end -->")]
 
 
@@ -167,11 +168,3 @@ def test_readme_gives_each_functions_parameters(name):
     names = re.findall(r"(?<![\w\"'])([a-z_]\w*)\s*(?==|,|$)", " ".join(listed.split()))  # not quoted defaults
     assert names == list(inspect.signature(getattr(hgner, name)).parameters)
 
-
-def test_readme_api_example_prints_what_the_readme_says():
-    if "en-conll03" not in hgner.available_models():
-        pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
-    code, printed = re.findall(r"```python\n(.*?)```\n\nprints:\n\n```text\n(.*?)```", api_section(), re.S)[0]
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == printed

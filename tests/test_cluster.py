@@ -10,7 +10,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -24,7 +23,6 @@ from hgner.cluster import TagSettings, connect, tag_bag, tag_dataframe, tag_to_f
 from hgner.errors import HgnerError  # noqa: E402
 from tag_support import ENGLISH, FIXTURE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: E402,F401
 
-README = Path(__file__).parent.parent / "README.md"
 SENTENCES = [
     "Angela Merkel works for United Nations in Tokyo .",
     "Jim Smith flew from Paris to London on Monday .",
@@ -258,13 +256,3 @@ def test_command_line(tag_model, tmp_path):
     failed = run_hgner(["evaluate", "--model", str(tag_model), "--corpus", str(FIXTURE), "--cluster", "tcp://nowhere"])
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "expected local, local:N" in failed.stderr
 
-
-def test_readme_example_runs():
-    """The README's "Scaling out" example, run as written (it starts its own LocalCluster)."""
-    text = README.read_text(encoding="utf-8")
-    code = re.search(r"<!-- dask-example -->\n```python\n(.*?)```", text, re.S).group(1)
-    printed = re.search(r"<!-- dask-example-output -->\n```\n(.*?)```", text, re.S).group(1)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
-                            timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == printed

@@ -1,11 +1,10 @@
 """``hgner tag``: every format, inputs from arguments/files/stdin, streaming, offsets, bad input,
-chunked decoding, confidences, and the README example."""
+chunked decoding, confidences (the docs' examples run in tests/test_readme.py)."""
 
 from __future__ import annotations
 
 import io
 import json
-import re
 import select
 import shutil
 import subprocess
@@ -20,7 +19,6 @@ from hgner.tag import Tagger, text_blocks
 from tag_support import (COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, run_hgner,  # noqa: F401  (fixture)
                          subprocess_env, tag_model)
 
-README = Path(__file__).parent.parent / "README.md"
 MESSY = "Café owners\u00a0in  Tokyo say:\n\n  Angela Merkel works for United Nations in Tokyo .  Jim Smith flew from Paris to London on Monday .\n"
 
 
@@ -247,23 +245,6 @@ def test_output_never_overwrites_an_input(tag_model, tmp_path):
         result = run_hgner(["tag", "--model", str(tag_model), "-o", str(text)], stdin=stdin)
     assert result.returncode == 2 and "standard input reads" in one_line_error(result.stderr)
     assert text.read_text() == SENTENCE + "\n"
-
-
-def readme_section() -> str:
-    text = README.read_text(encoding="utf-8")
-    return text[text.index("<!-- tag:start -->"):text.index("<!-- tag:end -->")]
-
-
-def test_readme_spacy_example_runs_verbatim():
-    from hgner.model import builtin_models
-
-    (code,) = re.findall(r"```python\n(.*?)```", readme_section(), re.S)
-    if "en-conll03" not in builtin_models():
-        pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
-    assert result.returncode == 0, result.stderr
-    (printed,) = re.findall(r"which prints `(.*?)`", readme_section())
-    assert result.stdout.strip() == printed
 
 
 def test_text_in_another_shipped_models_language_is_warned_about_once(tag_model, tmp_path, capsys):

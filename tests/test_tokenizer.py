@@ -146,23 +146,6 @@ def test_any_spacy_language(language):
     assert found[0].tokens[:2] == ["Jean-Luc", "Collomb-Patton"] and found[1].tokens == ["Otra", "frase"]
 
 
-def test_readme_tokenizer_example_runs_verbatim():
-    import re
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from tag_support import subprocess_env
-
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("<!-- tokenizer:start -->"):readme.index("<!-- tokenizer:end -->")]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    (printed,) = re.findall(r"prints `(.*?)`", section)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=subprocess_env())
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == printed
-
-
 def test_describe():
     assert describe() == {"name": TextTokenizer.name, "version": TextTokenizer().version}
 
