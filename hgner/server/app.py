@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import HgnerError
-from .engine import CompareOptions, Engine, TagOptions
+from .engine import CompareOptions, Engine, TagOptions, decoder_infos
 from .limits import Admission, Deadline, NotReady, Refused, TooLarge
 from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
@@ -356,7 +356,7 @@ def _add_status_routes(app: FastAPI, service: Service) -> None:
 
     @app.get("/v1/decoders", summary="the decoders, their capabilities and settings, as hgner decoders shows them")
     async def decoders() -> dict[str, Any]:
-        return {"decoders": decoder_listing()}
+        return {"decoders": decoder_infos()}
 
 
 def _add_api_routes(app: FastAPI, service: Service) -> None:
@@ -395,20 +395,6 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
                                    len(body.text))
         service.metrics.tokens.inc(len(answer["tokens"]))
         return JSONResponse(answer)
-
-
-def decoder_listing() -> list[dict[str, Any]]:
-    """Every decoder with its capabilities (default settings) and settings, as ``hgner decoders``."""
-    from ..decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
-
-    listing = []
-    for name in available_decoders():
-        decoder = make_decoder(name)
-        settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
-                    for s in decoder_settings(name).values()]
-        listing.append({"name": name, "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES},
-                        "settings": settings})
-    return listing
 
 
 def app_from_environment() -> FastAPI:

@@ -10,6 +10,7 @@ An :class:`Engine` is used from one thread at a time (the server's decoding thre
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -251,6 +252,23 @@ def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sen
         "seconds": seconds,
         "stats": {k: float(v) for k, v in result.stats.items()},
     }
+
+
+@functools.cache
+def decoder_infos() -> list[dict[str, Any]]:
+    """Every decoder with its capabilities (default settings) and settings, as ``hgner decoders``:
+    built once per worker (about 20 ms of registry lookups that ``/v1/decoders`` would otherwise
+    spend on the event loop at each request; the registry does not change while serving)."""
+    from ..decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
+
+    listing = []
+    for name in available_decoders():
+        decoder = make_decoder(name)
+        settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
+                    for s in decoder_settings(name).values()]
+        listing.append({"name": name, "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES},
+                        "settings": settings})
+    return listing
 
 
 def _has_skip(metadata: Mapping[str, Any]) -> bool:

@@ -331,3 +331,10 @@ def test_a_body_that_never_arrives_is_408():
     assert sent[0]["status"] == 408
     body = json.loads(sent[1]["body"])["error"]
     assert body["code"] == "request_timeout" and "--timeout" in body["message"]
+
+
+def test_the_decoder_listing_is_built_once(client):
+    from hgner.server.engine import decoder_infos
+
+    assert client.get("/v1/decoders").json()["decoders"] == decoder_infos()
+    assert decoder_infos() is decoder_infos()  # not 20 ms of registry lookups on the event loop per request
