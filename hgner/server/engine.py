@@ -156,8 +156,9 @@ class Engine:
                tuple(sorted((k, type(v).__name__, v) for k, v in settings.items())))
         tagger = self._taggers.get(key)
         if tagger is None:
-            if "time_limit" in decoder_settings(decoder) and settings.get("time_limit") is None:
-                settings["time_limit"] = self.timeout
+            known = decoder_settings(decoder)
+            if "time_limit" in known:
+                settings["time_limit"] = bounded_time_limit(known["time_limit"], settings.get("time_limit"), self.timeout)
             tagger = Tagger(model, decoder, options.graph, options.sweeps, options.seed, warn=self._warn,
                             settings=settings, min_confidence=options.min_confidence)
             self._taggers[key] = tagger
@@ -218,20 +219,33 @@ def _decode(model: Any, name: str, prepared: Any, options: CompareOptions, setti
             deadline: Deadline) -> tuple[Any, float, str]:
     """Decoder ``name`` on the prepared graph (the chain for a chain-only decoder): its result,
     seconds and the graph decoded. A decoder that takes ``time_limit`` gets the time left."""
-    from ..decoders import decoder_class, make_decoder
+    from ..decoders import decoder_class, decoder_settings, make_decoder
     from ..pipeline import Pipeline
 
     deadline.check()
     settings = dict(settings)
     cls = decoder_class(name)
-    if "time_limit" in cls.settings and settings.get("time_limit") is None:
-        settings["time_limit"] = max(0.001, deadline.remaining())
+    known = decoder_settings(name)
+    if "time_limit" in known:
+        settings["time_limit"] = bounded_time_limit(known["time_limit"], settings.get("time_limit"),
+                                                    max(0.001, deadline.remaining()))
     decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed, "marginals": True})
     graph = "chain" if cls.chain_only else options.graph
     started = time.perf_counter()
     result = Pipeline(model, decoder, graph).decode_prepared(
         prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
     return result, time.perf_counter() - started, graph
+
+
+def bounded_time_limit(setting: Any, given: Any, seconds: float) -> Any:
+    """The ``time_limit`` a decoder gets: the request's, but at most ``seconds`` (what the server
+    gives a request: a client cannot keep the decoding thread past its own timeout), or ``seconds``
+    when the request gives none. A value the setting refuses is passed on for the decoder's error."""
+    try:
+        value = None if given is None else setting.read(given)
+    except HgnerError:
+        return given
+    return seconds if value is None else min(value, seconds)
 
 
 def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sentences: Sequence[Any],

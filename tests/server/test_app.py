@@ -40,7 +40,12 @@ def strict():
     """A server with an API key, a queue of one, a short timeout and CORS for one origin."""
     app = create_app(settings(api_key="k" * 20, max_queue=1, timeout=0.5, cors_origins=("https://example.org",)))
     with TestClient(app, raise_server_exceptions=False, headers={"Authorization": "Bearer " + "k" * 20}) as test_client:
-        yield _ready(test_client)
+        _ready(test_client)
+        for _ in range(100):  # the first tagger (spaCy's tokenizer) may take longer than the 0.5 s timeout
+            if test_client.post("/v1/tag", json={"text": "Paris ."}).status_code == 200:
+                break
+            time.sleep(0.2)
+        yield test_client
 
 
 def hgner_tag_jsonl(capsys, text: str, *options: str) -> list[dict]:
@@ -338,3 +343,28 @@ def test_the_decoder_listing_is_built_once(client):
 
     assert client.get("/v1/decoders").json()["decoders"] == decoder_infos()
     assert decoder_infos() is decoder_infos()  # not 20 ms of registry lookups on the event loop per request
+
+
+@pytest.mark.parametrize("path", ["/v1/tag", "/v1/compare"])
+def test_a_time_limit_in_the_request_cannot_pass_the_timeout(strict, path):
+    """time_limit 1e308 from a client would keep the decoding thread (and every later request) busy."""
+    body = {"text": TEXT, "sweeps": 100_000_000, "settings": {"time_limit": 1e308}}
+    body.update({"decoder": "herded"} if path == "/v1/tag" else {"decoders": ["herded"]})
+    started = time.monotonic()
+    answer = strict.post(path, json=body)
+    assert answer.status_code in (200, 504), answer.text
+    time.sleep(0.3)
+    assert strict.post("/v1/tag", json={"text": "Paris ."}).status_code == 200
+    assert time.monotonic() - started < 5
+
+
+def test_bounded_time_limit():
+    from hgner.decoders import decoder_settings
+    from hgner.server.engine import bounded_time_limit
+
+    setting = decoder_settings("herded")["time_limit"]
+    assert bounded_time_limit(setting, None, 30.0) == 30.0
+    assert bounded_time_limit(setting, "none", 30.0) == 30.0
+    assert bounded_time_limit(setting, 1e308, 30.0) == 30.0
+    assert bounded_time_limit(setting, "2.5", 30.0) == 2.5
+    assert bounded_time_limit(setting, -1, 30.0) == -1  # refused by the decoder, with its message
