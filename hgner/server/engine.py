@@ -10,6 +10,7 @@ An :class:`Engine` is used from one thread at a time (the server's decoding thre
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -155,8 +156,9 @@ class Engine:
                tuple(sorted((k, type(v).__name__, v) for k, v in settings.items())))
         tagger = self._taggers.get(key)
         if tagger is None:
-            if "time_limit" in decoder_settings(decoder) and settings.get("time_limit") is None:
-                settings["time_limit"] = self.timeout
+            known = decoder_settings(decoder)
+            if "time_limit" in known:
+                settings["time_limit"] = bounded_time_limit(known["time_limit"], settings.get("time_limit"), self.timeout)
             tagger = Tagger(model, decoder, options.graph, options.sweeps, options.seed, warn=self._warn,
                             settings=settings, min_confidence=options.min_confidence)
             self._taggers[key] = tagger
@@ -185,7 +187,6 @@ class Engine:
         from ..decoders.settings import settings_per_decoder
         from ..graphkinds import check_graph_kind
         from ..pipeline import Pipeline
-        from ..tag import entities
 
         model = self.model(options.model)
         check_graph_kind(options.graph)
@@ -202,43 +203,86 @@ class Engine:
         prepared = builder.prepare([s.tokens for s in sentences])
         prepare_seconds = time.perf_counter() - started
         runs = names + [n for n in ("viterbi", "exact") if n not in names]  # the references, when not asked
-        decoded: dict[str, tuple[Any, float, str]] = {}
-        for name in runs:
-            deadline.check()
-            settings = dict(per_decoder.get(name, {}))
-            cls = decoder_class(name)
-            if "time_limit" in cls.settings and settings.get("time_limit") is None:
-                settings["time_limit"] = max(0.001, deadline.remaining())
-            decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed,
-                                                          "marginals": True})
-            graph = "chain" if cls.chain_only else options.graph
-            pipeline = Pipeline(model, decoder, graph)
-            started = time.perf_counter()
-            result = pipeline.decode_prepared(prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
-            decoded[name] = (result, time.perf_counter() - started, graph)
+        decoded = {name: _decode(model, name, prepared, options, per_decoder.get(name, {}), deadline) for name in runs}
         exact = decoded["exact"][0]
         certified = bool(exact.stats.get("certified", 0.0) == 1.0)
         optimum = float(prepared.graph.score(exact.labels)) if certified else None
         reference = decoded["viterbi"][0].labels
-        results = []
-        for name in names:
-            result, seconds, graph = decoded[name]
-            score = float(prepared.graph.score(result.labels))
-            reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
-            agreement = float((result.labels == reference).mean()) if len(reference) else 1.0
-            results.append({
-                "decoder": name, "graph": graph,
-                "entities": [e.to_json() for e in entities(text, sentences, result)],
-                "tags": [t for sentence in result.tags for t in sentence],
-                "score": score, "optimum_reached": reached, "agreement_with_viterbi": agreement,
-                "marginals": None if result.marginals is None else result.marginals.tolist(),
-                "seconds": seconds,
-                "stats": {k: float(v) for k, v in result.stats.items()},
-            })
+        results = [_compared(name, *decoded[name], text, sentences, prepared, optimum, reference) for name in names]
         tokens = [{"start": a, "end": b, "text": text[a:b]} for s in sentences for a, b in s.offsets]
         return {"model": options.model, "graph": options.graph, "labels": list(model.labels), "tokens": tokens,
                 "optimum": {"score": optimum, "certified": certified}, "prepare_seconds": prepare_seconds,
                 "results": results}
+
+
+def _decode(model: Any, name: str, prepared: Any, options: CompareOptions, settings: Mapping[str, Any],
+            deadline: Deadline) -> tuple[Any, float, str]:
+    """Decoder ``name`` on the prepared graph (the chain for a chain-only decoder): its result,
+    seconds and the graph decoded. A decoder that takes ``time_limit`` gets the time left."""
+    from ..decoders import decoder_class, decoder_settings, make_decoder
+    from ..pipeline import Pipeline
+
+    deadline.check()
+    settings = dict(settings)
+    cls = decoder_class(name)
+    known = decoder_settings(name)
+    if "time_limit" in known:
+        settings["time_limit"] = bounded_time_limit(known["time_limit"], settings.get("time_limit"),
+                                                    max(0.001, deadline.remaining()))
+    decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed, "marginals": True})
+    graph = "chain" if cls.chain_only else options.graph
+    started = time.perf_counter()
+    result = Pipeline(model, decoder, graph).decode_prepared(
+        prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
+    return result, time.perf_counter() - started, graph
+
+
+def bounded_time_limit(setting: Any, given: Any, seconds: float) -> Any:
+    """The ``time_limit`` a decoder gets: the request's, but at most ``seconds`` (what the server
+    gives a request: a client cannot keep the decoding thread past its own timeout), or ``seconds``
+    when the request gives none. A value the setting refuses is passed on for the decoder's error."""
+    try:
+        value = None if given is None else setting.read(given)
+    except HgnerError:
+        return given
+    return seconds if value is None else min(value, seconds)
+
+
+def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sentences: Sequence[Any],
+              prepared: Any, optimum: float | None, reference: Any) -> dict[str, Any]:
+    """One decoder's row of ``/v1/compare``: entities, tags, score in the graph asked for, whether
+    it reached the certified ``optimum``, agreement with Viterbi's labels ``reference`` (tokens,)."""
+    from ..tag import entities
+
+    score = float(prepared.graph.score(result.labels))
+    reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
+    return {
+        "decoder": name, "graph": graph,
+        "entities": [e.to_json() for e in entities(text, sentences, result)],
+        "tags": [t for sentence in result.tags for t in sentence],
+        "score": score, "optimum_reached": reached,
+        "agreement_with_viterbi": float((result.labels == reference).mean()) if len(reference) else 1.0,
+        "marginals": None if result.marginals is None else result.marginals.tolist(),
+        "seconds": seconds,
+        "stats": {k: float(v) for k, v in result.stats.items()},
+    }
+
+
+@functools.cache
+def decoder_infos() -> list[dict[str, Any]]:
+    """Every decoder with its capabilities (default settings) and settings, as ``hgner decoders``:
+    built once per worker (about 20 ms of registry lookups that ``/v1/decoders`` would otherwise
+    spend on the event loop at each request; the registry does not change while serving)."""
+    from ..decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
+
+    listing = []
+    for name in available_decoders():
+        decoder = make_decoder(name)
+        settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
+                    for s in decoder_settings(name).values()]
+        listing.append({"name": name, "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES},
+                        "settings": settings})
+    return listing
 
 
 def _has_skip(metadata: Mapping[str, Any]) -> bool:
