@@ -237,9 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--input", choices=["tokens", "raw"], default="tokens",
                           help="tokens: tag the corpus's own tokens and sentences (default); raw: rebuild each "
                                "document's text, tag it as 'hgner tag' does, score entities by character span")
-    evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrap72"], default="lines",
-                          help="with --input raw: one sentence per line (default), all sentences of a document on "
-                               "one line, or one sentence per line hard-wrapped at 72 columns")
+    evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrapped"], default="lines",
+                          help="with --input raw: one sentence per line (default), each document one paragraph on "
+                               "one line, or that paragraph hard-wrapped at 72 columns")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON (-: to standard output, "
                           "the table then going to standard error)")
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
