@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import (FEATURES, ROOT, SCHEME, TRAINING, build_gazetteer, build_word_clusters, f1,  # noqa: E402
-                          record, recased, tokens_per_second)
+from build_models import (FEATURES, ROOT, SCHEME, TRAINING, build_gazetteer, build_outside_truecase,  # noqa: E402
+                          build_word_clusters, f1, record, tokens_per_second)
 
-from hgner.augment import case_augmented  # noqa: E402
+from hgner.augment import case_augmented, recased  # noqa: E402
 from hgner.corpus import load_corpus  # noqa: E402
 from hgner.model import train  # noqa: E402
 
@@ -41,6 +41,15 @@ EXPERIMENTS = {
     "clusters+nb+lower": (replace(CLUSTERS, neighbour_clusters=1), ("lower",)),
     "clusters+nb+lower+upper": (replace(CLUSTERS, neighbour_clusters=1), ("lower", "upper")),
     "clusters+lower+upper": (CLUSTERS, ("lower", "upper")),
+    "clusters+otc": (replace(CLUSTERS, outside_truecase=True), ()),
+    "clusters+nb+otc": (replace(CLUSTERS, neighbour_clusters=1, outside_truecase=True), ()),
+    "clusters+nb+zipf+otc": (replace(CLUSTERS, neighbour_clusters=1, frequency="en", outside_truecase=True), ()),
+    "clusters+lc+otc": (replace(CLUSTERS, lowercase_clusters=True, outside_truecase=True), ()),
+    "clusters+otc+lower+upper": (replace(CLUSTERS, outside_truecase=True), ("lower", "upper")),
+    "clusters+otc+sep+lower+upper": (replace(CLUSTERS, outside_truecase=True, caseless_features=True),
+                                     ("lower", "upper")),
+    "clusters+lc+nb+otc+sep+lower+upper": (replace(CLUSTERS, lowercase_clusters=True, neighbour_clusters=1,
+                                                   outside_truecase=True, caseless_features=True), ("lower", "upper")),
 }
 
 
@@ -48,9 +57,11 @@ def run(name: str, train_corpus, devs: dict) -> dict:
     config, augment = EXPERIMENTS[name]
     corpus = case_augmented(train_corpus, augment) if augment else train_corpus
     clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
+    truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
         model = train(corpus, Path(out) / "m", config=config, scheme=SCHEME, **TRAINING, gazetteer=build_gazetteer(),
-                      gazetteer_sources="build_models", word_clusters=clusters, word_clusters_sources=sources)
+                      gazetteer_sources="build_models", word_clusters=clusters, word_clusters_sources=sources,
+                      outside_truecase=truecase, outside_truecase_sources=truecase_sources)
         scores = {}
         for dev_name, dev in devs.items():
             scores[dev_name] = f1(model, dev)["f1"]

@@ -36,11 +36,18 @@ Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and e
     gets the flag ``caseless``. The truecased form of a word is its most frequent surface form at
     non-initial positions of the cased sentences of the same document; failing that, its most
     frequent form in the training corpus (the truecasing table, a model resource); failing that,
-    ``Title`` case for an upper-case word or a one-token gazetteer entry, and the word itself
-    otherwise. Every token with a
+    [outside_truecase] its most probable form in a far larger outside corpus (the outside
+    truecasing table: en-conll03 has spaCy's English word probabilities, ``spacy-lookups-data``);
+    failing that, ``Title`` case for an upper-case word or a one-token gazetteer entry, and the
+    word itself otherwise. Every token with a
     letter also gets ``tc=`` the short shape of that truecased form (``tc=?`` when neither
-    the document nor the table knows the word), which tells a sentence-initial ``The`` from
-    ``Reuters``.
+    the document nor the tables know the word), which tells a sentence-initial ``The`` from
+    ``Reuters`` (and, with the outside table, a capitalised common noun such as ``Redesignated``
+    from a rare name).
+    [caseless_features] In a caseless sentence the word type's and the neighbours' attributes
+    (below) start with ``~`` (``~w=paris``): caseless text gets weights of its own, learned from
+    the training corpus's caseless sentences and from case-augmented copies of its documents
+    (:func:`hgner.augment.case_augmented`), so learning from them costs cased text nothing.
 Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of capitalised
     tokens (or, like ``'s-Hertogenbosch``, with an upper-case letter after a leading non-letter;
     up to four, joined by words such as ``of``, ``de``, ``-``) through the token is an entry of
@@ -58,6 +65,11 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
     [lowercase_clusters] also ``lc4=`` ... ``lc20=`` the lowercase form's cluster, for a word with
     an upper-case letter when both it and its lowercase form have clusters (``Cámara`` the
     parliament, ``cámara`` the camera): ``es-conll02``.
+    [neighbour_clusters] = k > 0: the tokens up to k positions away (within the window) also give
+    theirs, ``-1:c4=`` ... ``+1:c20=``.
+Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency in that language
+    rounded down (``wordfreq``, which ships its tables; 0 for a word it does not know, ``zf=-``
+    for a word without a letter or digit).
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
@@ -73,7 +85,7 @@ directory as JSON, loaded with the model) are all a model needs to featurise tex
 """
 
 from .config import (BASELINE, CLUSTER_PREFIXES, GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, RECOMMENDED, TABLE_FILES,
-                     TRUECASE_FILE, WORD_CLUSTERS_FILE, FeatureConfig, FeatureResources)
+                     OUTSIDE_TRUECASE_FILE, TRUECASE_FILE, WORD_CLUSTERS_FILE, FeatureConfig, FeatureResources)
 from .document import document_features, sentence_features
 from .scores import ID_CACHE_TYPES, AttributeScores
 from .vocabulary import NGRAM_CACHE_ENTRIES, SLOT_ATTRIBUTES, Vocabulary, ragged_attribute
@@ -85,7 +97,7 @@ from .words import (ALL_LOWER, ALL_UPPER, CAPITALISED, CASED, HAS_UPPER, JOINER,
 __all__ = [
     "ALL_LOWER", "ALL_UPPER", "BASELINE", "CAPITALISED", "CASED", "CLUSTER_PREFIXES", "GAZETTEER_FILE",
     "GAZETTEER_MAX_TOKENS", "HAS_UPPER", "ID_CACHE_TYPES", "JOINER", "NAME_CASE", "NGRAM_CACHE_ENTRIES",
-    "OWN_LOWERCASE", "RECOMMENDED", "SLOT_ATTRIBUTES", "STARTS_ENTRY", "TABLE_FILES", "TRUECASE_FILE",
+    "OUTSIDE_TRUECASE_FILE", "OWN_LOWERCASE", "RECOMMENDED", "SLOT_ATTRIBUTES", "STARTS_ENTRY", "TABLE_FILES", "TRUECASE_FILE",
     "WORD_CLUSTERS_FILE", "AttributeScores", "FeatureConfig", "FeatureResources", "Vocabulary", "caseless_sentences",
     "context_attributes", "context_width", "document_features", "fit_gazetteer", "frequency_attribute",
     "is_caseless", "learn_truecase", "left_bigram", "neighbour_attributes", "ragged_attribute", "right_bigram",

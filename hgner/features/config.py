@@ -27,6 +27,8 @@ class FeatureConfig:
     lowercase_clusters: bool = False
     neighbour_clusters: int = 0
     frequency: str = ""
+    outside_truecase: bool = False
+    caseless_features: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -46,6 +48,7 @@ TRUECASE_FILE = "truecase.json"
 GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
 WORD_CLUSTERS_FILE = "word_clusters.json"
+OUTSIDE_TRUECASE_FILE = "outside_truecase.json"
 CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
@@ -57,11 +60,13 @@ class FeatureResources:
     ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
     lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
     ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
-    in one cluster."""
+    in one cluster. ``outside_truecase`` maps a lowercase form to its most frequent surface form
+    in text far larger than the training corpus (consulted after ``truecase``)."""
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
     word_clusters: dict[str, list[str]] = field(default_factory=dict)
+    outside_truecase: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.list_names = sorted(self.gazetteer)
@@ -74,8 +79,8 @@ class FeatureResources:
         self._cluster_of = {word: path for path, words in self.word_clusters.items() for word in words}
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FeatureResources) and (self.truecase, self.gazetteer, self.word_clusters) == (
-            other.truecase, other.gazetteer, other.word_clusters)
+        return isinstance(other, FeatureResources) and all(
+            getattr(self, key) == getattr(other, key) for key in TABLE_FILES)
 
     def repeated_cluster_word(self) -> str | None:
         """What is wrong when a word is in ``word_clusters`` twice, or None."""
@@ -148,7 +153,8 @@ class FeatureResources:
 
 
 # FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
-TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE}
+TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE,
+               "outside_truecase": OUTSIDE_TRUECASE_FILE}
 
 
 @lru_cache(maxsize=None)  # one entry per cluster path and attribute name (c, lc)

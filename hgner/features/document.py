@@ -11,7 +11,8 @@ import numpy as np
 from .config import GAZETTEER_MAX_TOKENS, FeatureConfig, FeatureResources
 from .vocabulary import (_GAZETTEER, _KIND, _MATCH_PLACES, _NO_CASE, _ORDER_DOCUMENT, _PAIR, _UNKNOWN_CASE, FLAGS, LOWER,
                          SHAPE, SLOT_ATTRIBUTES, Vocabulary, _DocumentTables, _neighbours, ragged_attribute)
-from .words import CASED, HAS_UPPER, JOINER, NAME_CASE, STARTS_ENTRY, caseless_sentences, context_attributes, type_attributes
+from .words import (CASED, CASELESS_MARK, HAS_UPPER, JOINER, NAME_CASE, STARTS_ENTRY, caseless_sentences,
+                    context_attributes, marked, type_attributes)
 
 
 class _Document:
@@ -56,7 +57,7 @@ class _Document:
         if best >= 0:
             return self.vocabulary.words[best]
         resources, lower = self.vocabulary.resources, word.lower()
-        known = resources.truecase.get(lower)
+        known = resources.truecase.get(lower) or resources.outside_truecase.get(lower)
         if known is not None:
             return known
         if word.isupper() and len(word) > 1:
@@ -163,7 +164,9 @@ def document_features(
     of attribute strings per token, one list of those per sentence. Per token, in this order: the
     word type's attributes, ``BOS``/``EOS``, the neighbours' attributes by offset, the one-per-token
     kinds (:meth:`_Document.slot_keys`), then the rest (:meth:`_Document.ragged_keys`);
-    :class:`AttributeScores` sums the weights in the same order."""
+    :class:`AttributeScores` sums the weights in the same order. With ``caseless_features``, the
+    word type's and the neighbours' attributes of a caseless sentence start with
+    :data:`CASELESS_MARK` (their own weights, learned from caseless text only)."""
     vocabulary = Vocabulary(resources)
     document = _Document(sentences, config, vocabulary)
     offsets = _offsets(config)
@@ -173,18 +176,20 @@ def document_features(
         ragged[token].append(ragged_attribute(vocabulary, key))
     out = []
     start = 0  # the sentence's first token in the document
-    for words in document.words:
+    for words, caseless in zip(document.words, document.caseless.tolist()):
         n = len(words)
+        mark = CASELESS_MARK if caseless and config.caseless_features else ""
         features = []
         for i, word in enumerate(words):
-            attributes = list(type_attributes(word, config, vocabulary.resources))
+            attributes = list(marked(type_attributes(word, config, vocabulary.resources), mark))
             if i == 0:
                 attributes.append("BOS")
             if i == n - 1:
                 attributes.append("EOS")
             for offset in offsets:
                 if 0 <= i + offset < n:
-                    attributes.extend(context_attributes(words[i + offset], offset, config, vocabulary.resources))
+                    attributes.extend(marked(context_attributes(words[i + offset], offset, config, vocabulary.resources),
+                                             mark))
             attributes.extend(slot[start + i] for slot in slots if slot[start + i] is not None)
             attributes.extend(ragged[start + i])
             features.append(attributes)

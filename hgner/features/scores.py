@@ -13,7 +13,7 @@ from . import vocabulary as _vocabulary
 from .config import FeatureConfig, FeatureResources
 from .document import _Document, _offsets
 from .vocabulary import SLOT_ATTRIBUTES, Vocabulary, _Table, ragged_attribute
-from .words import context_attributes, context_width, type_attributes
+from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
 
 ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
 
@@ -29,7 +29,8 @@ class AttributeScores:
     weights in the order of the attribute strings, so they equal the string path's rows
     (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`) bit for bit. The caches
     start again when the vocabulary holds :data:`ID_CACHE_TYPES` word types, or a cache of ids
-    :data:`NGRAM_CACHE_ENTRIES` keys (bounded memory).
+    :data:`NGRAM_CACHE_ENTRIES` keys (bounded memory). With ``caseless_features`` each word type
+    also has the rows of its attributes marked for caseless sentences (:data:`CASELESS_MARK`).
 
     Args:
         index: attribute -> row of ``weights``.
@@ -52,8 +53,10 @@ class AttributeScores:
 
     def _clear(self) -> None:
         vocabulary = self.vocabulary = Vocabulary(self.resources)
-        self.sums = _Table(self.weights.shape[1], np.float64)  # per vocabulary row: its own attributes' weights
-        self.neighbour_ids = _Table(self.width * len(self.offsets), np.int64)  # per row: what it gives its neighbours
+        marks = ("", CASELESS_MARK) if self.config.caseless_features else ("",)
+        # per mark and vocabulary row: its own attributes' summed weights, and the ids it gives its neighbours
+        self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in marks}
+        self.neighbour_ids = {mark: _Table(self.width * len(self.offsets), np.int64) for mark in marks}
         get = self.index.get
         self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
                                       _vocabulary.NGRAM_CACHE_ENTRIES)
@@ -62,37 +65,47 @@ class AttributeScores:
 
     def _add_types(self, words: list[str]) -> None:
         """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own
-        attributes and the ids of the attributes it gives its neighbours."""
-        attributes = [type_attributes(word, self.config, self.vocabulary.resources) for word in words]
+        attributes and the ids of the attributes it gives its neighbours, for each mark."""
+        for mark in self.sums:
+            self._add_marked_types(words, mark)
+
+    def _add_marked_types(self, words: list[str], mark: str) -> None:
+        attributes = [marked(type_attributes(word, self.config, self.vocabulary.resources), mark) for word in words]
         lengths = np.fromiter(map(len, attributes), np.int64, len(words))
         starts = np.zeros(len(words) + 1, np.int64)
         np.cumsum(lengths, out=starts[1:])
         ids = np.fromiter(map(self.index.get, chain.from_iterable(attributes), repeat(-1)), np.int64, starts[-1])
         sums = np.zeros((len(words), self.weights.shape[1]))
         _add_weights(sums, self.weights, (np.zeros((len(words), 0), np.int64), starts, ids))
-        self.sums.extend(sums)
+        self.sums[mark].extend(sums)
         neighbour_ids = np.full((len(words), self.width * len(self.offsets)), -1, np.int64)
         get, resources = self.index.get, self.vocabulary.resources
         for row, word in enumerate(words):
             for k, offset in enumerate(self.offsets):
-                attributes = context_attributes(word, offset, self.config, resources)
+                attributes = marked(context_attributes(word, offset, self.config, resources), mark)
                 neighbour_ids[row, k * self.width:k * self.width + len(attributes)] = [get(a, -1) for a in attributes]
-        self.neighbour_ids.extend(neighbour_ids)
+        self.neighbour_ids[mark].extend(neighbour_ids)
 
     def unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
         """(n, K) state scores of a document's tokens (all sentences, in order)."""
         if len(self.vocabulary) >= ID_CACHE_TYPES:
             self._clear()
         document = _Document(sentences, self.config, self.vocabulary)
-        if len(self.sums) < len(self.vocabulary):
-            self._add_types(self.vocabulary.words[len(self.sums):])
+        if len(self.sums[""]) < len(self.vocabulary):
+            self._add_types(self.vocabulary.words[len(self.sums[""]):])
         rows = document.rows
         n = len(rows)
-        unary = self.sums.array[rows]
+        unary = self.sums[""].array[rows]
         # (n, one-per-token kinds) attribute ids (-1: none): BOS, EOS, the neighbours' by offset, the slots
         ids = np.empty((n, 2 + self.width * len(self.offsets) + len(SLOT_ATTRIBUTES)), np.int64)
-        _context_ids(ids, (rows, document.position, document.lengths[document.sentence]),
-                     (self.neighbour_ids.array, self.offset_array, self.edge_ids))
+        places = (rows, document.position, document.lengths[document.sentence])
+        _context_ids(ids, places, (self.neighbour_ids[""].array, self.offset_array, self.edge_ids))
+        if CASELESS_MARK in self.sums and document.caseless.any():  # their marked rows (neighbours: same sentence)
+            caseless = document.caseless[document.sentence]
+            unary[caseless] = self.sums[CASELESS_MARK].array[rows[caseless]]
+            marked_ids = np.empty_like(ids)
+            _context_ids(marked_ids, places, (self.neighbour_ids[CASELESS_MARK].array, self.offset_array, self.edge_ids))
+            ids[caseless] = marked_ids[caseless]
         for column, (kind, keys) in enumerate(document.slot_keys(), 2 + self.width * len(self.offsets)):
             ids[:, column] = self.slot_ids[kind].of(keys)
         tokens, keys = document.ragged_keys()

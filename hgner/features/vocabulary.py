@@ -78,7 +78,7 @@ class Vocabulary(dict):
         self.shapes = _Codes(_MARKS)
         self.words: list[str] = []
         self.rows = _Table(3, np.int64)
-        # lowercase code -> shape code of its form in the truecasing table (-1: not there)
+        # lowercase code -> shape code of its form in the truecasing table, else the outside one (-1: in neither)
         self.known_shapes = Lookup(self._known_shape, NGRAM_CACHE_ENTRIES)
         # lowercase codes of an n-gram -> the gazetteer lists it is on (entry_lists.strings[id]; -1: none)
         self.entries = Lookup(self._entry_lists, NGRAM_CACHE_ENTRIES)
@@ -107,7 +107,8 @@ class Vocabulary(dict):
         return self.entry_lists[lists] if lists else -1
 
     def _known_shape(self, lower_code: int) -> int:
-        form = self.resources.truecase.get(self.lowers.strings[lower_code])
+        lower = self.lowers.strings[lower_code]
+        form = self.resources.truecase.get(lower) or self.resources.outside_truecase.get(lower)
         return -1 if form is None else self.shapes[short_shape(form)]
 
 

@@ -119,6 +119,14 @@ def context_attributes(word: str, offset: int, config: FeatureConfig, resources:
     return own
 
 
+CASELESS_MARK = "~"  # [caseless_features] starts the word-type and neighbour attributes of caseless sentences
+
+
+def marked(attributes: tuple[str, ...], mark: str) -> tuple[str, ...]:
+    """``attributes`` each prefixed with ``mark`` (unchanged when it is empty)."""
+    return tuple(mark + attribute for attribute in attributes) if mark else attributes
+
+
 def context_width(config: FeatureConfig) -> int:
     """The most attributes :func:`context_attributes` gives for one offset."""
     return 2 + (len(CLUSTER_PREFIXES) if config.word_clusters and config.neighbour_clusters else 0)
