@@ -35,3 +35,26 @@ def test_recased_refuses_an_unknown_casing():
     assert recased(corpus(), "upper").sentences[0].tokens[0] == "JOHN"
     with pytest.raises(ValueError, match="expected one of lower, upper"):
         recased(corpus(), "title")
+
+
+def test_the_shipped_english_model_tags_lowercased_and_uppercased_text():
+    """en-conll03 is trained on case-augmented eng.train (scripts/TUNING.md, "English: unlabelled
+    data, case and running prose"): text typed in lower case, or a headline in capitals, keeps its
+    entities. Before, ``apple ceo tim cook met president biden in washington`` gave
+    ``[apple ceo tim cook](ORG)`` and the headline's companies were missed."""
+    from hgner.model import builtin_models
+    from hgner.tag import Tagger
+
+    if "en-conll03" not in builtin_models():
+        pytest.skip("the shipped en-conll03 model is not installed")
+    tagger = Tagger("en-conll03")
+
+    def tagged(text: str) -> list[tuple[str, str]]:
+        return [(text[e.start:e.end], e.label) for e in tagger.tag(text)]
+
+    assert tagged("apple ceo tim cook met president biden in washington") == [
+        ("tim cook", "PER"), ("biden", "PER"), ("washington", "LOC")]
+    assert tagged("john smith visited paris and london with the united nations .") == [
+        ("john smith", "PER"), ("paris", "LOC"), ("london", "LOC"), ("united nations", "ORG")]
+    assert tagged("SIEMENS AND MICROSOFT SEAL CLOUD DEAL IN MUNICH") == [
+        ("SIEMENS", "ORG"), ("MICROSOFT", "ORG"), ("MUNICH", "LOC")]
