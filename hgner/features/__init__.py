@@ -60,11 +60,11 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
     prefix lengths as Ratinov and Roth 2009), the whole path when it is shorter; the word is
     looked up as written, then in lower case, and a word of no cluster gets none. The clusters
     come from text far larger than the training corpus, so they group names the corpus never
-    shows with names it does. The shipped Spanish and Dutch models use spaCy's Spanish and German
-    tables (``spacy-lookups-data``; ``scripts/build_models.py``).
+    shows with names it does. The shipped models use spaCy's English, Spanish and German tables
+    (``spacy-lookups-data``; ``scripts/build_models.py``; the Dutch model the German one).
     [lowercase_clusters] also ``lc4=`` ... ``lc20=`` the lowercase form's cluster, for a word with
     an upper-case letter when both it and its lowercase form have clusters (``Cámara`` the
-    parliament, ``cámara`` the camera): ``es-conll02``.
+    parliament, ``cámara`` the camera): ``es-conll02``, ``en-conll03``, ``en-3class``.
     [neighbour_clusters] = k > 0: the tokens up to k positions away (within the window) also give
     theirs, ``-1:c4=`` ... ``+1:c20=``.
 Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency in that language
