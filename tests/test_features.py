@@ -310,7 +310,8 @@ def test_caseless_features_mark_the_caseless_sentences_only():
     assert "w=John" in cased[0] and not any(a.startswith("~") for t in cased for a in t)
     assert "~w=John" in headline[0] and "~1:l=visited" in headline[0] and "w=John" not in headline[0]
     assert "BOS" in headline[0] and "caseless" in headline[0]  # shared: sentence edges and the flag
-    plain = document_features([["JOHN", "VISITED", "PARIS"]], FeatureConfig(truecase=True))[0]
+    plain = document_features([["John", "visited", "Paris", "."], ["JOHN", "VISITED", "PARIS"]],
+                              FeatureConfig(truecase=True))[1]
     assert [[a.lstrip("~") for a in t] for t in headline] == plain
 
 
