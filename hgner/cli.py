@@ -226,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "have one (es-conll02 uses it)")
     train.add_argument("--neighbour-clusters", type=_neighbour_count, default=0, metavar="K",
                        help="with --word-clusters: the tokens up to K positions away (within the window) also give "
-                            "their clusters (en-conll03 uses 1; default 0)")
+                            "their clusters (default 0)")
     train.add_argument("--word-frequency", action="store_true",
                        help="add each word's frequency bucket in the --lang language (wordfreq's Zipf scale)")
     train.add_argument("--outside-truecase", type=_source, metavar="MODEL|FILE",
@@ -509,10 +509,10 @@ def _silence_stdout() -> None:
 def _train(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from .augment import case_augmented
     from .features import BASELINE, RECOMMENDED
     from .model import check_model_target
     from .reading import read_tagged
-    from .augment import case_augmented
     from .training import build_model, read_gazetteer, read_outside_truecase, read_word_clusters
 
     if (args.lowercase_clusters or args.neighbour_clusters) and not args.word_clusters:
