@@ -234,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "corpus's own: a model's (en-conll03: spaCy's English word probabilities) or a JSON file "
                             "mapping lowercase words to their usual spelling")
     train.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
-                       help="also train on a lowercased and/or uppercased copy of every training document")
+                       help="also train on a lowercased and/or uppercased copy of every training document; caseless "
+                            "sentences then get weights of their own, so cased text keeps its figures")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -533,7 +534,8 @@ def _train(args: argparse.Namespace) -> int:
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     config = replace(config, gazetteer=bool(gazetteer), word_clusters=bool(clusters),
                      lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
-                     frequency=args.lang if args.word_frequency else "", outside_truecase=bool(truecase))
+                     frequency=args.lang if args.word_frequency else "", outside_truecase=bool(truecase),
+                     caseless_features=bool(args.case_augment))
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                 max_iterations=args.max_iterations, label_map=label_map, gazetteer=gazetteer,

@@ -349,6 +349,7 @@ def test_case_augmented_training_from_the_command_line(tmp_path, capsys):
     plain = read_tagged(SPANISH)[0]
     assert model.metadata["training"]["sentences"] == 3 * len(plain.sentences)
     assert model.metadata["training"]["corpus"].endswith("+lower+upper")
+    assert model.feature_config.caseless_features  # the caseless copies train weights of their own
     with pytest.raises(SystemExit):
         main(["train", "--train", SPANISH, "--out", str(tmp_path / "n"), "--case-augment", "title"])
     assert "expected lower, upper or both" in capsys.readouterr().err
