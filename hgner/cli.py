@@ -78,6 +78,21 @@ def _positive_int(text: str, maximum: int = 10**9) -> int:
     return value
 
 
+def _neighbour_count(text: str) -> int:
+    if text.strip() == "0":
+        return 0
+    return _positive_int(text, maximum=10)
+
+
+def _casings(text: str) -> tuple[str, ...]:
+    from .augment import CASINGS
+
+    casings = tuple(v.strip() for v in text.split(","))
+    if not set(casings) <= set(CASINGS) or len(set(casings)) != len(casings):
+        raise argparse.ArgumentTypeError(f"expected {', '.join(CASINGS)} or both, comma-separated, got {text!r}")
+    return casings
+
+
 def _seed_count(text: str) -> int:
     from .api import MAX_SEEDS
 
@@ -209,6 +224,18 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--lowercase-clusters", action="store_true",
                        help="with --word-clusters: a capitalised word also gets its lowercase form's cluster when both "
                             "have one (es-conll02 uses it)")
+    train.add_argument("--neighbour-clusters", type=_neighbour_count, default=0, metavar="K",
+                       help="with --word-clusters: the tokens up to K positions away (within the window) also give "
+                            "their clusters (default 0)")
+    train.add_argument("--word-frequency", action="store_true",
+                       help="add each word's frequency bucket in the --lang language (wordfreq's Zipf scale)")
+    train.add_argument("--outside-truecase", type=_source, metavar="MODEL|FILE",
+                       help="truecase caseless text (all lower or all upper case) with this table after the training "
+                            "corpus's own: a model's (en-conll03: spaCy's English word probabilities) or a JSON file "
+                            "mapping lowercase words to their usual spelling")
+    train.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
+                       help="also train on a lowercased and/or uppercased copy of every training document; caseless "
+                            "sentences then get weights of their own, so cased text keeps its figures")
     train.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     train.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -237,9 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--input", choices=["tokens", "raw"], default="tokens",
                           help="tokens: tag the corpus's own tokens and sentences (default); raw: rebuild each "
                                "document's text, tag it as 'hgner tag' does, score entities by character span")
-    evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrap72"], default="lines",
-                          help="with --input raw: one sentence per line (default), all sentences of a document on "
-                               "one line, or one sentence per line hard-wrapped at 72 columns")
+    evaluate.add_argument("--layout", choices=["lines", "paragraph", "wrapped"], default="lines",
+                          help="with --input raw: one sentence per line (default), each document one paragraph on "
+                               "one line, or that paragraph hard-wrapped at 72 columns")
     evaluate.add_argument("--json", metavar="FILE", help="write the full report as JSON (-: to standard output, "
                           "the table then going to standard error)")
     evaluate.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
@@ -488,29 +515,37 @@ def _silence_stdout() -> None:
 def _train(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from .augment import case_augmented
     from .features import BASELINE, RECOMMENDED
     from .model import check_model_target
     from .reading import read_tagged
-    from .training import build_model, read_gazetteer, read_word_clusters
+    from .training import build_model, read_gazetteer, read_outside_truecase, read_word_clusters
 
-    if args.lowercase_clusters and not args.word_clusters:
-        raise HgnerError("--lowercase-clusters adds to the word-cluster features: give --word-clusters too")
+    if (args.lowercase_clusters or args.neighbour_clusters) and not args.word_clusters:
+        raise HgnerError("--lowercase-clusters and --neighbour-clusters add to the word-cluster features: give "
+                         "--word-clusters too")
     gazetteer, gazetteer_sources, gazetteer_file = read_gazetteer(args.gazetteer) if args.gazetteer else (None,) * 3
     clusters, clusters_sources, clusters_file = (read_word_clusters(args.word_clusters) if args.word_clusters
                                                  else (None,) * 3)
-    check_model_target(Path(args.out), [gazetteer_file, clusters_file])  # before the corpora load: fail fast
+    truecase, truecase_sources, truecase_file = (read_outside_truecase(args.outside_truecase) if args.outside_truecase
+                                                 else (None,) * 3)
+    check_model_target(Path(args.out), [gazetteer_file, clusters_file, truecase_file])  # before the corpora load
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, sys.stderr, "training corpus",
                                           offline=args.offline)
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, sys.stderr, "development corpus",
                                              offline=args.offline) if args.dev else (None, None))
+    train_corpus = case_augmented(train_corpus, args.case_augment) if args.case_augment else train_corpus
     label_map = {t: "O" for t in args.drop_type}
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     config = replace(config, gazetteer=bool(gazetteer), word_clusters=bool(clusters),
-                     lowercase_clusters=args.lowercase_clusters)
+                     lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
+                     frequency=args.lang if args.word_frequency else "", outside_truecase=bool(truecase),
+                     caseless_features=bool(args.case_augment))
     build_model(train_corpus, args.out, dev=dev_corpus, language=args.lang, documents=documents,
                 dev_documents=dev_documents, config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                 max_iterations=args.max_iterations, label_map=label_map, gazetteer=gazetteer,
                 gazetteer_sources=gazetteer_sources, word_clusters=clusters, word_clusters_sources=clusters_sources,
+                outside_truecase=truecase, outside_truecase_sources=truecase_sources,
                 progress=sys.stderr.isatty(), log=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

@@ -58,7 +58,7 @@ MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES)  # the files meta.json's map covers
-_OUTSIDE_TABLES = ("gazetteer", "word_clusters")  # the feature settings that need a table from outside the corpus
+_OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the feature settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
@@ -367,6 +367,8 @@ def train(
     gazetteer_sources: str | None = None,
     word_clusters: dict[str, list[str]] | None = None,
     word_clusters_sources: str | None = None,
+    outside_truecase: dict[str, str] | None = None,
+    outside_truecase_sources: str | None = None,
     language: str = DEFAULT_LANGUAGE,
     documents: str = "corpus",
     finish: Callable[[CrfModel], None] | None = None,
@@ -400,12 +402,14 @@ def train(
     if config.lowercase_clusters and not config.word_clusters:
         raise ModelError("config: lowercase_clusters adds to the word-cluster features; expected word_clusters too")
     for setting, table, sources in (("gazetteer", gazetteer, gazetteer_sources),
-                                    ("word_clusters", word_clusters, word_clusters_sources)):
+                                    ("word_clusters", word_clusters, word_clusters_sources),
+                                    ("outside_truecase", outside_truecase, outside_truecase_sources)):
         _check_outside_table(setting, table, sources, getattr(config, setting))
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
-                                 word_clusters=word_clusters if config.word_clusters else {})
+                                 word_clusters=word_clusters if config.word_clusters else {},
+                                 outside_truecase=outside_truecase if config.outside_truecase else {})
     problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
     if problem is not None:
         raise ModelError(f"word clusters{f' ({word_clusters_sources})' if word_clusters_sources else ''}: {problem}")
@@ -459,6 +463,8 @@ def train(
                else {}),
             **({"word_clusters_sources": source_line(word_clusters_sources)}
                if resources.word_clusters and word_clusters_sources else {}),
+            **({"outside_truecase_sources": source_line(outside_truecase_sources)}
+               if resources.outside_truecase and outside_truecase_sources else {}),
             "training": {
                 "corpus": corpus.name,
                 "corpus_scheme": corpus.scheme,

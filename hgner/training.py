@@ -141,6 +141,17 @@ def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
                             "no word clusters in it")
 
 
+def read_outside_truecase(source: str) -> tuple[dict[str, str], str, Path]:
+    """An outside truecasing table (lowercase form -> usual spelling) for ``hgner train
+    --outside-truecase``, where it came from and the file read: a model's (a name or directory)
+    or a JSON file as a model's ``outside_truecase.json`` (checked against its schema)."""
+    from .validation import read_string_table
+
+    return _read_word_table(source, "--outside-truecase", "outside_truecase",
+                            partial(read_string_table, schema_name="outside_truecase"), "outside truecasing table",
+                            "no entries (expected lowercase words mapped to their usual spelling)")
+
+
 def _read_word_table(source: str, option: str, setting: str, read_file: Callable[[Path], dict], what: str,
                      empty: str) -> tuple[dict[str, list[str]], str, Path]:
     """A table of :class:`~hgner.features.FeatureResources` (its field ``setting``) for the training
