@@ -70,7 +70,7 @@ def parse(data: bytes) -> Crf1dModel:
     a :class:`ValueError` naming the first problem otherwise."""
     size = len(data)
     if size < HEADER.size:
-        raise ValueError(f"not a crfsuite model: {size} bytes, shorter than its {HEADER.size}-byte header")
+        raise ValueError(f"truncated crfsuite model: {size} bytes, shorter than its {HEADER.size}-byte header")
     (magic, recorded, kind, _version, _, n_labels, n_attributes, features_at, labels_at, attributes_at,
      labelrefs_at, attrrefs_at) = HEADER.unpack_from(data, 0)
     if magic != b"lCRF" or kind != b"FOMC":

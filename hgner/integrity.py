@@ -102,8 +102,9 @@ def verify(directory: str | os.PathLike, names: Iterable[str]) -> None:
             reason = "a symbolic link" if error.errno == errno.ELOOP else (error.strerror or error)
             raise ModelError(f"{target}: cannot read ({reason})") from None
         if found != {"size": files[name]["size"], "sha256": files[name]["sha256"]}:
-            raise ModelError(f"{target}: changed after the model was sealed (its size or sha256 differs from the one "
-                             f"{SEAL_FILE} records); rebuild the model, or reseal it if you changed it on purpose")
+            raise ModelError(f"{target}: damaged or edited after the model was sealed (its size or sha256 differs "
+                             f"from the one {SEAL_FILE} records); rebuild the model, or reseal it if you changed it "
+                             "on purpose")
 
 
 def main(argv: list[str] | None = None) -> int:
