@@ -10,6 +10,7 @@ that names an input is an error, not data loss.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -83,12 +84,41 @@ def output_stream(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
 
 
 def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:
-    """Write straight to a file that is not a regular file, which cannot be renamed over."""
+    """Write straight to a character device or a pipe (``/dev/null``, ``/dev/stdout``), which
+    cannot be renamed over. The open never blocks: a FIFO that no process reads is an error
+    (opening it for writing would wait for a reader forever); sockets and block devices are refused."""
     try:
-        with (open(target, "wb") if binary else open(target, "w", encoding=encoding, errors="surrogateescape")) as out:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise HgnerError(f"{target}: a FIFO that no process is reading; expected a file to write") from None
+        raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        os.close(fd)
+        raise HgnerError(f"{target}: not a regular file, a character device or a pipe; expected a file to write")
+    os.set_blocking(fd, True)
+    try:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, errors="surrogateescape")) as out:
             yield out
     except OSError as error:
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
+
+
+def read_input(path: str | os.PathLike) -> bytes:
+    """The bytes of an input file: a regular file, or a pipe (``<(cmd)``, a FIFO: opened without
+    waiting for a writer, so one that has none reads as empty); a device or socket (``/dev/zero``,
+    whose reading would never end) is an :class:`OSError`-free :class:`HgnerError`. Other
+    OSErrors (missing, unreadable) propagate for the caller to name."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as stream:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise HgnerError(f"{path}: not a regular file (a device or socket); expected a file to read")
+        os.set_blocking(fd, True)
+        return stream.read()
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

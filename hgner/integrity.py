@@ -4,7 +4,7 @@
 ``scripts/build_models.py``, :func:`hgner.model.write_metadata`); :func:`verify` checks it before
 any model file is read, so that a file changed after sealing (``meta.json``'s feature settings, a
 weight, a table) is one clear :class:`~hgner.errors.ModelError` and never a different result. A
-model without a seal is refused: ``python -m hgner.integrity MODEL_DIR`` seals one (after checking
+model without a seal is refused: ``python -m hgner.reseal MODEL_DIR`` seals one (after checking
 that it loads), which is how a model built by an older hgner is accepted.
 
 Each file is opened without following a link and without blocking (a FIFO or device where a
@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import stat
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def verify(directory: str | os.PathLike, names: Iterable[str]) -> None:
     directory = Path(directory)
     names = list(names)
     path = directory / SEAL_FILE
-    how = f"python -m hgner.integrity {directory} seals a model you trust"
+    how = f"python -m hgner.reseal {directory} seals a model you trust"
     try:
         raw = read_regular(path, MAX_SEAL_BYTES)
     except FileNotFoundError:
@@ -105,27 +104,3 @@ def verify(directory: str | os.PathLike, names: Iterable[str]) -> None:
             raise ModelError(f"{target}: damaged or edited after the model was sealed (its size or sha256 differs "
                              f"from the one {SEAL_FILE} records); rebuild the model, or reseal it if you changed it "
                              "on purpose")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m hgner.integrity MODEL_DIR...``: seal each model folder after checking that its
-    files load (the structural checks; the seal is only a record of the bytes)."""
-    from .errors import HgnerError
-    from .model import reseal
-
-    directories = sys.argv[1:] if argv is None else argv
-    if not directories:
-        print("usage: python -m hgner.integrity MODEL_DIR...", file=sys.stderr)
-        return 2
-    for directory in directories:
-        try:
-            reseal(Path(directory))
-        except HgnerError as error:
-            print(f"hgner.integrity: error: {error}", file=sys.stderr)
-            return 2
-        print(f"sealed {directory}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -524,7 +524,7 @@ def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -
 
 
 def reseal(directory: Path) -> None:
-    """Seal the model in ``directory`` as it is now (``python -m hgner.integrity DIR``): its
+    """Seal the model in ``directory`` as it is now (``python -m hgner.reseal DIR``): its
     ``files`` map and seal recomputed, then the model loaded with every check; the seal is removed
     again when it does not load."""
     refresh_files(directory)

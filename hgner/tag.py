@@ -38,7 +38,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
 from .errors import HgnerError, ModelError
-from .fileio import STANDARD_OUTPUT, decode_utf8, file_identity, not_a_file, output_stream, refuse_inputs, write_text
+from .fileio import (STANDARD_OUTPUT, decode_utf8, file_identity, not_a_file, output_stream, read_input, refuse_inputs,
+                     write_text)
 from .graphkinds import check_graph_kind
 from .tokenizer import (VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults, likelier_language,
                         recorded_version)
@@ -669,7 +670,7 @@ class Input:
             raw = sys.stdin.buffer.read()
         else:
             try:
-                raw = Path(self.path).read_bytes()
+                raw = read_input(self.path)
             except OSError as error:
                 raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
         return decode_utf8(raw, self.source)
