@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from hgner.integrity import seal
+from hgner.model import SEALED_FILES
 from hgner import tag, tokenizer
 from hgner.cli import main
 from hgner.tag import Tagger, text_blocks
@@ -164,6 +166,7 @@ def test_tokenizer_mismatch_warns(tag_model, tmp_path, capsys):
     meta = json.loads((copy / "meta.json").read_text())
     meta["tokenizer"] = "whitespace"
     (copy / "meta.json").write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "was trained on text tokenized by 'whitespace'" in err
@@ -174,6 +177,7 @@ def test_a_model_is_tagged_with_the_rules_it_records(tag_model, tmp_path, capsys
     meta = json.loads((copy / "meta.json").read_text())
     meta["tokenizer"] = {"name": "hgner.conll", "version": 1}
     (copy / "meta.json").write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert Tagger(copy).tokenizer.version == 1 and Tagger(tag_model).tokenizer.version == tokenizer.VERSION
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     assert capsys.readouterr().err == ""
