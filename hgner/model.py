@@ -249,12 +249,19 @@ class CrfModel:
 
     def crfsuite_tag(self, features: Features) -> list[list[str]]:
         """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match."""
-        return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
+        try:
+            return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
+        except RuntimeError as error:  # what crfsuite reports (a label its hash tables do not find)
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite: {error}") from None
 
     def crfsuite_marginals(self, sentence: list[list[str]]) -> np.ndarray:
         """(n, K) crfsuite's own marginals for one sentence."""
-        self._crfsuite.set(sentence)
-        return np.array([[self._crfsuite.marginal(label, i) for label in self.labels] for i in range(len(sentence))])
+        try:
+            self._crfsuite.set(sentence)
+            return np.array([[self._crfsuite.marginal(label, i) for label in self.labels]
+                             for i in range(len(sentence))])
+        except RuntimeError as error:
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite: {error}") from None
 
 
 def read_crfsuite_weights(path: str | Path) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
