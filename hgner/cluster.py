@@ -132,7 +132,9 @@ def connect(spec: str) -> Iterator[Client]:
     # errors reach the client as exceptions; Dask's own log lines (heartbeats failing while a loaded
     # machine shuts the cluster down) are not the user's business
     http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
-    with dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD}), \
+    from .process import quiet_forks
+
+    with quiet_forks(), dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD}), \
             LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                          scheduler_kwargs=http, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client
