@@ -104,3 +104,19 @@ def verify(directory: str | os.PathLike, names: Iterable[str]) -> None:
             raise ModelError(f"{target}: damaged or edited after the model was sealed (its size or sha256 differs "
                              f"from the one {SEAL_FILE} records); rebuild the model, or reseal it if you changed it "
                              "on purpose")
+
+
+def copy_sealed(source: Path, target: Path, names: Iterable[str]) -> None:
+    """Copy the sealed model in ``source`` into the folder ``target``: its seal is verified, then
+    exactly the files it records (and the seal) are copied, each read as a regular file never
+    through a link (a stray link to ``/dev/zero`` in a model folder is an error, not a full disk)."""
+    names = list(names)
+    verify(source, names)
+    recorded = json.loads(read_regular(source / SEAL_FILE, MAX_SEAL_BYTES).decode("utf-8"))["files"]
+    for name in [*recorded, SEAL_FILE]:
+        try:
+            data = read_regular(source / name)
+        except OSError as error:
+            raise ModelError(f"{source / name}: cannot read ({error.strerror or error})") from None
+        (target / name).write_bytes(data)
+    verify(target, names)
