@@ -609,7 +609,7 @@ def _models(args: argparse.Namespace) -> int:
     records, and the checks of :class:`~hgner.model.CrfModel`)."""
     from .api import available_models, model_info
     from .model import CrfModel
-    from .report import aligned
+    from .report import aligned, printable
 
     if args.models_command == "info":
         info = model_info(args.name)
@@ -621,7 +621,7 @@ def _models(args: argparse.Namespace) -> int:
     for info in infos:
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
                      _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
-    sys.stdout.writelines(line + "\n" for line in aligned(rows))
+    sys.stdout.writelines(printable(line) + "\n" for line in aligned(rows))
     return 0
 
 
@@ -694,8 +694,10 @@ def format_model_info(info: ModelInfo) -> str:
         ("calibration", _calibration(meta.get("calibration"))),
         ("hgner version", meta.get("hgner_version", "-")),
     ]
+    from .report import printable
+
     width = max(len(key) for key, _ in lines)
-    return "".join(f"{key + ':':<{width + 1}} {value}\n" for key, value in lines)
+    return "".join(f"{key + ':':<{width + 1}} {printable(value)}\n" for key, value in lines)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ def _describe(error: OSError) -> str:
 def check_writable(path: str | os.PathLike) -> Path:
     """``path`` as a Path, or an :class:`HgnerError` saying why a file cannot be written there."""
     target = Path(path)
+    if str(path).endswith(("/", os.sep)) and not target.is_dir():  # `-o newdir/`: a folder meant, not a file
+        raise HgnerError(f"{path}: no such folder (a name ending in '/' names a folder, and it does not exist)")
     if target.is_dir():
         raise HgnerError(f"{target}: is a directory, expected a file to write")
     folder = target.parent
@@ -55,7 +57,7 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o666 & ~umask()
         os.chmod(temporary, mode)
-        with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="surrogateescape")) as out:
+        with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="backslashreplace")) as out:
             yield out
             out.flush()
             os.fsync(out.fileno())
@@ -99,7 +101,7 @@ def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:
         raise HgnerError(f"{target}: not a regular file, a character device or a pipe; expected a file to write")
     os.set_blocking(fd, True)
     try:
-        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, errors="surrogateescape")) as out:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, errors="backslashreplace")) as out:
             yield out
     except OSError as error:
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
