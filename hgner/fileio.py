@@ -42,20 +42,28 @@ def check_writable(path: str | os.PathLike) -> Path:
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str = "utf-8") -> Iterator[IO]:
+def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str = "utf-8",
+                 follow_links: bool = True) -> Iterator[IO]:
     """Open a temporary file beside ``path`` for writing; rename it to ``path`` when the block ends
-    without an exception, delete it otherwise. OSErrors become one-line :class:`HgnerError`\\ s."""
+    without an exception, delete it otherwise. OSErrors become one-line :class:`HgnerError`\\ s.
+    A symlink at ``path`` (one the user named) is followed: the file it names is replaced and the
+    link kept; with ``follow_links=False`` (a path hgner chose, such as a file inside ``-o DIR``)
+    the link itself is replaced, never what it points to."""
     target = check_writable(path)
-    if target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
+    if not follow_links and target.is_symlink():
+        pass  # replaced by the rename below, as a regular file
+    elif target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
         yield from _write_special(target, binary, encoding)
         return
-    target = Path(os.path.realpath(target))  # through a symlink: replace the file it names, keep the link
+    else:
+        target = Path(os.path.realpath(target))  # through a symlink: replace the file it names, keep the link
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as error:
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o666 & ~umask()
+        mode = stat.S_IMODE(os.stat(target).st_mode) if target.is_file() and not target.is_symlink() \
+            else 0o666 & ~umask()
         os.chmod(temporary, mode)
         with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="backslashreplace")) as out:
             yield out
@@ -123,9 +131,9 @@ def read_input(path: str | os.PathLike) -> bytes:
         return stream.read()
 
 
-def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    with atomic_write(path) as out:
+def write_text(path: str | os.PathLike, text: str, follow_links: bool = True) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write`)."""
+    with atomic_write(path, follow_links=follow_links) as out:
         out.write(text)
 
 

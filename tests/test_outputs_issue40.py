@@ -56,3 +56,19 @@ class _no_warnings:
     def __exit__(self, *exc):
         self.catcher.__exit__(*exc)
         assert not [w for w in self.caught if issubclass(w.category, RuntimeWarning)]
+
+
+def test_brat_never_writes_through_a_link_inside_its_folder(tmp_path):
+    """Issue 40: a symlink already in -o DIR made the text copy replace a file outside DIR."""
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    text = tmp_path / "doc.txt"
+    text.write_text("Jim Smith went to Paris .\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "doc.txt").symlink_to(outside)
+    (out / "doc.ann").symlink_to(outside)
+    assert main(["tag", "--format", "brat", str(text), "-o", str(out)]) == 0
+    assert outside.read_text() == "keep me"
+    assert not (out / "doc.txt").is_symlink() and "Jim Smith" in (out / "doc.txt").read_text()
+    assert "PER" in (out / "doc.ann").read_text()
