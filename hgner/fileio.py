@@ -213,3 +213,42 @@ def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.Pa
             raise HgnerError(f"{option} {output}: is also an input ({source}); refusing to overwrite it")
     if read_stdin and stdin_identity() == target:
         raise HgnerError(f"{option} {output}: is the file standard input reads; refusing to overwrite it")
+
+
+def exchange_paths(first: str | os.PathLike, second: str | os.PathLike) -> bool:
+    """Swap two existing paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``): at every instant
+    each path names either what it named before or what the other named. False when the system or
+    file system cannot (the caller falls back to renames)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(second))
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP wait (delivered when it ends): for steps that
+    must not be cut in two, such as a pair of renames."""
+    import signal
+
+    wanted = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, wanted)
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -45,7 +45,7 @@ import pycrfsuite
 from . import __version__, crfsuite_format, integrity, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import HgnerError, ModelError
-from .fileio import file_sha256, refuse_inputs, umask, write_text
+from .fileio import exchange_paths, file_sha256, refuse_inputs, signals_deferred, umask, write_text
 from .integrity import read_regular
 from .features import (GAZETTEER_MAX_TOKENS, TABLE_FILES, TRUECASE_FILE, AttributeScores, FeatureConfig,
                        FeatureResources, document_features, fit_gazetteer, learn_truecase)
@@ -665,24 +665,29 @@ def model_workspace(out: Path) -> Iterator[Path]:
 
 
 def _swap_in(work: Path, out: Path) -> None:
-    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is renamed
-    aside first (the swap is two renames); its files that are not model files are moved into the
+    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is swapped
+    with ``work`` in one step where the system can (Linux's ``RENAME_EXCHANGE``), else renamed
+    aside first, with signals held back between the two renames; its files that are not model files are moved into the
     new model (unless the new model has one of that name), its model files are deleted with it. On
     failure the previous ``out`` is restored."""
     if not out.exists():
         os.rename(work, out)
         return
     check_model_target(out)
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-    os.rmdir(old)
-    os.rename(out, old)
-    try:
-        os.rename(work, out)
-    except BaseException:
-        os.rename(old, out)
-        raise
-    ours = {META_FILE, *MODEL_FILES}
-    for entry in list(old.iterdir()):
-        if entry.name not in ours and not (out / entry.name).exists():
-            os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
-    shutil.rmtree(old)
+    with signals_deferred():  # SIGINT/SIGTERM/SIGHUP wait until the swap and the carrying over are done
+        if exchange_paths(work, out):  # one step: out holds the old model, then the new one, never nothing
+            old = work
+        else:  # two renames
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.rmdir(old)
+            os.rename(out, old)
+            try:
+                os.rename(work, out)
+            except BaseException:
+                os.rename(old, out)
+                raise
+        ours = {META_FILE, *MODEL_FILES, integrity.SEAL_FILE}
+        for entry in list(old.iterdir()):
+            if entry.name not in ours and not (out / entry.name).exists():
+                os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
+        shutil.rmtree(old)

@@ -291,3 +291,38 @@ def test_a_json_string_that_is_not_text_is_an_error(tmp_path):
         read_json(tmp_path / "t.json")
     (tmp_path / "t.json").write_bytes(b'\xef\xbb\xbf{"b": "\\ud83d\\ude00"}')  # a byte-order mark and a pair: fine
     assert read_json(tmp_path / "t.json") == {"b": "\U0001f600"}
+
+
+def test_retraining_swaps_in_one_step_and_a_signal_between_renames_waits(copy, tiny_corpus, monkeypatch):
+    """Issue 40: a SIGTERM between the two renames left --out missing and the old model hidden."""
+    import os
+    import signal
+
+    from hgner import model as model_module
+    from hgner import process
+
+    (copy / "NOTES.md").write_text("mine")
+    train(tiny_corpus, copy, max_iterations=5)  # RENAME_EXCHANGE where the system has it
+    assert (copy / "NOTES.md").read_text() == "mine" and CrfModel.load(copy)
+    assert [p.name for p in copy.parent.iterdir() if p.name.startswith(".")] == []
+
+    monkeypatch.setattr(model_module, "exchange_paths", lambda a, b: False)  # the fallback: two renames
+    real_rename = os.rename
+    renames = []
+
+    def rename(source, target):
+        real_rename(source, target)
+        renames.append(target)
+        if len(renames) == 1:
+            os.kill(os.getpid(), signal.SIGTERM)  # between the two renames
+
+    monkeypatch.setattr(model_module.os, "rename", rename)
+    previous = process.install()
+    try:
+        with pytest.raises(process.Terminated):
+            train(tiny_corpus, copy, max_iterations=5)
+    finally:
+        process.restore(previous)
+        process.received.clear()
+    monkeypatch.setattr(model_module.os, "rename", real_rename)
+    assert CrfModel.load(copy) and (copy / "NOTES.md").read_text() == "mine"
