@@ -363,6 +363,8 @@ def main(argv: Sequence[str] | None = None, keep_handlers: bool = False) -> int:
     process.guard_streams()
     try:
         return _main(argv)
+    except (KeyboardInterrupt, process.Terminated) as error:  # while parsing the arguments, before the boundary
+        return _stopped("hgner", process.signal_of(error))
     finally:
         if not keep_handlers:
             process.restore(previous)
