@@ -183,7 +183,8 @@ class CrfModel:
 
     def files(self) -> list[Path]:
         """The model's files (meta.json and every recorded file): inputs no output may overwrite."""
-        return [self.directory / META_FILE, *(self.directory / name for name in self.metadata["files"])]
+        return [self.directory / META_FILE, self.directory / integrity.SEAL_FILE,
+                *(self.directory / name for name in self.metadata["files"])]
 
     @property
     def name(self) -> str:
