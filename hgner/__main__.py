@@ -2,6 +2,6 @@
 
 import sys
 
-from hgner.process import entry
+from hgner.entry import entry
 
 sys.exit(entry())

@@ -703,6 +703,6 @@ def format_model_info(info: ModelInfo) -> str:
 
 
 if __name__ == "__main__":
-    from hgner.process import entry
+    from hgner.process import run
 
-    sys.exit(entry())
+    sys.exit(run(lambda: lambda: main(keep_handlers=True)))

@@ -1,6 +1,6 @@
 """The command-line process: its signals and its standard streams, in one place.
 
-:func:`entry` is the ``hgner`` console script. Before anything else is imported it turns SIGINT,
+:func:`hgner.entry.entry` (the ``hgner`` console script) first calls :func:`install`, which turns SIGINT,
 SIGTERM and SIGHUP into exceptions (:class:`KeyboardInterrupt`, :class:`Terminated`), so that
 whenever one arrives (during imports too) the context managers that own temporary files and
 folders remove them, and the command ends with one line and exit status 130, 143 or 129, never a
@@ -20,6 +20,7 @@ import signal
 import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -45,7 +46,7 @@ class Terminated(BaseException):
 def _handle(signum: int, frame: Any) -> None:
     received.append(signum)
     if len(received) > 1:  # a second signal while the first is handled: stop now
-        _say(f"{_prefix[0]}: {NAMES.get(signum, 'stopped')}")
+        say(f"{_prefix[0]}: {NAMES.get(signum, 'stopped')}")
         os._exit(EXIT_STATUS.get(signum, 1))
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
@@ -75,10 +76,10 @@ def restore(previous: dict[int, Any]) -> None:
             pass
 
 
-def _exit_now(signum: int, frame: Any) -> None:
+def exit_now(signum: int, frame: Any) -> None:
     """After the command has finished: a signal ends the process at once, with one line."""
     what, status = describe(signum)
-    _say(f"{_prefix[0]}: {what}")
+    say(f"{_prefix[0]}: {what}")
     os._exit(status)
 
 
@@ -108,7 +109,7 @@ def signal_of(error: BaseException) -> int | None:
     return stopped_by()
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     try:
         os.write(2, (line + "\n").encode("utf-8", "backslashreplace"))
     except OSError:
@@ -193,18 +194,17 @@ class quiet_forks:
         _fork_quiet[0] = False
 
 
-def entry() -> int:
-    """The ``hgner`` console script: signals first, then the CLI (imported under the handlers)."""
+def run(load: Callable[[], Callable[[], int]]) -> int:
+    """Install the handlers, then call ``load()`` (which imports the command, under them) and the
+    function it returns; the exit status. After a signal the process ends here (see :func:`install`)."""
     install()
     try:
         guard_streams()
-        from .cli import main
-
-        status = main(keep_handlers=True)
+        status = load()()
     except (KeyboardInterrupt, Terminated) as error:  # during imports, or outside the CLI's own boundary
         what, status = describe(signal_of(error) or signal.SIGINT)
-        _say(f"{_prefix[0]}: {what}")
-    install(handler=_exit_now)  # from here to the process's end, a signal cannot raise in the exit path
+        say(f"hgner: {what}")
+    install(handler=exit_now)  # from here to the process's end, a signal cannot raise in the exit path
     if received:  # stopped by a signal: end now, without the exit handlers of libraries interrupted mid-way
         what, status = describe(received[0])  # (a signal some library swallowed still counts)
         for stream in (sys.stdout, sys.stderr):  # (Dask's would print its half-closed cluster's traceback)
