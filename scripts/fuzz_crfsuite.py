@@ -201,7 +201,7 @@ def build_model(root: Path) -> Path:
 
 
 def fuzz(n: int, seed: int, timeout: float, unchecked: bool = False, progress: bool = True,
-         model: Path | None = None) -> dict:
+         model: Path | None = None, only: list[int] | None = None) -> dict:
     from hgner.model import MODEL_FILE, refresh_files
 
     root = Path(tempfile.mkdtemp(prefix="hgner-fuzz-crfsuite-"))
@@ -213,7 +213,7 @@ def fuzz(n: int, seed: int, timeout: float, unchecked: bool = False, progress: b
         refusals: Counter = Counter()
         examples: dict[str, list[str]] = {}
         started = time.monotonic()
-        for number in range(n):
+        for number in (range(n) if only is None else only):
             rng = random.Random(f"{seed}-{number}")
             work = root / f"case{number}"
             shutil.copytree(source, work)
@@ -232,7 +232,7 @@ def fuzz(n: int, seed: int, timeout: float, unchecked: bool = False, progress: b
             if progress and (number + 1) % 500 == 0:
                 print(f"{number + 1}/{n}: {dict(outcomes)} {time.monotonic() - started:.0f}s", file=sys.stderr,
                       flush=True)
-        return {"cases": n, "seed": seed, "unchecked": unchecked, "seconds": round(time.monotonic() - started, 1),
+        return {"cases": n if only is None else len(only), "seed": seed, "unchecked": unchecked, "seconds": round(time.monotonic() - started, 1),
                 "fields": len(layout), "outcomes": dict(sorted(outcomes.items())), "examples": examples,
                 "most_common_refusals": refusals.most_common(15)}
     finally:
@@ -247,8 +247,10 @@ def main() -> int:
     parser.add_argument("--unchecked", action="store_true", help="open with pycrfsuite directly, without our checks")
     parser.add_argument("--model", type=Path, help="fuzz this model's file (default: a small model trained here)")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--cases", type=lambda text: [int(v) for v in text.split(",")],
+                        help="run only these case numbers (comma-separated), e.g. to check failures again")
     args = parser.parse_args()
-    results = fuzz(args.n, args.seed, args.timeout, args.unchecked, model=args.model)
+    results = fuzz(args.n, args.seed, args.timeout, args.unchecked, model=args.model, only=args.cases)
     print(json.dumps({k: v for k, v in results.items() if k != "examples"}, indent=1))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
