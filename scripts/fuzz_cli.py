@@ -420,22 +420,27 @@ def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str,
             os.setpgid(0, 0)
             from hgner import deadline, process
 
-            process.install()  # what hgner.process.entry does first
-            deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 2.0  # (a silent peer: quicker, same path)
-            for fd, path, flags in ((0, work / "stdin", os.O_RDONLY), (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                                    (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
-                os.dup2(os.open(path, flags, 0o644), fd)
-            sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
-            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
-            for fd in case.closed:
-                os.close(fd)
-                setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
-            os.chdir(work)
-            from hgner.cli import main
+            process.install()  # as the entry's first line; then everything else under its handlers
+
+            def load():
+                deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 2.0  # (a silent peer: quicker, same path)
+                for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),
+                                        (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                        (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                    os.dup2(os.open(path, flags, 0o644), fd)
+                sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
+                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+                sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+                for fd in case.closed:
+                    os.close(fd)
+                    setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
+                os.chdir(work)
+                from hgner.cli import main
+
+                return lambda: main(case.argv, keep_handlers=True)
 
             try:
-                code = main(case.argv, keep_handlers=True)
+                code = process.run(load)  # what `hgner` runs (hgner.entry)
             except SystemExit as exit_:
                 code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
             try:
@@ -445,8 +450,6 @@ def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str,
 
                 traceback.print_exc()
                 code = 120
-            if process.received:  # as the entry ends after a signal
-                code = process.describe(process.received[0])[1]
         except BaseException:  # noqa: BLE001  (escaped the CLI's boundary: a traceback, as the real exit would)
             import traceback
 
