@@ -173,7 +173,10 @@ _fork_quiet = [False]
 
 
 def _quiet_child() -> None:
-    if _fork_quiet[0]:  # a local Dask worker: Ctrl-C at the terminal is the driver's to handle
+    """In a forked child (a --jobs worker, a local Dask worker) of a process whose signals are
+    handled here: the terminal's SIGINT and SIGHUP are the parent's to handle, and SIGTERM (how a
+    pool stops its workers) ends the child as by default, never with a traceback."""
+    if _fork_quiet[0] or signal.getsignal(signal.SIGTERM) is _handle:
         for signum in (signal.SIGINT, getattr(signal, "SIGHUP", signal.SIGINT)):
             signal.signal(signum, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # how the driver's nanny stops it
