@@ -131,3 +131,17 @@ def test_the_reader_agrees_with_crfsuite_on_a_sound_model(tiny_model):
     parsed = crfsuite_format.parse((tiny_model.directory / MODEL_FILE).read_bytes())
     assert sorted(parsed.labels) == sorted(tiny_model.labels)
     assert len(parsed.attributes) == len(tiny_model.attribute_index)
+
+
+def test_reseal_seals_a_model_that_loads_and_refuses_one_that_does_not(copy, capsys):
+    from hgner.reseal import main
+
+    meta = json.loads((copy / META_FILE).read_text())
+    meta["features"]["window"] = 1
+    (copy / META_FILE).write_text(json.dumps(meta))
+    assert main([str(copy)]) == 0
+    assert CrfModel.load(copy).feature_config.window == 1
+    (copy / MODEL_FILE).write_bytes((copy / MODEL_FILE).read_bytes()[:-8])
+    assert main([str(copy)]) == 2
+    assert "truncated" in capsys.readouterr().err
+    assert not (copy / SEAL_FILE).exists()
