@@ -80,7 +80,7 @@ def parse(data: bytes) -> Crf1dModel:
     if not 1 <= n_labels <= MAX_LABELS:
         raise ValueError(f"implausible crfsuite header: {n_labels} labels, expected 1..{MAX_LABELS}")
     features = _features(data, features_at)
-    labels = _cqdb(data, labels_at, n_labels, "label")
+    labels = _cqdb(data, labels_at, n_labels, "label", lookups=True)
     attributes = _cqdb(data, attributes_at, n_attributes, "attribute")
     kinds = features["type"]
     if not np.isin(kinds, (0, 1)).all():
@@ -151,7 +151,7 @@ def _references(data: bytes, start: int, name: bytes, count: int, features: np.n
         raise ValueError(f"{what}'s feature list names a feature that is not one of its own")
 
 
-def _cqdb(data: bytes, start: int, count: int, what: str) -> list[str]:
+def _cqdb(data: bytes, start: int, count: int, what: str, lookups: bool = False) -> list[str]:
     """Strings 0..count-1 of the CQDB chunk at ``start``, after checking its header, every hash
     table crfsuite may probe (in the chunk, an empty bucket to stop at, each record in the chunk,
     NUL-terminated, with an id below ``count``) and its backward array."""
@@ -209,4 +209,66 @@ def _cqdb(data: bytes, start: int, count: int, what: str) -> list[str]:
                zip(backward.tolist(), _u32_at(data, start + backward + 4, end, "").tolist())]
     if len(set(strings)) != len(strings):
         raise ValueError(f"{what} CQDB chunk holds a string twice")
+    if lookups:  # (labels: crfsuite finds each by its hash when asked for a marginal)
+        for identifier, text in enumerate(strings):
+            if _lookup(data, start, tables, text) != identifier:
+                raise ValueError(f"{what} {text!r}: crfsuite's hash lookup does not find it as {what} {identifier}")
     return strings
+
+
+def _lookup(data: bytes, start: int, tables: np.ndarray, text: str) -> int | None:
+    """The id crfsuite's ``cqdb_to_id`` finds for ``text`` (the tables checked already), or None."""
+    key = text.encode("utf-8") + b"\0"
+    value = hashlittle(key)
+    offset, n = tables[value % CQDB_TABLES].tolist()
+    if n == 0:
+        return None
+    k = (value >> 8) % n
+    for _ in range(n):
+        hashed, record = struct.unpack_from("<II", data, start + offset + 8 * k)
+        if record == 0:
+            return None
+        if hashed == value:
+            identifier, length = struct.unpack_from("<II", data, start + record)
+            stored = data[start + record + 8:start + record + 8 + length]
+            if stored.split(b"\0", 1)[0] + b"\0" == key:
+                return identifier
+        k = (k + 1) % n
+    return None
+
+
+def _rot(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & 0xFFFFFFFF
+
+
+def hashlittle(key: bytes, initval: int = 0) -> int:
+    """Bob Jenkins' lookup3 ``hashlittle``, which CQDB hashes its keys with (key with its NUL)."""
+    mask = 0xFFFFFFFF
+    a = b = c = (0xDEADBEEF + len(key) + initval) & mask
+    length, at = len(key), 0
+    while length > 12:
+        a = (a + int.from_bytes(key[at:at + 4], "little")) & mask
+        b = (b + int.from_bytes(key[at + 4:at + 8], "little")) & mask
+        c = (c + int.from_bytes(key[at + 8:at + 12], "little")) & mask
+        a = (a - c) & mask; a ^= _rot(c, 4); c = (c + b) & mask  # noqa: E702  (mix, as written in lookup3.c)
+        b = (b - a) & mask; b ^= _rot(a, 6); a = (a + c) & mask  # noqa: E702
+        c = (c - b) & mask; c ^= _rot(b, 8); b = (b + a) & mask  # noqa: E702
+        a = (a - c) & mask; a ^= _rot(c, 16); c = (c + b) & mask  # noqa: E702
+        b = (b - a) & mask; b ^= _rot(a, 19); a = (a + c) & mask  # noqa: E702
+        c = (c - b) & mask; c ^= _rot(b, 4); b = (b + a) & mask  # noqa: E702
+        length -= 12
+        at += 12
+    if length == 0:
+        return c
+    tail = key[at:at + length] + bytes(12 - length)
+    a = (a + int.from_bytes(tail[0:4], "little")) & mask
+    b = (b + int.from_bytes(tail[4:8], "little")) & mask
+    c = (c + int.from_bytes(tail[8:12], "little")) & mask
+    c ^= b; c = (c - _rot(b, 14)) & mask  # noqa: E702  (final)
+    a ^= c; a = (a - _rot(c, 11)) & mask  # noqa: E702
+    b ^= a; b = (b - _rot(a, 25)) & mask  # noqa: E702
+    c ^= b; c = (c - _rot(b, 16)) & mask  # noqa: E702
+    a ^= c; a = (a - _rot(c, 4)) & mask  # noqa: E702
+    b ^= a; b = (b - _rot(a, 14)) & mask  # noqa: E702
+    c ^= b; c = (c - _rot(b, 24)) & mask  # noqa: E702
+    return c
