@@ -7,7 +7,7 @@ The Python API (``__all__``)::
     tagger = hgner.load("en-conll03", "viterbi")   # a Tagger; decoder settings as keywords
     tagger.tag("Jim Smith flew to Paris.")          # [Entity(start=0, end=9, text='Jim Smith', ...), ...]
     tagger.pipe(texts, batch_size=64)               # an iterator of entity lists
-    hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report dict
+    hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report (.to_json(): the dict)
     hgner.available_decoders(), hgner.available_models(), hgner.model_info("en-conll03")
 
 Importing ``hgner`` is cheap: everything loads on first use.
@@ -15,10 +15,9 @@ Importing ``hgner`` is cheap: everything loads on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from .version import __version__
+
+TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.process)
 
 __all__ = [
     "Entity",
@@ -40,8 +39,10 @@ _HOMES = {"Entity": "tagging.tagger", "Tagger": "tagging.tagger", "ModelInfo": "
           "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _HOMES:
+        import importlib
+
         return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
     raise AttributeError(f"module 'hgner' has no attribute {name!r}")
 

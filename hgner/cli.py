@@ -7,6 +7,7 @@ import argparse
 import errno
 import logging
 import os
+import signal
 import sys
 import traceback
 import warnings
@@ -14,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from . import commands
+from . import commands, process
 from .commands.arguments import flag_names
 from .errors import HgnerError, render
 from .version import __version__
@@ -66,13 +67,28 @@ def _command(argv: Sequence[str]) -> str | None:
     return first if first in commands.NAMES else None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, keep_handlers: bool = False) -> int:
     """Run one command. Bad input (:class:`HgnerError`, unreadable or unwritable files, a full
     disk) is one line ``hgner CMD: error: ...`` and exit status 2; anything else is a bug: exit
-    status 1 with a line asking for a report (the traceback with ``--debug``)."""
-    arguments = sys.argv[1:] if argv is None else list(argv)
+    status 1 with a line asking for a report (the traceback with ``--debug``). SIGINT, SIGTERM
+    and SIGHUP end it with one line and exit status 130, 143 or 129 (:mod:`hgner.process`; the
+    previous handlers are restored at the end unless ``keep_handlers``)."""
+    previous = process.install()
+    process.guard_streams()
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv))
+    except (KeyboardInterrupt, process.Terminated) as error:  # while parsing the arguments, before the boundary
+        return _stopped("hgner", process.signal_of(error))
+    finally:
+        if not keep_handlers:
+            process.restore(previous)
+
+
+def _main(arguments: list[str]) -> int:
+    """Parse ``arguments`` and run the command inside the error boundary."""
     args = build_parser(_command(arguments), full=False).parse_args(arguments)
     prefix = args.command_name
+    process.install(prefix)
     try:  # undecodable bytes in arguments or file names (lone surrogates) print as escapes, never crash
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):
@@ -83,43 +99,60 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = _run(args)
         sys.stdout.flush()  # a full device or closed pipe fails here, inside the boundary
         return code
-    except HgnerError as error:
+    except Exception as error:  # noqa: BLE001  (the boundary)
+        return _failed(error, args, arguments)
+    except (KeyboardInterrupt, process.Terminated) as error:
+        return _stopped(prefix, process.signal_of(error))
+    finally:
+        sys.stderr = messages
+
+
+def _failed(error: Exception, args: argparse.Namespace, arguments: list[str]) -> int:
+    """The one line for an error that ended a command, and its exit status: 2 for bad input, 0
+    for a closed pipe, 1 (a bug, with a request to report it) for anything else."""
+    prefix = args.command_name
+    if isinstance(error, HgnerError):
         return _fail(prefix, error.render(flag_names()))
-    except KeyboardInterrupt:
-        print(f"{prefix}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
+    if isinstance(error, BrokenPipeError):  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
         _silence_stdout()
         return 0
-    except OSError as error:
+    if isinstance(error, OSError):
         if error.filename is None and error.errno in _OUTPUT_ERRORS:  # files name themselves: this is stdout
             _silence_stdout()
             return _fail(prefix, f"cannot write standard output ({error.strerror or error})")
         where = f"{error.filename}: " if error.filename else ""
         return _fail(prefix, f"{where}{error.strerror or error}")
-    except UnicodeError as error:
-        undecodable = [a for a in (sys.argv[1:] if argv is None else argv) if _safe(a) != a]
-        if undecodable:
-            reason = getattr(error, "reason", error)
-            return _fail(prefix, f"argument '{_safe(undecodable[0])[:80]}' is not valid UTF-8 ({reason}); "
-                                 "text to tag must be UTF-8")
-        return _fail(prefix, f"cannot encode or decode text ({error}); text and output must be UTF-8 "
-                             "(set PYTHONIOENCODING=utf-8 for a terminal that is not)")
-    except MemoryError:
-        return _fail(prefix, "out of memory")
-    except RecursionError:
-        return _fail(prefix, "input nested too deeply")
-    except Exception:  # noqa: BLE001  (the boundary: a bug, reported as such)
-        if args.debug:
-            traceback.print_exc()
-        kind, value = sys.exc_info()[:2]
-        how = "with the traceback above" if args.debug else f"with the output of: hgner --debug {args.command} ..."
-        name = getattr(kind, "__name__", "Exception")
-        print(f"{prefix}: internal error ({name}: {_safe(' '.join(str(value).split()))[:200]}); "
-              f"this is a bug in hgner, please report it to its maintainers {how}", file=sys.stderr)
-        return 1
-    finally:
-        sys.stderr = messages
+    if isinstance(error, UnicodeError):
+        return _fail(prefix, _unicode_message(error, arguments))
+    if isinstance(error, (MemoryError, RecursionError)):
+        return _fail(prefix, "out of memory" if isinstance(error, MemoryError) else "input nested too deeply")
+    if process.signal_of(error) is not None:  # e.g. numba's SystemError around a Ctrl-C
+        return _stopped(prefix, process.signal_of(error))
+    if args.debug:
+        traceback.print_exc()
+    how = "with the traceback above" if args.debug else f"with the output of: hgner --debug {args.command} ..."
+    print(f"{prefix}: internal error ({type(error).__name__}: {_safe(' '.join(str(error).split()))[:200]}); "
+          f"this is a bug in hgner, please report it to its maintainers {how}", file=sys.stderr)
+    return 1
+
+
+def _unicode_message(error: UnicodeError, arguments: list[str]) -> str:
+    undecodable = [a for a in arguments if _safe(a) != a]
+    if undecodable:
+        reason = getattr(error, "reason", error)
+        return f"argument '{_safe(undecodable[0])[:80]}' is not valid UTF-8 ({reason}); text to tag must be UTF-8"
+    return (f"cannot encode or decode text ({error}); text and output must be UTF-8 (set PYTHONIOENCODING=utf-8 for "
+            "a terminal that is not)")
+
+
+def _stopped(prefix: str, signum: int | None) -> int:
+    """One line for the signal that stopped the command, and its exit status."""
+    what, status = process.describe(signum or signal.SIGINT)
+    try:
+        print(f"{prefix}: {what}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return status
 
 
 class _Messages:
@@ -223,4 +256,4 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(process.run(lambda: lambda: main(keep_handlers=True)))

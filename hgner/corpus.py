@@ -18,7 +18,7 @@ from typing import TextIO
 from . import datahome, registry, schemes
 from .catalog import CorpusSource, all_split_names, resolve
 from .errors import ConllFormatError, HgnerError, named
-from .fileio import not_a_file
+from .fileio import not_a_file, read_input
 from .registry import corpus_readers
 
 DOCSTART = "-DOCSTART-"
@@ -84,7 +84,7 @@ def read_conll(path: str | os.PathLike, scheme: str | None = None, lenient: bool
     """
     path = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_input(path)
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
     return replace(parse_conll(_decode_lines(raw, path), path, scheme, lenient), file=path)

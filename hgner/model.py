@@ -19,6 +19,7 @@ from .crfsuite_adapter import open_tagger, read_crfsuite_weights
 from .errors import HgnerError, ModelError, named
 from .features import TABLE_FILES, AttributeScores, FeatureConfig, FeatureResources, document_features
 from .graph import FactorGraph
+from .integrity import SEAL_FILE
 from .modelfiles import (
     _OUTSIDE_TABLES,
     META_FILE,
@@ -91,7 +92,8 @@ class CrfModel:
 
     def files(self) -> list[Path]:
         """The model's files (meta.json and every recorded file): inputs no output may overwrite."""
-        return [self.directory / META_FILE, *(self.directory / name for name in self.metadata["files"])]
+        return [self.directory / META_FILE, self.directory / SEAL_FILE,
+                *(self.directory / name for name in self.metadata["files"])]
 
     @property
     def name(self) -> str:
@@ -151,11 +153,18 @@ class CrfModel:
 
     def crfsuite_tag(self, features: Features) -> list[list[str]]:
         """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match."""
-        return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
+        try:
+            return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
+        except RuntimeError as error:  # what crfsuite reports (a label its hash tables do not find)
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite: {error}") from None
 
     def crfsuite_marginals(self, sentence: list[list[str]]) -> np.ndarray:
         """(n, K) crfsuite's own marginals for one sentence."""
-        self._crfsuite.set(sentence)
-        return np.array([[self._crfsuite.marginal(label, i) for label in self.labels] for i in range(len(sentence))])
+        try:
+            self._crfsuite.set(sentence)
+            return np.array([[self._crfsuite.marginal(label, i) for label in self.labels]
+                             for i in range(len(sentence))])
+        except RuntimeError as error:
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite: {error}") from None
 
 

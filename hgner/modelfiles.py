@@ -37,10 +37,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import schemes
+from . import integrity, schemes
 from .errors import ModelError, named
 from .features import TABLE_FILES, TRUECASE_FILE, FeatureConfig
-from .fileio import file_sha256, refuse_inputs, umask, write_text
+from .fileio import exchange_paths, file_sha256, refuse_inputs, signals_deferred, umask, write_text
 from .home import data_home
 from .tokenizer import DEFAULT_LANGUAGE
 from .validation import check, check_argument, read_json
@@ -49,7 +49,8 @@ MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES)  # the files meta.json's map covers
-_OUTSIDE_TABLES = ("gazetteer", "word_clusters")  # the feature settings that need a table from outside the corpus
+SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
+_OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20
 
 
@@ -150,6 +151,7 @@ def write_metadata(directory: Path, metadata: dict[str, Any], changed: Sequence[
             kept[name] = {"size": (directory / name).stat().st_size, "sha256": file_sha256(directory / name)}
     metadata["files"] = {name: kept[name] for name in MODEL_FILES if name in kept}
     write_text(directory / META_FILE, json.dumps(metadata, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+    integrity.seal(directory, SEALED_FILES)
 
 
 def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -> None:
@@ -164,7 +166,9 @@ def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -
 
 
 def read_metadata(directory: Path) -> dict[str, Any]:
-    """``meta.json`` of a model directory, checked against its schema."""
+    """``meta.json`` of a model directory, checked against its schema after the model's seal
+    (:func:`hgner.integrity.verify`: no model file changed since it was sealed)."""
+    integrity.verify(directory, SEALED_FILES)
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)
     check(metadata, "meta", path)
@@ -260,24 +264,29 @@ def model_workspace(out: Path) -> Iterator[Path]:
 
 
 def _swap_in(work: Path, out: Path) -> None:
-    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is renamed
-    aside first (the swap is two renames); its files that are not model files are moved into the
-    new model (unless the new model has one of that name), its model files are deleted with it. On
-    failure the previous ``out`` is restored."""
+    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is swapped
+    with ``work`` in one step where the system can (Linux's ``RENAME_EXCHANGE``), else renamed
+    aside first, with signals held back between the two renames; its files that are not model
+    files are moved into the new model (unless the new model has one of that name), its model
+    files are deleted with it. On failure the previous ``out`` is restored."""
     if not out.exists():
         os.rename(work, out)
         return
     check_model_target(out)
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-    os.rmdir(old)
-    os.rename(out, old)
-    try:
-        os.rename(work, out)
-    except BaseException:
-        os.rename(old, out)
-        raise
-    ours = {META_FILE, *MODEL_FILES}
-    for entry in list(old.iterdir()):
-        if entry.name not in ours and not (out / entry.name).exists():
-            os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
-    shutil.rmtree(old)
+    with signals_deferred():  # SIGINT/SIGTERM/SIGHUP wait until the swap and the carrying over are done
+        if exchange_paths(work, out):  # one step: out holds the old model, then the new one, never nothing
+            old = work
+        else:  # two renames
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.rmdir(old)
+            os.rename(out, old)
+            try:
+                os.rename(work, out)
+            except BaseException:
+                os.rename(old, out)
+                raise
+        ours = {META_FILE, *MODEL_FILES, integrity.SEAL_FILE}
+        for entry in list(old.iterdir()):
+            if entry.name not in ours and not (out / entry.name).exists():
+                os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
+        shutil.rmtree(old)

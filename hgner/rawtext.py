@@ -5,8 +5,10 @@
 * tokens are joined by one space, except no space before ``, . : ; ? ! ) ] } » % 's n't 're
   'll 've 'm 'd`` (the clitics in any case: ``'S``, ``N'T``) and none after ``( [ { « ¿ ¡ $``;
 * the sentences of a document are laid out by ``layout``: ``lines`` (one sentence per line),
-  ``paragraph`` (all sentences on one line, joined by a space) or ``wrap72`` (one sentence per
-  line, each line longer than 72 characters hard-wrapped at spaces, as a text editor fills it).
+  ``paragraph`` (the document one paragraph: all sentences on one line, joined by a space) or
+  ``wrapped`` (that paragraph hard-wrapped at 72 columns, at spaces, as a text editor fills it),
+  so that sentence ends must be found inside lines, and a headline or dateline runs into the
+  sentence after it.
 
 The gold entities become ``(start, end, type)`` character spans of that text; predicted entities
 count as correct only with exactly the same span and type.
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from . import schemes
 from .scoring import EntityCounts, Score
 
-LAYOUTS = ("lines", "paragraph", "wrap72")
+LAYOUTS = ("lines", "paragraph", "wrapped")
 WRAP_COLUMNS = 72
 NO_SPACE_BEFORE = frozenset({",", ".", ":", ";", "?", "!", ")", "]", "}", "»", "%", "'s", "n't", "'re", "'ll", "'ve",
                              "'m", "'d"})
@@ -86,10 +88,12 @@ def rebuild(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], l
         shifted = [(start + position, end + position) for start, end in token_offsets]
         entities += [(shifted[first][0], shifted[last - 1][1], label) for first, last, label in schemes.chunks(sentence_tags)]
         offsets.append(shifted)
-        lines.append(wrap(line) if layout == "wrap72" else line)
+        lines.append(line)
         position += len(line) + 1
-    separator = " " if layout == "paragraph" else "\n"
-    return RawDocument(separator.join(lines) + "\n", entities, offsets)
+    if layout == "lines":
+        return RawDocument("\n".join(lines) + "\n", entities, offsets)
+    paragraph = " ".join(lines)
+    return RawDocument((wrap(paragraph) if layout == "wrapped" else paragraph) + "\n", entities, offsets)
 
 
 def score_spans(gold: Iterable[Iterable[CharSpan]], predicted: Iterable[Iterable[CharSpan]], scheme: str) -> Score:

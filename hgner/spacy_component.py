@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-import shutil
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,6 +41,7 @@ from spacy.tokens import Doc, Span
 
 from .errors import HgnerError
 from .fileio import write_text
+from .integrity import copy_sealed
 from .tagging.settings import TagSettings
 from .tokenizer import TextTokenizer, split_sentences
 from .validation import check, read_json
@@ -158,8 +158,8 @@ class HgnerComponent:
         return model_directory(self.model_path)
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        """Write ``cfg`` and a copy of the model directory as ``model/``."""
-        from .modelfiles import model_workspace  # (numba, with the features: not on import)
+        """Write ``cfg`` and a copy of the model's sealed files as ``model/``."""
+        from .modelfiles import SEALED_FILES, model_workspace  # (numba, with the features: not on import)
 
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
@@ -168,7 +168,7 @@ class HgnerComponent:
         target = path / MODEL_DIR
         if source.resolve() != target.resolve():
             with model_workspace(target) as work:  # a failed copy leaves the previous one as it was
-                shutil.copytree(source, work, dirs_exist_ok=True)
+                copy_sealed(source, work, SEALED_FILES)  # the recorded files only, never through a link
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
@@ -182,5 +182,6 @@ class HgnerComponent:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the settings only (for spawned worker processes); the model reloads there."""
-        return {"name": self.name, "cfg": self.cfg, "settings": self.settings, "model_path": self.model_path,
+        return {"name": self.name, "language": self.language, "cfg": self.cfg, "settings": self.settings,
+                "model_path": self.model_path,
                 "_tagger": None}

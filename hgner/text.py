@@ -21,3 +21,9 @@ def aligned(rows: Sequence[Sequence[str]]) -> list[str]:
     """``rows`` as lines of left-aligned columns, two spaces apart."""
     widths = [max(map(len, column)) for column in zip(*rows)]
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
+def printable(text: object) -> str:
+    """``text`` safe to print on a terminal: control characters (escape sequences, carriage
+    returns, bidirectional overrides) and undecodable bytes shown as Python escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))

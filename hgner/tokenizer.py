@@ -9,7 +9,11 @@ abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
 * after a sentence-final punctuation token (``. ! ?`` and spaCy's sentencizer's other
   terminators), with any closing quotes and brackets that follow it; an opening mark (``¿ ¡ ( «``
   or a quote mark, with a space before it and none after: :func:`opens_sentence`) starts the next;
-* after a date written ``1996-12-06`` when a capitalised word follows (the end of a dateline);
+* after a date written ``1996-12-06`` when a capitalised word follows (the end of a dateline),
+  and before the dateline's place when a byline or headline runs into it on the same line
+  (``Larisa Sayenko MINSK 1996-08-30``; :func:`dateline_start`);
+* before a capitalised word that follows a run of :data:`HEADLINE_WORDS` or more all-caps words
+  (an all-caps headline run into the next sentence, ``... TRAINS IN U.S. Maggie McNeil``);
 * at a blank line, always;
 * at a single line break after a line that is not a full line of hard-wrapped prose: see
   :func:`line_ends_sentence`.
@@ -294,18 +298,23 @@ def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> boo
     token ``last``; ``ended`` says whether the sentence already has its final punctuation;
     ``following`` is the first token of the next line.
 
-    A line break ends a sentence unless the line looks like a full line of hard-wrapped prose:
+    A line break before a date written ``1996-08-29`` never ends an unfinished sentence (a
+    dateline's place wrapped away from its date). Otherwise it ends a sentence unless the line
+    looks like a full line of hard-wrapped prose:
     at least :data:`WRAPPED_LINE_CHARS` characters long, with lowercase letters (not a headline),
     without final punctuation, not ending in a colon (a list follows), and neither an
-    abbreviation (``Lear Corp.``) nor a number or bracket (a results table: ``6-2 6-2``, ``(U.S.)``)
-    before a word that starts with a capital letter or a digit. Chosen on eng.train and eng.testa
+    abbreviation (``Lear Corp.``, but not an initial: ``S.`` ``Watkin``) nor a number or bracket
+    (a results table: ``6-2 6-2``, ``(U.S.)``) before a word that starts with a capital letter or
+    a digit. Chosen on eng.train and eng.testa
     rendered one sentence per line and hard-wrapped at 72 columns (scripts/tokenizer_agreement.py).
     """
+    if not ended and _ISO_DATE.fullmatch(following):
+        return False
     if ended or len(line) < WRAPPED_LINE_CHARS or last == ":" or not any(c.islower() for c in line):
         return True
     first = following[:1]
     if last[-1:] == ".":
-        return first.isupper()
+        return first.isupper() and not _INITIAL.fullmatch(last)
     return (last[-1:].isdigit() or last == ")") and (first.isupper() or first.isdigit())
 
 
@@ -368,6 +377,45 @@ class TextTokenizer:
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # ends a dateline (AL-AIN, United Arab Emirates 1996-12-06)
+_INITIAL = re.compile(r"[^\W\d_]\.")  # one letter and a period: a name's initial (S. Watkin)
+HEADLINE_WORDS = 3  # all-caps words before a capitalised word that end a headline run into a sentence
+DATELINE_WORDS = 8  # the most tokens a dateline's place may take before its date
+
+
+def _all_caps_word(word: str) -> bool:
+    return word.isupper() and sum(c.isalpha() for c in word) >= 2
+
+
+def dateline_start(tokens: list[str]) -> int:
+    """Where the dateline that ends with the date ``tokens[-1]`` starts, when a byline or headline
+    runs into it in the same sentence (``Larisa Sayenko MINSK 1996-08-30`` -> 2, ``Nadim Ladki
+    AL-AIN , United Arab Emirates 1996-12-06`` -> 2): its first all-caps word, within
+    :data:`DATELINE_WORDS` tokens of the date, with only capitalised words and commas between
+    them, and after a word that is not all caps. 0 (no split) otherwise."""
+    k = len(tokens) - 2
+    while k >= max(0, len(tokens) - 1 - DATELINE_WORDS) and not _all_caps_word(tokens[k]):
+        if not (tokens[k] == "," or tokens[k][:1].isupper()):
+            return 0
+        k -= 1
+    if k < 0 or not _all_caps_word(tokens[k]):
+        return 0
+    while k > 0 and (_all_caps_word(tokens[k - 1]) or tokens[k - 1] == "-"):
+        k -= 1
+    return k if k > 0 and tokens[k - 1][:1].isupper() and any(c.islower() for c in tokens[k - 1]) else 0
+
+
+def ends_headline(tokens: list[str], word: str) -> bool:
+    """Whether the capitalised ``word`` starts a sentence after a headline: the sentence so far
+    ends with :data:`HEADLINE_WORDS` or more all-caps words (punctuation between them allowed) and
+    has no lower-case letter, and ``word`` has one (``... TRAINS IN U.S.`` before ``Maggie``)."""
+    if not (word[:1].isupper() and any(c.islower() for c in word)):
+        return False
+    words = 0
+    for token in reversed(tokens):
+        if any(c.islower() for c in token):
+            return False
+        words += _all_caps_word(token)
+    return words >= HEADLINE_WORDS
 _LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -444,10 +492,16 @@ def split_sentences(doc: Doc, text: str | None = None) -> list[TokenizedSentence
             offsets[0] = (offsets[0][0], start + 1)
             continue
         if ((ended and (not is_punct or opens_sentence(text, start, word)))
-                or (word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]) if tokens else False)):
+                or (word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]) if tokens else False)
+                or ends_headline(tokens, word)):
             close(False)
         tokens.append(word)
         offsets.append((start, start + length))
+        if _ISO_DATE.fullmatch(word):
+            split = dateline_start(tokens)
+            if split:
+                sentences.append(TokenizedSentence(tokens[:split], offsets[:split]))
+                tokens, offsets = tokens[split:], offsets[split:]
         if word in SENTENCE_END:
             ended = True
     close(True)

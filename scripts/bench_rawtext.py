@@ -2,8 +2,8 @@
 targets of the raw-text issue, measured by the code as it is.
 
 * en-conll03 with Viterbi on eng.testb: corpus tokens, and raw text laid out one sentence per
-  line, all on one line per document, and hard-wrapped at 72 columns [raw >= 85.0; wrap72 within
-  0.5 of lines];
+  line, each document one paragraph on one line, and that paragraph hard-wrapped at 72 columns
+  [lines within 0.2 of corpus tokens; paragraph and wrapped within 0.5 of lines];
 * Wikigold (``--wikigold``, IOB1): corpus tokens against raw text [within 1.0];
 * tokenizer agreement on eng.testa and eng.testb (scripts/tokenizer_agreement.py) [>= 98% on testb];
 * with ``--baseline DIR`` (a checkout of an earlier hgner, e.g. ``git worktree add /tmp/base main``):
@@ -29,7 +29,7 @@ from hgner.corpus import load_corpus
 from hgner.evaluation import EvaluateOptions, evaluate
 from hgner.model import CrfModel
 from hgner.modelfiles import model_language
-from hgner.rawtext import rebuild
+from hgner.rawtext import LAYOUTS, rebuild
 from hgner.tokenizer import TextTokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -84,7 +84,7 @@ def main() -> None:
     figures: dict = {"model": model.name}
     testb = load_corpus("conll2003:testb")
     figures["testb_tokens"] = f1(evaluate(model, testb, EvaluateOptions()))
-    for layout in ("lines", "paragraph", "wrap72"):
+    for layout in LAYOUTS:
         figures[f"testb_raw_{layout}"] = f1(evaluate(model, testb, EvaluateOptions(input="raw", layout=layout)))
     wikigold = load_corpus(args.wikigold, "IOB1")
     figures["wikigold_tokens"] = f1(evaluate(model, wikigold, EvaluateOptions()))

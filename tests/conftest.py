@@ -4,7 +4,8 @@ environment the tests run in.
 No test reaches the internet: ``HGNER_OFFLINE=1`` and a temporary, initially empty ``HGNER_DATA``
 unless they are set. On a development machine, ``HGNER_MIRROR`` and ``NLTK_DATA`` point at
 ``../shared/corpora`` and ``../shared/nltk_data`` (relative to the repository root) when those
-exist and the variables are unset; tests that need a corpus that is not there skip, saying why
+exist and the variables are unset; set them empty (``HGNER_MIRROR= NLTK_DATA=``) to run as on a
+machine without corpora. Tests that need a corpus that is not there skip, saying why
 (``tests/corpus_support.py``)."""
 
 from __future__ import annotations
@@ -70,6 +71,20 @@ def synthetic_corpus(n_documents: int = 12, sentences_per_document: int = 5, see
             sentences.append(Sentence(tokens, tags))
         documents.append(Document(f"synthetic#{d + 1}", sentences))
     return Corpus("synthetic", "IOB2", documents)
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m corpus`` selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the ``conll2003`` fixture needs the corpus: give it the ``corpus`` marker."""
+    for item in items:
+        if "conll2003" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.corpus("conll2003:train", "conll2003:testa", "conll2003:testb"))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    from corpus_support import skip_missing
+
+    skip_missing(item)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,11 @@
 """Skips for tests that need a catalogue corpus: it must be in the data home, in a mirror folder
-(``HGNER_MIRROR``) or, for NLTK packages, where NLTK finds it. Nothing is downloaded."""
+(``HGNER_MIRROR``) or, for NLTK packages, where NLTK finds it. Nothing is downloaded.
+
+A test that reads a catalogue corpus says so with ``@needs_corpus(NAME, ...)`` (for one parameter:
+``pytest.param(NAME, marks=needs_corpus(NAME))``) or by using the ``conll2003`` fixture: either gives
+it the ``corpus`` marker, and ``tests/conftest.py`` skips it, saying why, when a corpus is missing.
+``.ci/run`` runs ``pytest -m corpus`` with no mirror and an empty data home, and fails if any of
+those tests fails instead of skipping."""
 
 from __future__ import annotations
 
@@ -32,6 +38,14 @@ def missing_reason(name: str) -> str | None:
 
 
 def needs_corpus(*names: str) -> pytest.MarkDecorator:
-    """Skip unless every corpus in ``names`` can be loaded offline."""
-    reasons = [reason for reason in map(missing_reason, names) if reason]
-    return pytest.mark.skipif(bool(reasons), reason="; ".join(reasons))
+    """The ``corpus`` marker for a test that reads the catalogue corpora ``names``: it is skipped
+    unless every one of them can be loaded offline (``skip_missing``)."""
+    return pytest.mark.corpus(*names)
+
+
+def skip_missing(item: pytest.Item) -> None:
+    """Skip ``item``, saying why, when a corpus its ``corpus`` markers name cannot be loaded offline."""
+    names = [name for marker in item.iter_markers("corpus") for name in marker.args]
+    reasons = [reason for reason in map(missing_reason, dict.fromkeys(names)) if reason]
+    if reasons:
+        pytest.skip("; ".join(reasons))

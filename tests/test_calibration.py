@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from hgner import skip
+from hgner.integrity import seal
+from hgner.modelfiles import SEALED_FILES
 from hgner.training import calibration
 from hgner.training import skip as skip_training
 from hgner.corpus import Corpus, Document, Sentence
@@ -133,6 +135,7 @@ def test_a_bad_recorded_factor_is_a_one_line_error(tiny_model, tmp_path, factor)
     metadata = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
     metadata["calibration"]["factor"] = factor
     (directory / "meta.json").write_text(json.dumps(metadata), encoding="utf-8")
+    seal(directory, SEALED_FILES)  # resealed: the checks behind the seal are tested
     with pytest.raises(ModelError, match=r"meta.json: calibration.factor: expected the factor on every potential"):
         CrfModel.load(directory)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from corpus_support import needs_corpus
 
 from hgner import catalog, registry, schemes
 from hgner.cli import main
@@ -98,8 +99,8 @@ def test_names_resolve_through_the_catalogue(name, corpus, split):
         assert manifest.split_name(found.name) == name
 
 
-@pytest.mark.parametrize("name", ["nltk:conll2002/esp.testa", "nltk:conll2002/ned.testa", "conll2003:testa",
-                                  "wikigold"])
+@pytest.mark.parametrize("name", [pytest.param(name, marks=needs_corpus(name)) for name in (
+    "nltk:conll2002/esp.testa", "nltk:conll2002/ned.testa", "conll2003:testa", "wikigold")])
 def test_documents_marked_says_whether_a_split_has_docstart_lines(name, capsys):
     manifest, split = catalog.resolve(name)
     assert split.documents_marked == (len(load_corpus(name).documents) > 1)

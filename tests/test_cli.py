@@ -423,9 +423,10 @@ def test_models_lists_and_describes(capsys):
     if "en-conll03" in available_models():
         assert main(["models", "info", "en-conll03"]) == 0
         info = capsys.readouterr().out
-        assert "labels:          LOC, MISC, ORG, PER\n" in info and "dev F1:          92.09 (conll2003:testa)\n" in info
-        assert "files:           gazetteer.json, model.crfsuite, skip.json, skip.npz, truecase.json (sizes and sha256 as meta.json records)\n" in info
-        assert "calibration:     every potential times 0.672, fitted on conll2003:testa\n" in info
+        assert "labels:          LOC, MISC, ORG, PER\n" in info and "dev F1:          92.39 (conll2003:testa), 62.36 (wikigold)\n" in info
+        assert ("files:           gazetteer.json, model.crfsuite, outside_truecase.json, skip.json, skip.npz, "
+                "truecase.json, word_clusters.json (sizes and sha256 as meta.json records)\n") in info
+        assert "calibration:     every potential times 0.614, fitted on conll2003:testa\n" in info
     assert main(["models", "info", "no-such-model"]) == 2
     assert "not a shipped model" in one_line_error(capsys)
 
@@ -439,7 +440,7 @@ def test_models_info_checks_the_files(tiny_model, tmp_path, capsys):
     data[len(data) // 3] ^= 0x10
     (copy / "model.crfsuite").write_bytes(bytes(data))
     assert main(["models", "info", str(copy)]) == 2
-    assert "model.crfsuite: damaged: its sha256 differs" in one_line_error(capsys)
+    assert "model.crfsuite: damaged or edited after the model was sealed" in one_line_error(capsys)
 
 
 def test_evaluate_set(tiny_model, corpus_file, capsys):

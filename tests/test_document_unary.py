@@ -45,22 +45,49 @@ def test_unary_equals_strings_with_word_clusters(tmp_path, tiny_corpus):
     assert_same_unary(model, [[WORDS[:10], WORDS[10:]], [WORDS], [["SMITH", "SAID", "IN", "PARIS"]]])
 
 
+def test_unary_equals_strings_with_neighbour_clusters_and_frequencies(tmp_path, tiny_corpus):
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
+
+    pytest.importorskip("wordfreq", reason="wordfreq is not installed (no shipped model uses word frequencies)")
+    config = features.FeatureConfig(truecase=True, document=True, word_clusters=True, neighbour_clusters=1,
+                                     frequency="en")
+    clusters = {"0101": ["Paris", "London"], "0111": ["John", "smith"], "11": ["said", "Unseen"], "10": ["Smith"]}
+    model = train(tiny_corpus, tmp_path / "m", TrainOptions(config=config, max_iterations=20, c1=0), WordTables(word_clusters=clusters))
+    assert any(a.startswith("-1:c4=") for a in model.attribute_index)
+    assert any(a.startswith("zf=") for a in model.attribute_index)
+    assert_same_unary(model, [[WORDS[:10], WORDS[10:]], [WORDS], [["SMITH", "SAID", "IN", "PARIS"]]])
+
+
+def test_unary_equals_strings_with_caseless_features(tmp_path, tiny_corpus):
+    from hgner.augment import case_augmented
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
+
+    config = features.FeatureConfig(truecase=True, document=True, conjunctions=True, caseless_features=True)
+    model = train(case_augmented(tiny_corpus, ("lower", "upper")), tmp_path / "m", TrainOptions(config=config, max_iterations=20, c1=0))
+    assert any(a.startswith("~w=") for a in model.attribute_index)
+    assert any(a.startswith("~-1:l=") for a in model.attribute_index)
+    lowered = [[w.lower() for w in WORDS[:10]], [w.lower() for w in WORDS[10:]]]
+    assert_same_unary(model, [[WORDS[:10], WORDS[10:]], lowered, [WORDS, ["SMITH", "SAID", "IN", "PARIS"]]])
+
+
 def test_empty_documents_and_sentences(shipped):
     assert shipped.document_unary([]).shape == (0, len(shipped.labels))
     assert_same_unary(shipped, [[[], ["John"], []], [["Paris"]]])
 
 
 def test_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
-    monkeypatch.setattr(features, "ID_CACHE_TYPES", 3)
+    monkeypatch.setattr(features.scores, "ID_CACHE_TYPES", 3)
     scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config,
                                       shipped.resources)
     monkeypatch.setattr(shipped, "attribute_scores", scores)
     assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
-    assert len(scores.vocabulary) == len(scores.sums) == len(set(WORDS[5:]))  # emptied before the last
+    assert len(scores.vocabulary) == len(scores.sums[""]) == len(set(WORDS[5:]))  # emptied before the last
 
 
 def test_ngram_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
-    monkeypatch.setattr(features, "NGRAM_CACHE_ENTRIES", 4)
+    monkeypatch.setattr(features.vocabulary, "NGRAM_CACHE_ENTRIES", 4)
     scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config,
                                       shipped.resources)
     monkeypatch.setattr(shipped, "attribute_scores", scores)

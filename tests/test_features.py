@@ -257,6 +257,64 @@ def test_lowercase_clusters_add_the_lowercase_forms_cluster_to_a_word_with_its_o
     assert plain[2] == plain[4] == plain[1] and plain[3] == ["c4=111", "c6=111", "c10=111", "c20=111"]
 
 
+def test_neighbour_clusters_give_the_neighbours_path_prefixes():
+    resources = FeatureResources(word_clusters={"0101101": ["Paris"], "11": ["in"]})
+    tokens = ["He", "lives", "in", "Paris", "Unknownia"]
+
+    def neighbours(config):
+        return [[a for a in token if re.fullmatch(r"[-+]?\d+:c\d+=[01]+", a)] for token in
+                document_features([tokens], config, resources)[0]]
+
+    found = neighbours(FeatureConfig(word_clusters=True, neighbour_clusters=1))
+    assert found[3] == ["-1:c4=11", "-1:c6=11", "-1:c10=11", "-1:c20=11"]  # "in"; Unknownia has no cluster
+    assert found[4] == ["-1:c4=0101", "-1:c6=010110", "-1:c10=0101101", "-1:c20=0101101"]  # Paris
+    assert found[1] == ["1:c4=11", "1:c6=11", "1:c10=11", "1:c20=11"]  # two away: not with k=1
+    assert found[0] == []
+    two = neighbours(FeatureConfig(word_clusters=True, neighbour_clusters=2))
+    assert two[0] == ["2:c4=11", "2:c6=11", "2:c10=11", "2:c20=11"]
+    assert not any(neighbours(FeatureConfig(word_clusters=True)))  # k = 0: none
+    assert not any(neighbours(FeatureConfig(neighbour_clusters=1)))  # no clusters: none
+
+
+def test_frequency_buckets_on_known_and_unknown_words():
+    zipf_frequency = pytest.importorskip("wordfreq", reason="wordfreq is not installed (not a dependency: no "
+                                         "shipped model uses word frequencies)").zipf_frequency
+
+    tokens = ["The", "the", "Siemens", "Qxzvbnmw", ",", "1996"]
+    found = [[a for a in token if a.startswith("zf=")]
+             for token in document_features([tokens], FeatureConfig(frequency="en"))[0]]
+    assert found[0] == found[1] == [f"zf={int(zipf_frequency('the', 'en'))}"] and found[0] != ["zf=0"]  # case folded
+    assert int(found[2][0][3:]) < int(found[0][0][3:])  # a rarer word, a lower bucket
+    assert found[3] == ["zf=0"]  # a word wordfreq does not know
+    assert found[4] == ["zf=-"]  # no letter or digit
+    assert found[5][0].startswith("zf=")
+    assert not any(a.startswith("zf=") for t in document_features([tokens], FeatureConfig())[0] for a in t)
+
+
+def test_outside_truecasing_table_comes_after_the_corpus_table():
+    resources = FeatureResources(truecase={"paris": "Paris"}, outside_truecase={"siemens": "Siemens", "paris": "PARIS",
+                                                                                 "redesignated": "redesignated"})
+    config = FeatureConfig(truecase=True, outside_truecase=True)
+    lowered = document_features([["siemens", "opened", "in", "paris", "today"]], config, resources)[0]
+    assert "w=Siemens" in lowered[0] and "w=Paris" in lowered[3]  # the corpus's own table first
+    assert "w=opened" in lowered[1]  # in neither table: as written
+    # sentence-initial words the document does not show elsewhere: a common noun, a name, unknown
+    cased = [t[0] for t in document_features([["Redesignated", "in"], ["Siemens", "in"], ["Qxz", "in"]], config,
+                                             resources)]
+    assert "tc=x" in cased[0] and "tc=Xx" in cased[1] and "tc=?" in cased[2]
+
+
+def test_caseless_features_mark_the_caseless_sentences_only():
+    config = FeatureConfig(truecase=True, caseless_features=True)
+    cased, headline = document_features([["John", "visited", "Paris", "."], ["JOHN", "VISITED", "PARIS"]], config)
+    assert "w=John" in cased[0] and not any(a.startswith("~") for t in cased for a in t)
+    assert "~w=John" in headline[0] and "~1:l=visited" in headline[0] and "w=John" not in headline[0]
+    assert "BOS" in headline[0] and "caseless" in headline[0]  # shared: sentence edges and the flag
+    plain = document_features([["John", "visited", "Paris", "."], ["JOHN", "VISITED", "PARIS"]],
+                              FeatureConfig(truecase=True))[1]
+    assert [[a.lstrip("~") for a in t] for t in headline] == plain
+
+
 def test_a_word_in_two_clusters_is_refused_on_loading(tmp_path):
     FeatureResources(word_clusters={"0": ["a", "b"], "1": ["c"]}).save(tmp_path)
     assert FeatureResources.load(tmp_path).repeated_cluster_word() is None

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from hgner.errors import ModelError
+from hgner.integrity import SEAL_FILE
 from hgner.modelfiles import META_FILE, MODEL_FILE
 from hgner.model import CrfModel
 from hgner.training.crf import train
@@ -14,7 +15,7 @@ from hgner.training import TrainOptions, WordTables
 
 def test_model_directory_is_crfsuite_plus_json(tiny_model):
     files = sorted(p.name for p in tiny_model.directory.iterdir())
-    assert files == sorted([MODEL_FILE, META_FILE])
+    assert files == sorted([MODEL_FILE, META_FILE, SEAL_FILE])
     meta = json.loads((tiny_model.directory / META_FILE).read_text())
     for key in ("labels", "scheme", "features", "tokenizer", "hgner_version", "training"):
         assert key in meta
@@ -122,7 +123,7 @@ def test_tables_given_without_their_features_are_refused(tmp_path, tiny_corpus):
         train(tiny_corpus, tmp_path / "m", TrainOptions(), WordTables(gazetteer={"LOC": ["paris"]}))
     with pytest.raises(HgnerError, match="word_clusters_sources: expected a string or None, got 5"):
         train(tiny_corpus, tmp_path / "m", TrainOptions(), WordTables(word_clusters_sources=5))
-    with pytest.raises(ModelError, match="lowercase_clusters adds to the word-cluster features"):
+    with pytest.raises(ModelError, match="lowercase_clusters and neighbour_clusters add to the word-cluster features"):
         train(tiny_corpus, tmp_path / "m", TrainOptions(config=FeatureConfig(lowercase_clusters=True)))
 
 

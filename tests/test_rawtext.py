@@ -54,8 +54,10 @@ def test_wrap_keeps_offsets_and_fills_like_textwrap():
     assert wrapped.split("\n") == textwrap.wrap(line, WRAP_COLUMNS, break_long_words=False, break_on_hyphens=False)
     long_word = "x" * 100
     assert wrap(f"a {long_word} b") == f"a\n{long_word}\nb"
-    document = rebuild([line.split()], [["O"] * len(line.split())], "wrap72")
+    half = line.split()[:30], line.split()[30:]  # two sentences: one paragraph, wrapped
+    document = rebuild(list(half), [["O"] * len(h) for h in half], "wrapped")
     assert document.text == wrapped + "\n"
+    assert rebuild(list(half), [["O"] * len(h) for h in half], "paragraph").text == line + "\n"
 
 
 def test_score_spans_known_answers():
@@ -87,7 +89,7 @@ def test_evaluate_raw_end_to_end(tag_model, tmp_path, capsys):
     path = tmp_path / "raw.conll"
     with open(path, "w", encoding="utf-8") as out:
         write_conll(out, corpus, [tags, tags])
-    for layout in ("lines", "wrap72", "paragraph"):
+    for layout in ("lines", "wrapped", "paragraph"):
         assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--input", "raw",
                      "--layout", layout, "--json", str(tmp_path / "raw.json")]) == 0
         report = json.loads((tmp_path / "raw.json").read_text())
@@ -103,5 +105,5 @@ def test_evaluate_raw_end_to_end(tag_model, tmp_path, capsys):
     raw, by_tokens = report["results"][0], tokens_report["results"][0]
     assert raw["f1"] == pytest.approx(by_tokens["f1"]) and raw["per_type"] == by_tokens["per_type"]
     assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--input", "raw", "--mode", "strict"]) == 2
-    assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--layout", "wrap72"]) == 2
+    assert main(["evaluate", "--model", str(tag_model), "--corpus", str(path), "--layout", "wrapped"]) == 2
     assert "needs --input raw" in capsys.readouterr().err

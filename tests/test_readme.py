@@ -1,10 +1,12 @@
-"""Every ``hgner`` command the README shows parses with the CLI's own parser, so a missing
-required argument or a misspelt option fails here; corpus names in them are catalogue names.
-(``scripts/check_readme.py`` runs them all; it is not part of the tests.)"""
+"""Every ``hgner`` command the README and the docs show (docs/**/*.md and the generated pages)
+parses with the CLI's own parser, so a missing required argument or a misspelt option fails here;
+corpus names in them are catalogue names. Every Python example that shows what it prints runs and
+prints that. (``scripts/check_readme.py`` runs the commands; it is not part of the tests.)"""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,7 +21,9 @@ _spec = importlib.util.spec_from_file_location("check_readme", ROOT / "scripts" 
 check_readme = sys.modules.setdefault("check_readme", importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(check_readme)
 
-COMMANDS = check_readme.readme_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+DOCUMENTS = check_readme.documents()
+COMMANDS = check_readme.all_commands()
+EXAMPLES = [example for source, text in DOCUMENTS.items() for example in check_readme.python_examples(text, source)]
 CORPUS_OPTIONS = ("--corpus", "--train", "--dev")
 
 
@@ -49,15 +53,40 @@ def check_command(text: str) -> int:
     return len(argvs)
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=[f"README:{c.line}" for c in COMMANDS])
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.where() for c in COMMANDS])
 def test_readme_commands_parse(command):
     check_command(command.text)
 
 
+@pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.source}:{e.line}" for e in EXAMPLES])
+def test_python_examples_print_what_they_say(example):
+    from tag_support import subprocess_env
+
+    result = subprocess.run([sys.executable, "-c", example.code], capture_output=True, text=True, timeout=300,
+                            env=subprocess_env(), cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    if example.inline:
+        assert result.stdout.strip() == example.printed
+    else:
+        assert result.stdout == example.printed
+
+
+def test_the_examples_found_include_each_documents_examples():
+    assert {e.source for e in EXAMPLES} >= {"README.md", "docs/guide/python.md", "docs/guide/spacy.md",
+                                            "docs/guide/scaling.md"}
+    assert sum(e.source == "docs/guide/spacy.md" for e in EXAMPLES) == 2  # the component and the tokenizer
+
+
+def test_the_readme_is_short_and_keeps_the_two_set_up_commands():
+    readme = DOCUMENTS["README.md"]
+    assert len(readme.splitlines()) <= 150
+    texts = [c.text for c in COMMANDS if c.source == "README.md"]
+    assert texts[:2] == ["pip install . && hgner evaluate --model en-conll03 --corpus conll2003:testb "
+                         "--decoders viterbi,crfsuite,herded --sweeps 800", 'pip install ".[test]" && python -m pytest -q']
+
+
 def test_the_commands_found_include_the_first_and_the_table_commands(capsys):
     texts = [c.text for c in COMMANDS]
-    assert texts[0] == ("pip install . && hgner evaluate --model en-conll03 --corpus conll2003:testb "
-                        "--decoders viterbi,crfsuite,herded --sweeps 800")
     assert sum(check_readme.hgner_argvs(t) != [] for t in texts) >= 20
     # the Table 3, skip-chain and variants commands, each an inline span in running text
     assert any(t.startswith("hgner evaluate --model en-3class --corpus nltk:ieer --decoders viterbi,gibbs,herded") for t in texts)

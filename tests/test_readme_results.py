@@ -1,108 +1,81 @@
-"""The README's result tables are rendered from the committed docs/results/*.json (written by
-scripts/experiments.sh), so a figure in them cannot drift from what the code produced."""
+"""Every result figure of the README and the docs comes from committed JSON: the results pages are
+rendered from docs/results/*.json and models/*/meta.json when the site is built
+(docs/hooks/render.py), every committed result is rendered, and the hand-written pages (README.md,
+docs/**/*.md) hold no result tables or F1 figures of their own."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import statistics
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from hgner.evaluation import Report
-from hgner.evaluation.report import grouped as grouped_results
-
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+_spec = importlib.util.spec_from_file_location("hgner_docs_render", ROOT / "docs" / "hooks" / "render.py")
+render = sys.modules.setdefault("hgner_docs_render", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(render)
+
+HANDWRITTEN = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+F1_LIKE = re.compile(r"(?<![\w.])\d{2}\.\d{2}(?![\w.])")  # 86.01, not 0.999 or 3.10
 
 
-def load(name: str) -> dict:
-    return json.loads((ROOT / "docs" / "results" / f"{name}.json").read_text(encoding="utf-8"))
+@pytest.fixture(scope="module")
+def pages() -> dict[str, str]:
+    return {uri: make() for uri, make in render.PAGES.items() if uri.startswith("results/")}
 
 
-def mean(rows: list[dict], key: str) -> float:
-    return statistics.mean(r[key] for r in rows)
+def test_every_committed_result_is_rendered(pages):
+    text = "\n".join(pages.values())
+    for path in sorted(render.RESULTS.glob("*.json")):
+        assert path.name in render.LOADED and path.name in text, f"{path.name} is rendered on no results page"
 
 
-def cell(rows: list[dict]) -> str:
-    """``F1 [s]``, or ``mean (sd) [mean s]`` over seeds: the Table 3 cell."""
-    if len(rows) == 1:
-        return f"{rows[0]['f1']:.2f} [{rows[0]['decode_seconds']:.2f} s]"
-    return f"{mean(rows, 'f1'):.2f} ({statistics.stdev(r['f1'] for r in rows):.2f}) [{mean(rows, 'decode_seconds'):.2f} s]"
+@pytest.mark.parametrize("path", HANDWRITTEN, ids=[p.relative_to(ROOT).as_posix() for p in HANDWRITTEN])
+def test_handwritten_pages_quote_no_results(path):
+    prose = _FENCE.sub("", path.read_text(encoding="utf-8"))
+    quoted = F1_LIKE.findall(prose)
+    assert not quoted, f"{path.name} quotes {quoted}: render results from docs/results/*.json instead"
 
 
-def grouped(report: dict) -> dict:
-    """The committed report's results by decoder and sweeps (hgner's grouping), as JSON objects."""
-    return {decoder: {sweeps: [r.to_json() for r in rows] for sweeps, rows in by_sweeps.items()}
-            for decoder, by_sweeps in grouped_results(Report.from_json(report)).items()}
+@pytest.mark.parametrize("name", ["table3-ieer", "table3-testb"])
+def test_table3_page_shows_each_runs_f1(pages, name):
+    report = render.load(name)
+    viterbi = next(r for r in report["results"] if r["decoder"] == "viterbi")
+    herded = [r for r in report["results"] if r["decoder"] == "herded"]
+    assert f"| Viterbi | {viterbi['f1']:.2f} [{viterbi['decode_seconds']:.2f} s] |" in pages["results/table3.md"]
+    for run in herded:
+        assert f"{run['f1']:.2f} [{run['decode_seconds']:.2f} s]" in pages["results/table3.md"]
 
 
-def table3_rows(report: dict) -> list[str]:
-    groups = grouped(report)
-    sweeps = sorted(s for s in groups["gibbs"])
-    return [
-        "| annealed Gibbs | " + " | ".join(cell(groups["gibbs"][s]) for s in sweeps) + " |",
-        "| herded Gibbs | " + " | ".join(cell(groups["herded"][s]) for s in sweeps) + " |",
-        f"| Viterbi | {cell(groups['viterbi'][None])} | | |",
-        "| herded = Viterbi (sentences) | " + " | ".join(f"{groups['herded'][s][0]['viterbi_agreement']:.2%}" for s in sweeps) + " |",
-    ]
-
-
-def skip_rows(report: dict) -> list[str]:
-    groups = grouped(report)
-
-    def figures(decoder: str) -> list[str]:
-        by_sweeps = groups[decoder]
-        sweeps = sorted(by_sweeps)
-        parts = [
-            " / ".join(f"{mean(by_sweeps[s], 'f1'):.2f}" for s in sweeps),
-            " / ".join(f"{mean(by_sweeps[s], 'consistency_disagreement'):.2f}" for s in sweeps) + "%",
-            " / ".join(f"{100 * mean(by_sweeps[s], 'optimum_fraction'):.1f}" for s in sweeps) + "%",
-            " / ".join(f"{mean(by_sweeps[s], 'mean_optimum_gap'):.2f}" for s in sweeps),
-            " / ".join(f"{mean(by_sweeps[s], 'decode_seconds'):.2f}" for s in sweeps),
-        ]
-        return [f"{decoder} {' / '.join(map(str, sweeps))}", *parts]
-
-    (exact,) = groups["exact"][None]
+@pytest.mark.parametrize("name", ["skip-testb", "skip-ieer", "skip-start-testb", "skip-start-ieer"])
+def test_skip_page_shows_exacts_f1_and_certificates(pages, name):
+    report = render.load(name)
+    (exact,) = [r for r in report["results"] if r["decoder"] == "exact"]
     certified = round(exact["certified_fraction"] * report["documents"])
-    chain = ["| viterbi (chain) | " + " | ".join(figures("viterbi")[1:]) + " |"] if "viterbi" in groups else []
-    return [
-        *chain,
-        "| " + " | ".join(figures("gibbs")) + " |",
-        "| " + " | ".join(figures("herded")) + " |",
-        f"| exact | **{exact['f1']:.2f}** | {exact['consistency_disagreement']:.2f}% | "
-        f"{exact['optimum_fraction']:.0%} ({certified} of {report['documents']} certified) | 0 | {exact['decode_seconds']:.2f} |",
-    ]
+    assert f"| exact | **{exact['f1']:.2f}** |" in pages["results/skip-chain.md"]
+    assert f"({certified} of {report['documents']} certified)" in pages["results/skip-chain.md"]
 
 
-@pytest.mark.parametrize(("name", "heading"), [("table3-ieer", "| en-3class on IEER"), ("table3-testb", "| en-conll03 on eng.testb")])
-def test_table3_matches_its_json(name, heading):
-    table = README[README.index(heading):].split("\n\n")[0]
-    for row in table3_rows(load(name)):
-        assert row in table, f"README row differs from docs/results/{name}.json; expected:\n{row}"
-
-
-@pytest.mark.parametrize(("name", "heading"), [("skip-testb", "| en-conll03, eng.testb |"), ("skip-ieer", "| en-3class, IEER |"),
-                                              ("skip-start-testb", "| en-conll03, eng.testb, `start=viterbi` |"),
-                                              ("skip-start-ieer", "| en-3class, IEER, `start=viterbi` |")])
-def test_skip_table_matches_its_json(name, heading):
-    table = README[README.index(heading):].split("\n\n")[0]
-    for row in skip_rows(load(name)):
-        assert row in table, f"README row differs from docs/results/{name}.json; expected:\n{row}"
-
-
-def test_memory_rows_match_their_json():
-    testb, big = load("memory")["runs"]
-    assert f"| peak resident memory of that evaluation (`scripts/bench_memory.py`, `docs/results/memory.json`) | {testb['peak_rss_mb']:.0f} MB |" in README
-    assert f"(50 MB; `scripts/bench_memory.py --big 16`) | {big['peak_rss_mb']:.0f} MB |" in README
+def test_memory_page_shows_each_run(pages):
+    for run in render.load("memory")["runs"]:
+        assert f"| {run['command']} | {run['peak_rss_mb']:.0f} MB |" in pages["results/speed.md"]
 
 
 @pytest.mark.parametrize("name", ["en-conll03", "en-3class", "es-conll02", "nl-conll02"])
-def test_model_table_sizes_are_what_hgner_models_prints(name, capsys):
+def test_models_page_gives_meta_scores_and_the_size_hgner_models_prints(pages, name, capsys):
     from hgner.cli import main
 
-    (row,) = [line for line in README.splitlines() if line.startswith(f"| `{name}` (")]
+    meta = json.loads((ROOT / "models" / name / "meta.json").read_text(encoding="utf-8"))
+    rows = [line for line in pages["results/models.md"].splitlines() if line.startswith(f"| `{name}` (")]
+    scored = [figure for kind in ("dev", "test") for figure in meta["scores"][kind].values()]
+    assert len(rows) == len(scored)
+    for row, figure in zip(rows, scored):
+        assert f"**{figure['f1']:.2f}**" in row
     assert main(["models"]) == 0
     (listed,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{name} ")]
-    size = row.split(" | ")[-2]
+    size = rows[0].split(" | ")[-1].rstrip(" |")
     assert size.endswith(" MB") and f"  {size}  " in listed

@@ -1,11 +1,10 @@
 """``hgner tag``: every format, inputs from arguments/files/stdin, streaming, offsets, bad input,
-chunked decoding, confidences, and the README example."""
+chunked decoding, confidences (the docs' examples run in tests/test_readme.py)."""
 
 from __future__ import annotations
 
 import io
 import json
-import re
 import select
 import shutil
 import subprocess
@@ -15,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from hgner import tokenizer
+from hgner.integrity import seal
+from hgner.modelfiles import SEALED_FILES
 from hgner.tagging import tagger as tag
 from hgner.training import skip as skip_training
 from hgner.cli import main
@@ -23,7 +24,6 @@ from hgner.tagging.settings import TagSettings
 from tag_support import (COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, run_hgner,  # noqa: F401  (fixture)
                          subprocess_env, tag_model)
 
-README = Path(__file__).parent.parent / "README.md"
 MESSY = "Café owners\u00a0in  Tokyo say:\n\n  Angela Merkel works for United Nations in Tokyo .  Jim Smith flew from Paris to London on Monday .\n"
 
 
@@ -169,6 +169,7 @@ def test_tokenizer_mismatch_warns(tag_model, tmp_path, capsys):
     meta = json.loads((copy / "meta.json").read_text())
     meta["tokenizer"] = "whitespace"
     (copy / "meta.json").write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "was trained on text tokenized by 'whitespace'" in err
@@ -179,6 +180,7 @@ def test_a_model_is_tagged_with_the_rules_it_records(tag_model, tmp_path, capsys
     meta = json.loads((copy / "meta.json").read_text())
     meta["tokenizer"] = {"name": "hgner.conll", "version": 1}
     (copy / "meta.json").write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert Tagger(TagSettings(copy)).tokenizer.version == 1 and Tagger(TagSettings(tag_model)).tokenizer.version == tokenizer.VERSION
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     assert capsys.readouterr().err == ""
@@ -254,23 +256,6 @@ def test_output_never_overwrites_an_input(tag_model, tmp_path):
     assert text.read_text() == SENTENCE + "\n"
 
 
-def readme_section() -> str:
-    text = README.read_text(encoding="utf-8")
-    return text[text.index("<!-- tag:start -->"):text.index("<!-- tag:end -->")]
-
-
-def test_readme_spacy_example_runs_verbatim():
-    from hgner.modelfiles import builtin_models
-
-    (code,) = re.findall(r"```python\n(.*?)```", readme_section(), re.S)
-    if "en-conll03" not in builtin_models():
-        pytest.skip("the README example uses the shipped en-conll03 model, which is not installed")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=subprocess_env())
-    assert result.returncode == 0, result.stderr
-    (printed,) = re.findall(r"which prints `(.*?)`", readme_section())
-    assert result.stdout.strip() == printed
-
-
 def test_text_in_another_shipped_models_language_is_warned_about_once(tag_model, tmp_path, capsys):
     for number in range(3):
         (tmp_path / f"{number}.txt").write_text(SPANISH, encoding="utf-8")
@@ -280,3 +265,36 @@ def test_text_in_another_shipped_models_language_is_warned_about_once(tag_model,
     assert len({word.lower() for word in ENGLISH.split() if word.isalpha()}) >= tokenizer.MIN_TYPES  # judged
     assert main(["tag", "--model", str(tag_model), ENGLISH]) == 0
     assert "looks like" not in capsys.readouterr().err
+
+
+def test_a_glob_with_a_partial_double_star_is_one_error(tmp_path, capsys):
+    """Issue 40: --glob '**.txt' passed the check, then pathlib refused it: an internal error."""
+    from hgner.cli import main
+
+    (tmp_path / "a.txt").write_text("Jim Smith\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["tag", "--glob", "**.txt", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "'**' must be a whole part of the pattern" in capsys.readouterr().err
+
+
+def test_a_subfolder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
+    """Issue 40: an unlistable subfolder was skipped without a word."""
+    import os
+
+    from hgner.errors import HgnerError
+    from hgner.tagging.inputs import folder_files
+
+    (tmp_path / "a.txt").write_text("Jim\n")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.txt").write_text("Bob\n")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(HgnerError, match="locked: cannot list the folder"):
+        folder_files(tmp_path)

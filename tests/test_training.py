@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hgner.integrity import seal
+from hgner.modelfiles import SEALED_FILES
 from hgner import skip
 from hgner.cli import main
 from hgner.model import CrfModel
@@ -75,6 +77,7 @@ def test_model_directory_has_the_umask_permissions_and_its_language_is_checked(t
     assert out.stat().st_mode & 0o777 == 0o777 & ~umask()  # not the private mode of a temporary folder
     meta = json.loads((out / "meta.json").read_text())
     (out / "meta.json").write_text(json.dumps({**meta, "language": "zz"}))
+    seal(out, SEALED_FILES)  # resealed: the checks behind the seal are tested
     capsys.readouterr()
     assert main(["tag", "--model", str(out), "Juan vive en Madrid ."]) == 2
     assert f"({out}): language 'zz': spaCy has no language" in capsys.readouterr().err
@@ -136,9 +139,11 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
     assert main(["models", "info", str(out)]) == 0
     assert f"gazetteer:       {lists} (sha256 " in capsys.readouterr().out
     (out / "meta.json").write_text(json.dumps({**meta, "gazetteer_sources": "two\nlines"}), encoding="utf-8")
+    seal(out, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert main(["models", "info", str(out)]) == 2  # read from meta.json: checked like every field hgner reads
     assert "gazetteer_sources: expected one line" in capsys.readouterr().err
     (out / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    seal(out, SEALED_FILES)  # resealed: the checks behind the seal are tested
 
     again = tmp_path / "m2"
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
@@ -243,14 +248,14 @@ def test_an_empty_word_clusters_argument_is_refused(tmp_path, capsys):
         capsys.readouterr().err)
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("/dev/null", "--word-clusters: /dev/null: not a regular file"),
-    ("en-conll03", "--word-clusters: model en-conll03 ("),
-])
-def test_word_clusters_sources_that_are_not_tables(tmp_path, capsys, source, expected):
-    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", source]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "\n" not in err and expected in err and not (tmp_path / "m").exists()
+def test_word_clusters_sources_that_are_not_tables(tmp_path, capsys, tiny_model):
+    for source, expected in [("/dev/null", "--word-clusters: /dev/null: not a regular file"),
+                             (str(tiny_model.directory), f"--word-clusters: model {tiny_model.name} (")]:
+        assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", source]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and expected in err and not (tmp_path / "m").exists()
+        assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--outside-truecase", source]) == 2
+        assert "--outside-truecase: " in capsys.readouterr().err
 
 
 def test_a_word_clusters_json_file_is_checked_like_a_models(tmp_path, capsys):
@@ -331,8 +336,25 @@ def test_dev_types_the_model_lacks_and_a_dev_corpus_in_another_language_are_warn
     assert "training corpus" in capsys.readouterr().err  # what is wrong is the training corpus, not the dev one
 
 
-def test_lowercase_clusters_need_word_clusters(tmp_path, capsys):
-    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--lowercase-clusters"]) == 2
+@pytest.mark.parametrize("flag", [["--lowercase-clusters"], ["--neighbour-clusters", "1"]])
+def test_lowercase_and_neighbour_clusters_need_word_clusters(tmp_path, capsys, flag):
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), *flag]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("hgner train: error: --lowercase-clusters adds to the word-cluster features: give --word-clusters "
-                   "too") and not (tmp_path / "m").exists()
+    assert err == ("hgner train: error: --lowercase-clusters and --neighbour-clusters add to the word-cluster "
+                   "features: give --word-clusters too") and not (tmp_path / "m").exists()
+
+
+def test_case_augmented_training_from_the_command_line(tmp_path, capsys):
+
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "m"), "--case-augment",
+                 "lower,upper", "--max-iterations", "5"]) == 0
+    model = CrfModel.load(tmp_path / "m")
+    from hgner.reading import read_tagged
+
+    plain = read_tagged(SPANISH)[0]
+    assert model.metadata["training"]["sentences"] == 3 * len(plain.sentences)
+    assert model.metadata["training"]["corpus"].endswith("+lower+upper")
+    assert model.feature_config.caseless_features  # the caseless copies train weights of their own
+    with pytest.raises(SystemExit):
+        main(["train", "--train", SPANISH, "--out", str(tmp_path / "n"), "--case-augment", "title"])
+    assert "expected lower, upper or both" in capsys.readouterr().err

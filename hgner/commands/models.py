@@ -11,7 +11,7 @@ from .. import commands
 from ..api import ModelInfo, available_models, model_info
 from ..model import CrfModel
 from ..modelfiles import META_FILE, SKIP_FILES
-from ..text import aligned
+from ..text import aligned, printable
 
 NAME = "models"
 
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     for info in infos:
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
                      _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
-    sys.stdout.writelines(line + "\n" for line in aligned(rows))
+    sys.stdout.writelines(printable(line) + "\n" for line in aligned(rows))
     return 0
 
 
@@ -90,4 +90,4 @@ def format_model_info(info: ModelInfo) -> str:
         ("hgner version", meta.get("hgner_version", "-")),
     ]
     width = max(len(key) for key, _ in lines)
-    return "".join(f"{key + ':':<{width + 1}} {value}\n" for key, value in lines)
+    return "".join(f"{key + ':':<{width + 1}} {printable(value)}\n" for key, value in lines)

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         models[name] = str(directory.resolve())
     settings = ServerSettings(models=models, host=args.host, port=args.port, workers=args.workers,
                               max_chars=args.max_chars, max_documents=args.max_documents, max_queue=args.max_queue,
-                              timeout=args.timeout, api_key=args.api_key or os.environ.get(API_KEY_VARIABLE) or None,
+                              timeout=args.timeout, api_key=_api_key(args.api_key),
                               cors_origins=tuple(args.cors_origin), insecure=args.insecure)
     try:
         from ..server.app import serve
@@ -75,3 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise HgnerError(f"hgner serve needs the serve extra ({error.name} is missing): "
                          "pip install 'hgner[serve]'") from None
     return serve(settings)
+
+
+def _api_key(given: str | None) -> str | None:
+    """``--api-key``, else :data:`API_KEY_VARIABLE` when set: an empty one is refused (by the
+    settings' check), never taken for "no key"."""
+    return given if given is not None else os.environ.get(API_KEY_VARIABLE)

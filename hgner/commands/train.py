@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import commands
+from ..augment import CASINGS
 from ..reading import NO_DOCUMENTS, check_documents, read_tagged
 from ..tokenizer import language_defaults
 from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
@@ -25,6 +26,17 @@ def _source(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"expected a model name, a model directory or a file, got {text!r}")
     return text
+
+
+def _neighbour_count(text: str) -> int:
+    return 0 if text.strip() == "0" else positive_int(text, maximum=10)
+
+
+def _casings(text: str) -> tuple[str, ...]:
+    casings = tuple(v.strip() for v in text.split(","))
+    if not set(casings) <= set(CASINGS) or len(set(casings)) != len(casings):
+        raise argparse.ArgumentTypeError(f"expected {', '.join(CASINGS)} or both, comma-separated, got {text!r}")
+    return casings
 
 
 def _language(text: str) -> str:
@@ -82,6 +94,17 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lowercase-clusters", action="store_true",
                         help="with --word-clusters: a capitalised word also gets its lowercase form's cluster when both "
                              "have one (es-conll02 uses it)")
+    parser.add_argument("--neighbour-clusters", type=_neighbour_count, default=0, metavar="K",
+                        help="with --word-clusters: the tokens up to K positions away (within the window) also give "
+                             "their clusters (default 0)")
+    parser.add_argument("--word-frequency", action="store_true",
+                        help="add each word's frequency bucket in the --lang language (wordfreq's Zipf scale)")
+    parser.add_argument("--outside-truecase", type=_source, metavar="MODEL|FILE",
+                        help="truecase caseless text (all lower or all upper case) with this table after the training "
+                             "corpus's own: a model's (en-conll03: spaCy's English word probabilities) or a JSON file "
+                             "mapping lowercase words to their usual spelling")
+    parser.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
+                        help="also train on a lowercased and/or uppercased copy of every training document")
 
 
 def out_directory(out: str) -> Path:
@@ -98,30 +121,42 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
 
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     config = replace(config, gazetteer=bool(args.gazetteer), word_clusters=bool(args.word_clusters),
-                     lowercase_clusters=args.lowercase_clusters)
+                     lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
+                     frequency=args.lang if args.word_frequency else "", outside_truecase=bool(args.outside_truecase),
+                     caseless_features=bool(args.case_augment))
     return TrainOptions(config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                         max_iterations=args.max_iterations, label_map=dict.fromkeys(args.drop_type, "O"),
                         language=args.lang, documents=documents)
 
 
+def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
+    """The gazetteer, word clusters and outside truecasing table the arguments name, and the files
+    read (which the model must not overwrite)."""
+    from ..training.options import WordTables  # (startup: see hgner.commands)
+    from ..training.tables import read_gazetteer, read_outside_truecase, read_word_clusters
+
+    read = {"gazetteer": read_gazetteer, "word_clusters": read_word_clusters, "outside_truecase": read_outside_truecase}
+    given: dict[str, tuple[Any, Any, Any]] = {
+        name: reader(getattr(args, name)) if getattr(args, name) else (None, None, None) for name, reader in read.items()}
+    tables = WordTables(*given["gazetteer"][:2], *given["word_clusters"][:2], *given["outside_truecase"][:2])
+    return tables, [file for _, _, file in given.values()]
+
+
 def run(args: argparse.Namespace) -> int:
     """``hgner train``: see ``hgner train --help``."""
-    from ..modelfiles import check_model_target  # (startup: see hgner.commands)
+    from ..augment import case_augmented  # (startup: see hgner.commands)
+    from ..modelfiles import check_model_target
     from ..training.build import build_model
-    from ..training.options import WordTables
-    from ..training.tables import read_gazetteer, read_word_clusters
 
     options = train_options(args, args.documents)  # checked before anything is read: fail fast
-    gazetteer, gazetteer_sources, gazetteer_file = read_gazetteer(args.gazetteer) if args.gazetteer else (None,) * 3
-    clusters, clusters_sources, clusters_file = (read_word_clusters(args.word_clusters) if args.word_clusters
-                                                 else (None,) * 3)
-    tables = WordTables(gazetteer, gazetteer_sources, clusters, clusters_sources)
+    tables, files = word_tables(args)
     out = out_directory(args.out)
-    check_model_target(out, [gazetteer_file, clusters_file])
+    check_model_target(out, files)
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, "training corpus",
                                           offline=args.offline)
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, "development corpus",
                                              offline=args.offline) if args.dev else (None, None))
+    train_corpus = case_augmented(train_corpus, args.case_augment) if args.case_augment else train_corpus
     build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
                 dev_documents=dev_documents, progress=sys.stderr.isatty())
     log.info("wrote %s", out)

@@ -5,17 +5,20 @@ Importing this package loads none of them (no numba)."""
 
 from .base import (
                    CAPABILITIES,
+                   CAPABILITY_WORDS,
                    Decoder,
                    Decoding,
                    available_decoders,
                    decoder_arguments,
                    decoder_class,
                    decoder_settings,
+                   describe_decoder,
                    make_decoder,
                    register,
                    settings_per_decoder,
 )
 from .settings import MAX_SWEEPS, Setting, SettingError
 
-__all__ = ["CAPABILITIES", "MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError", "available_decoders",
-           "decoder_arguments", "decoder_class", "decoder_settings", "make_decoder", "register", "settings_per_decoder"]
+__all__ = ["CAPABILITIES", "CAPABILITY_WORDS", "MAX_SWEEPS", "Decoder", "Decoding", "Setting", "SettingError",
+           "available_decoders", "decoder_arguments", "decoder_class", "decoder_settings", "describe_decoder",
+           "make_decoder", "register", "settings_per_decoder"]

@@ -83,6 +83,16 @@ class Decoder(ABC):
 CAPABILITIES = ("gives_marginals", "certifies", "exact", "searches_map", "chain_only", "decodes_features")
 """The capability attributes of :class:`Decoder`, as ``hgner decoders`` lists them."""
 
+CAPABILITY_WORDS = {
+    "gives_marginals": "confidences",
+    "certifies": "certifies its optimum",
+    "exact": "always the exact MAP",
+    "searches_map": "best labelling visited",
+    "chain_only": "chain graphs only",
+    "decodes_features": "crfsuite's own tagger",
+}
+"""What each capability means, in the words ``hgner decoders`` and ``hgner serve``'s page use."""
+
 D = type[Decoder]
 
 
@@ -169,3 +179,14 @@ def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -
         except SettingError as error:
             raise SettingError(f"decoder {decoder!r}: {error}") from None
     return per_decoder
+
+
+def describe_decoder(name: str, shared: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Decoder ``name`` as ``hgner decoders`` and ``hgner serve``'s ``/v1/decoders`` show it: its
+    one-line summary, its capabilities (of an instance built with ``shared``, e.g. the
+    ``marginals`` hgner tag gives viterbi) and its settings (type, default, valid values)."""
+    decoder = make_decoder(name, shared=shared)
+    settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
+                for s in decoder_settings(name).values()]
+    return {"name": name, "summary": decoder_class(name).summary,
+            "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES}, "settings": settings}

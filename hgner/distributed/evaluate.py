@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ..corpus import Document
 from ..evaluation.runs import DocumentOutcome, DocumentScorer, EvaluationPlan, OutcomeProducer
 from ..model import CrfModel
+from .connect import result, scheduler_workers
 from .workers import model_reference
 
 if TYPE_CHECKING:
@@ -39,14 +40,14 @@ def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, docum
     the cluster's workers and yielded in document order."""
     if not documents:
         return
-    workers = max(1, len(client.scheduler_info()["workers"]))
+    workers = scheduler_workers(client)
     count = min(len(documents), EVALUATE_BATCHES_PER_WORKER * workers)
     bounds = [round(i * len(documents) / count) for i in range(count + 1)]
     reference = model_reference(model.directory)
     futures = [client.submit(_score_batch, reference, model.calibration, plan, documents[a:b], keep, pure=False)
                for a, b in zip(bounds, bounds[1:])]
     for future in futures:
-        yield from future.result()
+        yield from result(client, future)
 
 
 

@@ -24,6 +24,7 @@ from ..tagging.tagger import Tagger, add_to_language_sample, language_warning
 from ..tagging.writers import jsonl_record
 from ..validation import check, read_json
 from ..version import __version__
+from .connect import answered, close
 from .inputs import MANIFEST, PART_BYTES, Piece, _pyarrow_parquet, find_inputs, plan_parts, read_piece
 from .workers import for_workers, tag_text, worker_tagger
 
@@ -233,9 +234,9 @@ def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) 
     counts = {}
     try:
         with tqdm(total=len(parts), unit="part", disable=not progress, file=sys.stderr, leave=False) as bar:
-            for future in as_completed(futures):
+            for future in answered(client, as_completed(futures)):
                 counts[futures[future]] = future.result()  # re-raises the task's error here
                 bar.update(1)
     finally:
-        client.cancel(list(futures))
+        close(client, cancel=list(futures))
     return counts

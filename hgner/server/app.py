@@ -34,11 +34,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import HgnerError
 from ..version import __version__
-from .engine import CompareOptions, Engine, TagOptions
+from .engine import CompareOptions, Engine, TagOptions, decoder_infos
 from .limits import Admission, Deadline, NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
 from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
-from .settings import SETTINGS_VARIABLE, ServerSettings
+from .settings import SETTINGS_VARIABLE, ServerSettings, check_address
 
 log = logging.getLogger("hgner")
 
@@ -60,15 +60,29 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
-def _validation_details(error: RequestValidationError) -> list[dict[str, Any]]:
+def _validation_details(error: RequestValidationError, content_type: str) -> list[dict[str, Any]]:
+    """One ``{"field", "message"}`` per problem, the field as a dotted path (``body.documents.0.id``)."""
+    if not content_type.split(";")[0].strip().lower().endswith(("/json", "+json")):
+        return [{"field": "body", "message": f"expected Content-Type: application/json, got {content_type or 'none'!r}"}]
     details = []
     for item in error.errors():
-        where = ".".join(str(part) for part in item.get("loc", ()))
-        message = item.get("msg", "invalid")
-        if item.get("type") == "json_invalid":
-            message = f"malformed JSON ({item.get('ctx', {}).get('error', 'cannot be parsed')})"
-        details.append({"field": where, "message": message})
+        location = [str(part) for part in item.get("loc", ())]
+        message = item.get("msg", "invalid").removeprefix("Value error, ")
+        if item.get("type") == "json_invalid":  # its location is the body and the character
+            message = f"malformed JSON at character {location[1:] and location[-1] or 0} " \
+                      f"({item.get('ctx', {}).get('error', 'cannot be parsed')})"
+            location = location[:1]
+        details.append({"field": ".".join(location), "message": message})
     return details
+
+
+def _unreadable(cause: BaseException | None) -> str:
+    """Why FastAPI could not read a body as JSON (it raises its 400 from the parser's error)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(cause, RecursionError):
+        return "nested too deeply"
+    return "cannot be parsed"
 
 
 def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
@@ -83,19 +97,23 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
 
     async def invalid(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
-        details = _validation_details(error)
+        details = _validation_details(error, request.headers.get("content-type", ""))
         count("invalid")
         first = details[0] if details else {"field": "body", "message": "invalid request"}
         return error_response(422, "invalid", f"{first['field']}: {first['message']}", details=details)
 
     async def http_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
-        if error.status_code == 400:  # FastAPI could not read the body (not UTF-8): malformed JSON too
+        if error.status_code == 400:  # FastAPI could not read the body: malformed JSON too
             count("invalid")
-            return error_response(422, "invalid", "body: malformed JSON (not UTF-8 text)")
+            return error_response(422, "invalid", f"body: malformed JSON ({_unreadable(error.__cause__)})")
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         count(code)
-        return error_response(error.status_code, code, str(error.detail), getattr(error, "headers", None))
+        headers = getattr(error, "headers", None)
+        where = f"{request.method} {request.url.path}"
+        message = {404: f"{where}: no such endpoint (the API is described at /openapi.json)",
+                   405: f"{where}: method not allowed; this endpoint takes {(headers or {}).get('Allow', 'another')}"}
+        return error_response(error.status_code, code, message.get(error.status_code, str(error.detail)), headers)
 
     async def internal(request: Request, error: Exception) -> JSONResponse:
         log.exception("internal error on %s", request.url.path)
@@ -111,13 +129,15 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
 # --------------------------------------------------------------------------- the guard
 class Guard:
     """Outermost ASGI layer: times and counts every request, refuses a missing or wrong bearer
-    token (401, except :data:`OPEN_PATHS`), reads a POST body only up to the limit (413), and adds
-    the security headers."""
+    token (401, except :data:`OPEN_PATHS`), reads a POST body only up to the limit (413) and
+    within the timeout (408, against clients that hold a connection open), and adds the security
+    headers."""
 
     def __init__(self, app: ASGIApp, settings: ServerSettings, metrics: Metrics) -> None:
         self.app = app
         self.key = settings.api_key.encode() if settings.api_key else None
         self.limit = settings.max_body_bytes
+        self.body_seconds = settings.timeout  # a client that sends its body slower is answered 408
         self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -167,8 +187,15 @@ class Guard:
             self.metrics.errors.labels("too_large").inc()
             return receive, too_large
         chunks, size, more = [], 0, True
+        deadline = time.monotonic() + self.body_seconds
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                self.metrics.errors.labels("request_timeout").inc()
+                return receive, error_response(408, "request_timeout", f"the request body did not arrive within "
+                                                                        f"{self.body_seconds:g} s (--timeout)",
+                                               {"Connection": "close"})
             if message["type"] == "http.disconnect":
                 return receive, None
             chunk = message.get("body", b"")
@@ -189,6 +216,20 @@ class Guard:
             return await receive()
 
         return replay, None
+
+
+class _Cors(CORSMiddleware):
+    """Starlette's CORS, with a refused preflight (an origin, method or header not allowed) as a
+    JSON error rather than plain text."""
+
+    def preflight_response(self, request_headers: Any) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        refused = bytes(response.body).decode().removeprefix("Disallowed CORS ")
+        return error_response(response.status_code, "cors_refused", f"CORS preflight refused: this {refused} is not "
+                              "allowed (the server's --cors-origin names the origins; methods GET and POST; headers "
+                              "Authorization and Content-Type)")
 
 
 def _endpoint(scope: Scope, path: str) -> str:
@@ -285,7 +326,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.add_middleware(Guard, settings=settings, metrics=service.metrics)
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+        app.add_middleware(_Cors, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
     return app
 
@@ -315,7 +356,7 @@ def _add_status_routes(app: FastAPI, service: Service) -> None:
 
     @app.get("/v1/decoders", summary="the decoders, their capabilities and settings, as hgner decoders shows them")
     async def decoders() -> dict[str, Any]:
-        return {"decoders": decoder_listing()}
+        return {"decoders": decoder_infos()}
 
 
 def _add_api_routes(app: FastAPI, service: Service) -> None:
@@ -348,29 +389,12 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
     @app.post("/v1/compare", response_model=CompareResponse, summary="several decoders on one text",
               responses=ERRORS)
     async def compare(body: CompareRequest) -> JSONResponse:
-        from ..tagging.tagger import check_text
-
-        check_text(body.text, "text")
         options = CompareOptions(body.model or service.default_model, body.decoders, body.graph, body.sweeps,
                                  body.seed, body.settings)
         answer = await service.run(lambda deadline: service.engine.compare(body.text, options, deadline),
                                    len(body.text))
         service.metrics.tokens.inc(len(answer["tokens"]))
         return JSONResponse(answer)
-
-
-def decoder_listing() -> list[dict[str, Any]]:
-    """Every decoder with its capabilities (default settings) and settings, as ``hgner decoders``."""
-    from ..decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
-
-    listing = []
-    for name in available_decoders():
-        decoder = make_decoder(name)
-        settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
-                    for s in decoder_settings(name).values()]
-        listing.append({"name": name, "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES},
-                        "settings": settings})
-    return listing
 
 
 def app_from_environment() -> FastAPI:
@@ -382,6 +406,7 @@ def app_from_environment() -> FastAPI:
 def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) -> int:
     """Run the server until SIGTERM or SIGINT, which stop it taking connections, let the requests
     in flight finish (up to the timeout), and return 0."""
+    check_address(settings.host, settings.port)
     config_options: dict[str, Any] = {"host": settings.host, "port": settings.port, "log_level": "info",
                                       "timeout_graceful_shutdown": int(settings.timeout) + 5, "access_log": False,
                                       "server_header": False, "lifespan": "on"}

@@ -11,6 +11,7 @@ An :class:`Engine` is used from one thread at a time (the server's decoding thre
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 import warnings
 from collections import OrderedDict
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import model_info
-from ..decoders import available_decoders, decoder_class, decoder_settings, make_decoder, settings_per_decoder
+from ..decoders import available_decoders, decoder_class, decoder_settings, describe_decoder, make_decoder, settings_per_decoder
 from ..errors import HgnerError, HgnerWarning, UnknownNameError
 from ..graphkinds import check_graph_kind
 from ..model import CrfModel
@@ -139,14 +140,15 @@ class Engine:
         """The cached :class:`~hgner.tagging.tagger.Tagger` for ``options``: the
         :class:`~hgner.tagging.settings.TagSettings` every front end builds (checked, and the
         decoder chosen for the graph with its warning, on every request: a warning is given again
-        each time); decoders that take a ``time_limit`` get the server's timeout unless the request
-        gives one."""
+        each time); a decoder that takes a ``time_limit`` gets the request's, at most the server's
+        timeout (:func:`bounded_time_limit`)."""
         model = self.model(options.model)
-        settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps, options.seed,
-                               dict(options.settings), options.min_confidence)
-        if "time_limit" in decoder_settings(str(settings.decoder)) and settings.decoder_settings.get("time_limit") is None:
-            settings = dataclasses.replace(settings, decoder=settings.decoder,
-                                           decoder_settings={**settings.decoder_settings, "time_limit": self.timeout})
+        settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps,
+                               options.seed, dict(options.settings), options.min_confidence)
+        known = decoder_settings(str(settings.decoder))
+        if "time_limit" in known:
+            limit = bounded_time_limit(known["time_limit"], options.settings.get("time_limit"), self.timeout)
+            settings = dataclasses.replace(settings, decoder_settings={**settings.decoder_settings, "time_limit": limit})
         key = (options.model, settings)
         tagger = self._taggers.get(key)
         if tagger is None:
@@ -183,43 +185,73 @@ class Engine:
         prepared = builder.prepare([s.tokens for s in sentences])
         prepare_seconds = time.perf_counter() - started
         runs = names + [n for n in ("viterbi", "exact") if n not in names]  # the references, when not asked
-        decoded: dict[str, tuple[Any, float, str]] = {}
-        for name in runs:
-            deadline.check()
-            settings = dict(per_decoder.get(name, {}))
-            cls = decoder_class(name)
-            if "time_limit" in cls.settings and settings.get("time_limit") is None:
-                settings["time_limit"] = max(0.001, deadline.remaining())
-            decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed,
-                                                          "marginals": True})
-            graph = "chain" if cls.chain_only else options.graph
-            pipeline = Pipeline(model, decoder, graph)
-            started = time.perf_counter()
-            result = pipeline.decode_prepared(prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
-            decoded[name] = (result, time.perf_counter() - started, graph)
+        decoded = {name: _decode(model, name, prepared, options, per_decoder.get(name, {}), deadline) for name in runs}
         exact = decoded["exact"][0]
         certified = bool(exact.stats.get("certified", 0.0) == 1.0)
         optimum = float(prepared.graph.score(exact.labels)) if certified else None
         reference = decoded["viterbi"][0].labels
-        results = []
-        for name in names:
-            result, seconds, graph = decoded[name]
-            score = float(prepared.graph.score(result.labels))
-            reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
-            agreement = float((result.labels == reference).mean()) if len(reference) else 1.0
-            results.append({
-                "decoder": name, "graph": graph,
-                "entities": [e.to_json() for e in entities(text, sentences, result)],
-                "tags": [t for sentence in result.tags for t in sentence],
-                "score": score, "optimum_reached": reached, "agreement_with_viterbi": agreement,
-                "marginals": None if result.marginals is None else result.marginals.tolist(),
-                "seconds": seconds,
-                "stats": {k: float(v) for k, v in result.stats.items()},
-            })
+        results = [_compared(name, *decoded[name], text, sentences, prepared, optimum, reference) for name in names]
         tokens = [{"start": a, "end": b, "text": text[a:b]} for s in sentences for a, b in s.offsets]
         return {"model": options.model, "graph": options.graph, "labels": list(model.labels), "tokens": tokens,
                 "optimum": {"score": optimum, "certified": certified}, "prepare_seconds": prepare_seconds,
                 "results": results}
+
+
+def _decode(model: Any, name: str, prepared: Any, options: CompareOptions, settings: Mapping[str, Any],
+            deadline: Deadline) -> tuple[Any, float, str]:
+    """Decoder ``name`` on the prepared graph (the chain for a chain-only decoder): its result,
+    seconds and the graph decoded. A decoder that takes ``time_limit`` gets the time left."""
+    deadline.check()
+    settings = dict(settings)
+    cls = decoder_class(name)
+    known = decoder_settings(name)
+    if "time_limit" in known:
+        settings["time_limit"] = bounded_time_limit(known["time_limit"], settings.get("time_limit"),
+                                                    max(0.001, deadline.remaining()))
+    decoder = make_decoder(name, settings, shared={"sweeps": options.sweeps, "seed": options.seed, "marginals": True})
+    graph = "chain" if cls.chain_only else options.graph
+    started = time.perf_counter()
+    result = Pipeline(model, decoder, graph).decode_prepared(
+        prepared if graph == options.graph else replace(prepared, graph=prepared.chain))
+    return result, time.perf_counter() - started, graph
+
+
+def bounded_time_limit(setting: Any, given: Any, seconds: float) -> Any:
+    """The ``time_limit`` a decoder gets: the request's, but at most ``seconds`` (what the server
+    gives a request: a client cannot keep the decoding thread past its own timeout), or ``seconds``
+    when the request gives none. A value the setting refuses is passed on for the decoder's error."""
+    try:
+        value = None if given is None else setting.read(given)
+    except HgnerError:
+        return given
+    return seconds if value is None else min(value, seconds)
+
+
+def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sentences: list[Any],
+              prepared: Any, optimum: float | None, reference: Any) -> dict[str, Any]:
+    """One decoder's row of ``/v1/compare``: entities, tags, score in the graph asked for, whether
+    it reached the certified ``optimum``, agreement with Viterbi's labels ``reference`` (tokens,)."""
+    score = float(prepared.graph.score(result.labels))
+    reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
+    return {
+        "decoder": name, "graph": graph,
+        "entities": [e.to_json() for e in entities(text, sentences, result)],
+        "tags": [t for sentence in result.tags for t in sentence],
+        "score": score, "optimum_reached": reached,
+        "agreement_with_viterbi": float((result.labels == reference).mean()) if len(reference) else 1.0,
+        "marginals": None if result.marginals is None else result.marginals.tolist(),
+        "seconds": seconds,
+        "stats": {k: float(v) for k, v in result.stats.items()},
+    }
+
+
+@functools.cache
+def decoder_infos() -> list[dict[str, Any]]:
+    """Every decoder as ``hgner decoders`` shows it (:func:`~hgner.decoders.describe_decoder`, with
+    the default settings): built once per worker (about 20 ms of registry lookups that
+    ``/v1/decoders`` would otherwise spend on the event loop at each request; the registry does not
+    change while serving)."""
+    return [describe_decoder(name) for name in available_decoders()]
 
 
 def _has_skip(metadata: Mapping[str, Any]) -> bool:

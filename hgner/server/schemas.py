@@ -5,16 +5,31 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
 
 from ..decoders.settings import MAX_SWEEPS
+from ..errors import HgnerError
 from ..graphkinds import GRAPH_KINDS
+from ..tagging.tagger import check_text
 from .engine import COMPARE_DECODERS
 
 MAX_SEED = 2**63 - 1
 
 SettingValue = Union[StrictBool, StrictInt, StrictFloat, StrictStr, None]  # noqa: UP007  (a runtime alias)
 Graph = Literal[GRAPH_KINDS]  # type: ignore[valid-type]
+
+
+def _unicode_text(text: str) -> str:
+    """``text`` when UTF-8 can encode it (JSON escapes can carry lone surrogates), checked as
+    ``hgner tag`` checks a text; pydantic then names the field (``documents.2.text``)."""
+    try:
+        check_text(text, "text")
+    except HgnerError as error:
+        raise ValueError(str(error).removeprefix("text: ")) from None
+    return text
+
+
+Text = Annotated[StrictStr, AfterValidator(_unicode_text)]
 
 
 class _Strict(BaseModel):
@@ -33,14 +48,15 @@ class Options(_Strict):
 
 class Document(_Strict):
     id: StrictStr | StrictInt
-    text: StrictStr
+    text: Text
 
 
 class TagRequest(Options):
-    text: StrictStr | None = Field(None, description="one text (or give documents)")
+    text: Text | None = Field(None, description="one text (or give documents)")
     documents: list[Document] | None = Field(None, min_length=1, description="a batch of documents with ids")
     decoder: StrictStr | None = Field(None, description="default: viterbi on the chain, exact on the skip graph")
-    min_confidence: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
+    min_confidence: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)] | None = Field(
+        None, description="leave out entities below this confidence (0 to 1)")
     tokens: StrictBool = Field(False, description="also return the tokens with the marginal of each tag")
 
     @model_validator(mode="after")
@@ -56,7 +72,7 @@ class TagRequest(Options):
 
 
 class CompareRequest(Options):
-    text: StrictStr
+    text: Text
     decoders: list[StrictStr] = Field(list(COMPARE_DECODERS), min_length=1, max_length=32)
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import socket
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import HgnerError
 
@@ -23,6 +25,7 @@ DEFAULT_MAX_DOCUMENTS = 256  # documents in one batch
 DEFAULT_MAX_QUEUE = 64  # requests waiting or running in one worker before 429
 DEFAULT_TIMEOUT = 30.0  # seconds from arrival to answer before 504
 MAX_WORKERS = 64
+MAX_TIMEOUT = 86_400.0  # a day: longer is a mistake (and must stay a finite number of seconds)
 MIN_API_KEY_CHARS = 16
 
 
@@ -90,7 +93,7 @@ def check_settings(settings: ServerSettings) -> None:
         (s.max_chars >= 1, "--max-chars", "a positive number of characters", s.max_chars),
         (s.max_documents >= 1, "--max-documents", "a positive number of documents", s.max_documents),
         (s.max_queue >= 1, "--max-queue", "a positive number of requests", s.max_queue),
-        (s.timeout > 0, "--timeout", "a positive number of seconds", s.timeout),
+        (0 < s.timeout <= MAX_TIMEOUT, "--timeout", f"a number of seconds above 0, at most {MAX_TIMEOUT:g}", s.timeout),
     ]
     for ok, option, expected, got in checks:
         if not ok:
@@ -103,5 +106,31 @@ def check_settings(settings: ServerSettings) -> None:
         raise HgnerError(f"--host {s.host}: other machines could connect; give --api-key (or {API_KEY_VARIABLE}) "
                          "so that requests need a bearer token, or --insecure to serve without one")
     for origin in s.cors_origins:
-        if origin != "*" and not origin.startswith(("http://", "https://")):
-            raise HgnerError(f"--cors-origin {origin!r}: expected an origin such as https://example.org, or *")
+        if origin != "*" and not _is_origin(origin):
+            raise HgnerError(f"--cors-origin {origin!r}: expected an origin such as https://example.org "
+                             "(scheme, host and optional port; no path or trailing slash), or *")
+
+
+def _is_origin(origin: str) -> bool:
+    """Whether ``origin`` is what a browser sends in ``Origin``: ``scheme://host[:port]``."""
+    try:
+        parts = urlsplit(origin)
+        parts.port  # noqa: B018  (a bad port raises ValueError)
+    except ValueError:
+        return False
+    return (parts.scheme in ("http", "https") and bool(parts.hostname) and not parts.path and not parts.query
+            and not parts.fragment and not parts.username and origin == f"{parts.scheme}://{parts.netloc}")
+
+
+def check_address(host: str, port: int) -> None:
+    """An :class:`HgnerError` naming ``--host`` and ``--port`` when the server could not listen
+    there (an unknown name, another machine's address, a port in use or not allowed), found
+    before the models load rather than as the web server's log line."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as error:
+        raise HgnerError(f"--host {host} --port {port}: cannot listen there ({error.strerror or error})") from None

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from ..errors import HgnerError, named
-from ..fileio import decode_utf8, not_a_file
+from ..fileio import decode_utf8, not_a_file, read_input
 from ..validation import check_argument
 
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
@@ -42,7 +42,7 @@ class Input:
             raw = sys.stdin.buffer.read()
         else:
             try:
-                raw = Path(str(self.path)).read_bytes()
+                raw = read_input(str(self.path))
             except OSError as error:
                 raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
         return decode_utf8(raw, self.source)
@@ -78,6 +78,8 @@ def check_glob(pattern: str) -> str:
     if not pattern or path.is_absolute() or ".." in path.parts or len(path.parts) > MAX_GLOB_PARTS:
         raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
                          f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..', at most {MAX_GLOB_PARTS} parts)")
+    if any("**" in part and part != "**" for part in path.parts):  # as pathlib's glob refuses them
+        raise HgnerError(f"glob pattern {pattern!r}: '**' must be a whole part of the pattern, as in '**/*.txt'")
     return pattern
 
 
@@ -91,6 +93,12 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
     root = Path(directory)
     patterns = tuple(map(check_glob, (patterns,) if isinstance(patterns, str) else patterns))
     skip = Path(exclude).resolve() if exclude is not None else None
+    for problem in _unlistable_folders(root):  # rglob skips them without a word
+        where = Path(problem.filename or root)
+        if not any(part.startswith(".") for part in where.relative_to(root).parts if where != root) \
+                and (skip is None or skip != where.resolve() and skip not in where.resolve().parents):
+            raise HgnerError(f"{where}: cannot list the folder ({problem.strerror or problem}); its files would be "
+                             "left out")
     found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
                     and not any(part.startswith(".") for part in p.relative_to(root).parts)
                     and (skip is None or skip not in p.resolve().parents)})
@@ -98,6 +106,14 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
         raise HgnerError(f"{directory}: a directory with no files matching {' or '.join(map(repr, patterns))} "
                          f"(see {named('glob')})")
     return found
+
+
+def _unlistable_folders(root: Path) -> list[OSError]:
+    """The errors listing ``root``'s folders gave (unreadable ones), walking as ``rglob`` does."""
+    problems: list[OSError] = []
+    for _ in os.walk(root, onerror=problems.append):
+        pass
+    return problems
 
 
 def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:

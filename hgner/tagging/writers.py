@@ -328,10 +328,16 @@ class BratWriter(Writer):
             if entity.confidence is not None:
                 lines.append(f"#{number}\tAnnotatorNotes T{number}\tconfidence {entity.confidence:.6f}\n")
         target = self.annotation_path(self.document, self.options, self.documents)
-        if self.options.output is not None:
+        if self.options.output is not None:  # paths hgner chose inside DIR: links there are replaced, never followed
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_text(target.with_suffix(".txt"), self.text)
-        write_text(target, "".join(lines))
+            root = Path(self.options.output).resolve()
+            if target.parent.resolve() != root and root not in target.parent.resolve().parents:
+                raise HgnerError(f"{target.parent}: a link inside {named('output')} {self.options.output} to a folder "
+                                 "outside it; refusing to write there")
+            write_text(target.with_suffix(".txt"), self.text, follow_links=False)
+            write_text(target, "".join(lines), follow_links=False)
+        else:
+            write_text(target, "".join(lines))
 
 
 @register_format("docbin")

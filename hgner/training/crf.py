@@ -34,7 +34,7 @@ from ..modelfiles import MODEL_FILE, check_model_target, model_workspace, write_
 from ..tokenizer import describe as describe_tokenizer
 from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
 from ..version import __version__
-from .options import TrainOptions, WordTables
+from .options import TABLES, TrainOptions, WordTables
 
 
 def train(corpus: Corpus, out: str | Path, options: TrainOptions | None = None, tables: WordTables | None = None, *,
@@ -99,7 +99,7 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
 
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
                "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
-               "word_clusters_sources", "training", "model_bytes")
+               "word_clusters_sources", "outside_truecase_sources", "training", "model_bytes")
 
 
 def _ordered(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def _metadata(options: TrainOptions, tables: WordTables, resources: FeatureResou
         "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
         "label_map": dict(options.label_map or {}), "training": training,
     }
-    for setting in ("gazetteer", "word_clusters"):
+    for setting in TABLES:
         _, sources = tables.table(setting)
         if getattr(resources, setting) and sources:
             metadata[f"{setting}_sources"] = source_line(sources)
@@ -128,13 +128,15 @@ def _metadata(options: TrainOptions, tables: WordTables, resources: FeatureResou
 def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> FeatureResources:
     """The feature tables of a model trained on ``corpus``, checked before any training."""
     config = options.config
-    for setting in ("gazetteer", "word_clusters"):
+    for setting in TABLES:
         _check_outside_table(setting, *tables.table(setting), getattr(config, setting))
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
     gazetteer, word_clusters = tables.gazetteer, tables.word_clusters
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
-                                 word_clusters=word_clusters if config.word_clusters and word_clusters else {})
+                                 word_clusters=word_clusters if config.word_clusters and word_clusters else {},
+                                 outside_truecase=tables.outside_truecase if config.outside_truecase
+                                 and tables.outside_truecase else {})
     problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
     if problem is not None:
         sources = tables.word_clusters_sources

@@ -17,6 +17,7 @@ from ..tokenizer import DEFAULT_LANGUAGE, language_defaults
 from ..validation import check_argument
 
 WordTable = dict[str, list[str]]  # list name or cluster path -> words
+TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the feature settings whose table comes from outside
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,9 @@ class TrainOptions:
             raise ModelError(f"{named('max_iterations')} must be at least 1, got {self.max_iterations}")
         check_argument(self.label_map is None or isinstance(self.label_map, Mapping), "label_map",
                        "a mapping of entity types", self.label_map)
-        if self.config.lowercase_clusters and not self.config.word_clusters:
-            raise ModelError(f"{named('lowercase_clusters')} adds to the word-cluster features: give "
-                             f"{named('word_clusters')} too")
+        if (self.config.lowercase_clusters or self.config.neighbour_clusters) and not self.config.word_clusters:
+            raise ModelError(f"{named('lowercase_clusters')} and {named('neighbour_clusters')} add to the word-cluster "
+                             f"features: give {named('word_clusters')} too")
         language_defaults(self.language)  # an unknown language code fails before any corpus is read
         object.__setattr__(self, "label_map", dict(self.label_map or {}))
 
@@ -61,14 +62,17 @@ class TrainOptions:
 @dataclass(frozen=True)
 class WordTables:
     """Tables from outside the training corpus for the features that need one: ``gazetteer``
-    (list name -> entries) and ``word_clusters`` (cluster path -> words), each with the text saying
-    where it came from (``meta.json``'s ``*_sources``)."""
+    (list name -> entries), ``word_clusters`` (cluster path -> words) and ``outside_truecase``
+    (lowercase form -> usual spelling), each with the text saying where it came from
+    (``meta.json``'s ``*_sources``)."""
 
     gazetteer: WordTable | None = None
     gazetteer_sources: str | None = None
     word_clusters: WordTable | None = None
     word_clusters_sources: str | None = None
+    outside_truecase: dict[str, str] | None = None
+    outside_truecase_sources: str | None = None
 
     def table(self, setting: str) -> tuple[Any, Any]:
-        """``(table, sources)`` of the feature setting ``setting`` (gazetteer, word_clusters)."""
+        """``(table, sources)`` of the feature setting ``setting`` (:data:`TABLES`)."""
         return getattr(self, setting), getattr(self, f"{setting}_sources")

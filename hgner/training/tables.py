@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ..errors import HgnerError, named
 from ..features import TABLE_FILES, FeatureResources
-from ..fileio import decode_utf8, file_sha256
+from ..fileio import decode_utf8, file_sha256, read_input
 from ..model import CrfModel
 from ..modelfiles import builtin_models
 from ..validation import ecma_pattern, load_schema, read_string_table
@@ -22,6 +23,14 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
     ``gazetteer.schema.json``). Training fits them to its corpus (:func:`hgner.features.fit_gazetteer`)."""
     return _read_word_table(source, "gazetteer", partial(read_string_table, schema_name="gazetteer"),
                             "gazetteer lists", "no gazetteer entries (expected list names mapped to entries)")
+
+
+def read_outside_truecase(source: str) -> tuple[Any, str, Path]:
+    """An outside truecasing table (lowercase form -> usual spelling) for ``hgner train
+    --outside-truecase``, where it came from and the file read: a model's (a name or directory)
+    or a JSON file as a model's ``outside_truecase.json`` (checked against its schema)."""
+    return _read_word_table(source, "outside_truecase", partial(read_string_table, schema_name="outside_truecase"),
+                            "outside truecasing table", "no entries (expected lowercase words mapped to their usual spelling)")
 
 
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
@@ -68,8 +77,7 @@ def _read_cluster_file(path: Path) -> dict[str, list[str]]:
     """Word clusters from a JSON file (one that starts with ``{`` or ``[``; ``word_clusters.json``
     is an object) or a Brown ``paths`` file (whose lines start with 0 or 1)."""
     try:
-        with path.open("rb") as file:
-            head = file.read(4096)
+        head = read_input(path)[:4096]
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
     if head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] not in (b"{", b"["):
@@ -92,7 +100,7 @@ def _read_brown_paths(path: Path) -> dict[str, list[str]]:
     clusters: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}  # word -> the line it is on
     try:
-        raw = path.read_bytes()
+        raw = read_input(path)
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
     for number, line in enumerate(decode_utf8(raw, str(path)).split("\n"), 1):

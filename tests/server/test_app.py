@@ -40,7 +40,12 @@ def strict():
     """A server with an API key, a queue of one, a short timeout and CORS for one origin."""
     app = create_app(settings(api_key="k" * 20, max_queue=1, timeout=0.5, cors_origins=("https://example.org",)))
     with TestClient(app, raise_server_exceptions=False, headers={"Authorization": "Bearer " + "k" * 20}) as test_client:
-        yield _ready(test_client)
+        _ready(test_client)
+        for _ in range(100):  # the first tagger (spaCy's tokenizer) may take longer than the 0.5 s timeout
+            if test_client.post("/v1/tag", json={"text": "Paris ."}).status_code == 200:
+                break
+            time.sleep(0.2)
+        yield test_client
 
 
 def hgner_tag_jsonl(capsys, text: str, *options: str) -> list[dict]:
@@ -216,6 +221,17 @@ def test_cors_only_for_the_origin_given(client, strict):
     assert "access-control-allow-origin" not in strict.get("/health", headers={"Origin": "https://evil.test"}).headers
 
 
+def test_a_refused_cors_preflight_is_json(strict):
+    preflight = {"Origin": "https://example.org", "Access-Control-Request-Method": "POST"}
+    answer = strict.options("/v1/tag", headers=preflight)
+    assert answer.status_code == 200 and answer.headers["access-control-allow-origin"] == "https://example.org"
+    body = error(strict.options("/v1/tag", headers={**preflight, "Origin": "https://evil.test"}), 400, "cors_refused")
+    assert "origin" in body["message"] and "--cors-origin" in body["message"]
+    body = error(strict.options("/v1/tag", headers={**preflight, "Access-Control-Request-Method": "DELETE"}), 400,
+                 "cors_refused")
+    assert "method" in body["message"]
+
+
 def test_full_queue_is_429_with_retry_after(strict):
     admission = strict.app.state.service.admission
     admission.taken = admission.limit  # the queue is full (as with --max-queue requests in flight)
@@ -267,3 +283,88 @@ def test_a_model_that_fails_to_load_is_503(tmp_path):
         error(broken.get("/ready"), 503, "not_ready")
         error(broken.post("/v1/tag", json={"text": "x"}), 503, "not_ready")
         assert broken.get("/health").status_code == 200
+
+
+@pytest.mark.parametrize("body, field, words", [
+    (b'{"documents": [{"id": 1, "text": "fine"}, {"id": 2, "text": "\\ud800"}]}', "body.documents.1.text",
+     "not valid Unicode"),
+    (b'{"text": "x", "min_confidence": true}', "body.min_confidence", "valid number"),
+    (b'{"text": "x", "min_confidence": "0.5"}', "body.min_confidence", "valid number"),
+    (b'{"text": "x",', "body", "malformed JSON at character 13"),
+    (b'{"text": "x", "settings": {"a": ' + b"[" * 5000 + b"]" * 5000 + b"}}", "body", "nested too deeply"),
+])
+def test_bad_requests_name_the_field(client, body, field, words):
+    answer = error(client.post("/v1/tag", content=body, headers={"content-type": "application/json"}), 422, "invalid")
+    assert answer["details"][0]["field"] == field if "details" in answer else field == "body"
+    assert answer["message"].startswith(field + ":") and words in answer["message"]
+
+
+def test_a_body_that_is_not_json_says_so(client):
+    for content_type in ("text/plain", "application/x-www-form-urlencoded"):
+        answer = error(client.post("/v1/tag", content=b'{"text": "x"}', headers={"content-type": content_type}),
+                       422, "invalid")
+        assert "expected Content-Type: application/json" in answer["message"] and content_type in answer["message"]
+
+
+def test_unknown_paths_and_methods_say_what_exists(client):
+    assert "/openapi.json" in error(client.get("/v2/tag"), 404, "not_found")["message"]
+    assert "takes POST" in error(client.get("/v1/compare"), 405, "method_not_allowed")["message"]
+
+
+def test_a_body_that_never_arrives_is_408():
+    """A client that sends its headers and then holds the connection is answered within --timeout."""
+    import asyncio
+
+    from hgner.server.app import Guard
+    from hgner.server.metrics import Metrics
+
+    async def application(scope, receive, send):
+        raise AssertionError("the application is not reached")
+
+    async def receive():
+        await asyncio.sleep(3600)
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/tag", "headers": [(b"content-type", b"application/json")]}
+    started = time.monotonic()
+    asyncio.run(Guard(application, settings(timeout=0.2), Metrics())(scope, receive, send))
+    assert time.monotonic() - started < 2
+    assert sent[0]["status"] == 408
+    body = json.loads(sent[1]["body"])["error"]
+    assert body["code"] == "request_timeout" and "--timeout" in body["message"]
+
+
+def test_the_decoder_listing_is_built_once(client):
+    from hgner.server.engine import decoder_infos
+
+    assert client.get("/v1/decoders").json()["decoders"] == decoder_infos()
+    assert decoder_infos() is decoder_infos()  # not 20 ms of registry lookups on the event loop per request
+
+
+@pytest.mark.parametrize("path", ["/v1/tag", "/v1/compare"])
+def test_a_time_limit_in_the_request_cannot_pass_the_timeout(strict, path):
+    """time_limit 1e308 from a client would keep the decoding thread (and every later request) busy."""
+    body = {"text": TEXT, "sweeps": 100_000_000, "settings": {"time_limit": 1e308}}
+    body.update({"decoder": "herded"} if path == "/v1/tag" else {"decoders": ["herded"]})
+    started = time.monotonic()
+    answer = strict.post(path, json=body)
+    assert answer.status_code in (200, 504), answer.text
+    time.sleep(0.3)
+    assert strict.post("/v1/tag", json={"text": "Paris ."}).status_code == 200
+    assert time.monotonic() - started < 5
+
+
+def test_bounded_time_limit():
+    from hgner.decoders import decoder_settings
+    from hgner.server.engine import bounded_time_limit
+
+    setting = decoder_settings("herded")["time_limit"]
+    assert bounded_time_limit(setting, None, 30.0) == 30.0
+    assert bounded_time_limit(setting, "none", 30.0) == 30.0
+    assert bounded_time_limit(setting, 1e308, 30.0) == 30.0
+    assert bounded_time_limit(setting, "2.5", 30.0) == 2.5
+    assert bounded_time_limit(setting, -1, 30.0) == -1  # refused by the decoder, with its message

@@ -36,7 +36,7 @@ def page():
 def run(page, button: str, text: str) -> None:
     page.fill("#text", text)
     page.click(button)
-    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders on|found|Error/)")
+    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders on|found|Error|no tokens/)")
 
 
 def test_tag_highlights_the_entities(page):
@@ -122,3 +122,25 @@ def test_script_in_a_text_and_in_a_label_shows_as_text(page):
     assert label.inner_text() == SCRIPT
     assert page.evaluate("window.injected") is None
     assert page.locator("#results script").count() == 0
+
+
+def test_a_field_out_of_range_and_a_blank_text_are_said_in_the_status(page):
+    page.fill("#sweeps", "0")
+    page.click("#compare")  # the browser refuses to submit: the status says which field
+    assert page.inner_text("#status").startswith("Sweeps:")
+    assert "error" in page.get_attribute("#status", "class")
+    page.fill("#sweeps", "200")
+    run(page, "#compare", "   ")
+    assert page.inner_text("#status") == "The text has no tokens: type, paste or drop a text."
+
+
+def test_a_long_text_scrolls_inside_each_column(page):
+    run(page, "#compare", "Peter Blackburn , the Commission spokesman , said in Brussels . " * 60)
+    column = page.locator('.column[data-decoder="exact"] .text')
+    height, scrolled, viewport = column.evaluate(
+        "node => [node.clientHeight, node.scrollHeight, window.innerHeight]")
+    assert height <= 0.75 * viewport < scrolled  # not a page as long as every column's copy of the text
+    assert page.evaluate("document.documentElement.scrollHeight") < 4 * viewport
+    column.focus()
+    page.keyboard.press("End")  # the last token is scrolled into view
+    assert column.evaluate("node => node.scrollTop") > 0

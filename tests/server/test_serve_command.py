@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
 import time
 
@@ -27,12 +28,33 @@ from hgner.server.settings import ServerSettings  # noqa: E402
     (["--workers", "0"], "--workers"),
     (["--timeout", "0"], "--timeout"),
     (["--cors-origin", "example.org"], "--cors-origin"),
+    (["--cors-origin", "https://example.org/"], "no path or trailing slash"),
+    (["--timeout", "inf"], "--timeout"),
+    (["--timeout", "nan"], "--timeout"),
+    (["--api-key="], "--api-key"),  # an empty key is refused, never taken for "no key"
+    (["--host", "999.1.1.1", "--insecure"], "--host 999.1.1.1 --port 8080: cannot listen there"),
+    (["--host", "192.0.2.1", "--insecure"], "cannot listen there"),  # another machine's address
 ])
 def test_bad_options_exit_2_before_serving(capsys, monkeypatch, arguments, message):
     monkeypatch.delenv("HGNER_API_KEY", raising=False)
     assert cli.main(["serve", *arguments]) == 2
     error = capsys.readouterr().err
     assert error.startswith("hgner serve: error:") and message in error
+
+
+def test_an_empty_api_key_variable_is_refused(capsys, monkeypatch):
+    monkeypatch.setenv("HGNER_API_KEY", "")
+    assert cli.main(["serve", "--model", "en-conll03"]) == 2
+    assert "HGNER_API_KEY" in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_one_error(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert cli.main(["serve", "--model", "en-conll03", "--port", str(port)]) == 2
+    assert f"--port {port}: cannot listen there" in capsys.readouterr().err
 
 
 def test_other_addresses_need_a_key_or_insecure():

@@ -100,6 +100,7 @@ async function compare() {
       })),
     };
     render();
+    if (!answer.tokens.length) { status("The text has no tokens: type, paste or drop a text.", true); return; }
     const optimum = answer.optimum.certified ? `certified optimum ${answer.optimum.score.toFixed(3)}` : "optimum not certified";
     status(`${answer.results.length} decoders on ${answer.tokens.length} tokens (${answer.graph} graph, ${optimum}).`);
   } catch (error) {
@@ -233,6 +234,12 @@ function tokenOf(node) {
 
 function setUp() {
   $("form").addEventListener("submit", (event) => { event.preventDefault(); compare(); });
+  // the browser refuses to submit a field out of range (sweeps 0): say which, not only in its bubble
+  $("form").addEventListener("invalid", (event) => {
+    const label = event.target.closest("label");
+    const name = label ? label.firstChild.textContent.trim() : event.target.name;
+    status(`${name}: ${event.target.validationMessage}`, true);
+  }, true);
   $("tag").addEventListener("click", tag);
   $("text").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); compare(); }

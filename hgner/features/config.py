@@ -1,0 +1,162 @@
+"""Feature configuration (which attribute groups a model uses) and resources (the tables they
+read), the two things a model needs besides its weights to featurise text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..validation import check_fields
+
+
+@dataclass(frozen=True)
+class FeatureConfig:
+    """Which attribute groups a model uses (see the module docstring)."""
+
+    window: int = 2
+    affixes: int = 4
+    conjunctions: bool = False
+    truecase: bool = False
+    document: bool = False
+    gazetteer: bool = False
+    context: int = 0
+    word_clusters: bool = False
+    lowercase_clusters: bool = False
+    neighbour_clusters: int = 0
+    frequency: str = ""
+    outside_truecase: bool = False
+    caseless_features: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> FeatureConfig:
+        check_fields(data, cls, "feature settings")
+        return cls(**data)
+
+
+# The shipped models' features without the gazetteer (which needs lists from outside the training
+# corpus): what `hgner train` uses unless told otherwise (eng.testa: scripts/TUNING.md).
+RECOMMENDED = FeatureConfig(window=2, affixes=4, conjunctions=True, truecase=True, document=True, context=10)
+BASELINE = FeatureConfig()
+
+TRUECASE_FILE = "truecase.json"
+GAZETTEER_FILE = "gazetteer.json"
+GAZETTEER_MAX_TOKENS = 4
+WORD_CLUSTERS_FILE = "word_clusters.json"
+OUTSIDE_TRUECASE_FILE = "outside_truecase.json"
+CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
+
+
+@dataclass
+class FeatureResources:
+    """Tables the features need, saved as plain JSON in the model directory.
+
+    ``truecase`` maps a lowercase form to its most frequent surface form in the training corpus.
+    ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
+    lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
+    ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
+    in one cluster. ``outside_truecase`` maps a lowercase form to its most frequent surface form
+    in text far larger than the training corpus (consulted after ``truecase``)."""
+
+    truecase: dict[str, str] = field(default_factory=dict)
+    gazetteer: dict[str, list[str]] = field(default_factory=dict)
+    word_clusters: dict[str, list[str]] = field(default_factory=dict)
+    outside_truecase: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.list_names = sorted(self.gazetteer)
+        self._entries: dict[str, tuple[int, ...]] = {}  # entry -> the lists it is on (indices in list_names)
+        for list_index, list_name in enumerate(self.list_names):
+            for entry in self.gazetteer[list_name]:
+                self._entries[entry] = (*self._entries.get(entry, ()), list_index)
+        # the entries' first tokens ("new" of "new york city"): the words a match may start with
+        self.entry_starts = frozenset(entry.split(" ", 1)[0] for entry in self._entries)
+        self._cluster_of = {word: path for path, words in self.word_clusters.items() for word in words}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FeatureResources) and all(
+            getattr(self, key) == getattr(other, key) for key in TABLE_FILES)
+
+    def repeated_cluster_word(self) -> str | None:
+        """What is wrong when a word is in ``word_clusters`` twice, or None."""
+        if len(self._cluster_of) == sum(map(len, self.word_clusters.values())):
+            return None
+        seen: dict[str, str] = {}
+        for path, words in self.word_clusters.items():
+            for word in words:
+                if word in seen:
+                    return (f"word {word[:40]!r} is listed twice (clusters {seen[word]} and {path}); "
+                            "expected each word once")
+                seen[word] = path
+        return None
+
+    def cluster_attributes(self, word: str, lowercase: bool = False) -> tuple[str, ...]:
+        """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
+        in lower case); () when it has no cluster. With ``lowercase``, also ``lcK=`` of its
+        lowercase form's path when the word differs from that form and both have a cluster."""
+        lower = word.lower()
+        own = self._cluster_of.get(word)
+        path = own or self._cluster_of.get(lower)
+        attributes = () if path is None else _path_prefixes(path, "c")
+        lower_path = self._cluster_of.get(lower) if lowercase and own is not None and lower != word else None
+        return attributes if lower_path is None else attributes + _path_prefixes(lower_path, "lc")
+
+    def neighbour_cluster_attributes(self, word: str, offset: int) -> tuple[str, ...]:
+        """``{offset}:cK=`` for each prefix length K of ``word``'s cluster path (as written, then in
+        lower case), what the word tells the token ``offset`` positions away; () without a cluster."""
+        path = self._cluster_of.get(word) or self._cluster_of.get(word.lower())
+        return () if path is None else _path_prefixes(path, f"{offset}:c")
+
+    def lookup(self, entry: str) -> tuple[int, ...]:
+        """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
+        return self._entries.get(entry, ())
+
+    def save(self, directory: str | Path) -> list[str]:
+        """Write the non-empty tables into ``directory`` (atomically); returns the file names written."""
+        from ..fileio import write_text
+
+        written = []
+        for key, file_name in TABLE_FILES.items():
+            table = getattr(self, key)
+            if table:
+                write_text(Path(directory) / file_name,
+                           json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+                written.append(file_name)
+        return written
+
+    @classmethod
+    def load(cls, directory: str | Path, names: Sequence[str] | None = None) -> FeatureResources:
+        """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
+        exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
+        when ``names`` is None, whichever of them exist. A word in two clusters is an error too."""
+        from ..validation import read_string_table
+
+        tables = {}
+        for key, file_name in TABLE_FILES.items():
+            path = Path(directory) / file_name
+            if (file_name in names) if names is not None else path.is_file():
+                tables[key] = read_string_table(path, key)
+            else:
+                tables[key] = {}
+        resources = cls(**tables)
+        repeated = resources.repeated_cluster_word()
+        if repeated is not None:
+            from ..errors import ModelError
+
+            raise ModelError(f"{Path(directory) / WORD_CLUSTERS_FILE}: {repeated}")
+        return resources
+
+
+# FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
+TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE,
+               "outside_truecase": OUTSIDE_TRUECASE_FILE}
+
+
+@lru_cache(maxsize=None)  # one entry per cluster path and attribute name (c, lc)
+def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
+    return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)

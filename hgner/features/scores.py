@@ -1,0 +1,159 @@
+"""The tagging path: a model's weights applied during featurising (:class:`AttributeScores`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain, repeat
+
+import numba
+import numpy as np
+
+from ..lookup import Lookup
+from . import vocabulary as _vocabulary
+from .config import FeatureConfig, FeatureResources
+from .document import _Document, _offsets
+from .vocabulary import SLOT_ATTRIBUTES, Vocabulary, _Table, ragged_attribute
+from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
+
+ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
+
+
+class AttributeScores:
+    """A model's weights applied during featurising: the tagging path (:meth:`unary`).
+
+    Documents become arrays of :class:`Vocabulary` rows. What depends on one word type only is
+    computed once per type: the summed weights (K,) of its own attributes (:func:`type_attributes`)
+    and the ids of the attributes it gives its neighbours (:func:`neighbour_attributes`). The
+    other attributes' ids are cached by their keys (codes of :meth:`_Document.slot_keys` and
+    :meth:`_Document.ragged_keys`). Unary rows are built by whole-document array operations, adding
+    weights in the order of the attribute strings, so they equal the string path's rows
+    (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`) bit for bit. The caches
+    start again when the vocabulary holds :data:`ID_CACHE_TYPES` word types, or a cache of ids
+    :data:`NGRAM_CACHE_ENTRIES` keys (bounded memory). With ``caseless_features`` each word type
+    also has the rows of its attributes marked for caseless sentences (:data:`CASELESS_MARK`).
+
+    Args:
+        index: attribute -> row of ``weights``.
+        weights: (A, K) weight of each attribute for each label.
+        config: the model's feature configuration.
+        resources: the model's feature resources.
+    """
+
+    def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig,
+                 resources: FeatureResources | None) -> None:
+        self.index = index
+        self.config = config
+        self.resources = resources
+        self.weights = np.ascontiguousarray(weights, np.float64)
+        self.offsets = _offsets(config)
+        self.offset_array = np.array(self.offsets, np.int64)
+        self.width = context_width(config)  # neighbour attribute ids per offset
+        self.edge_ids = np.array([index.get("BOS", -1), index.get("EOS", -1)], np.int64)
+        self._clear()
+
+    def _clear(self) -> None:
+        vocabulary = self.vocabulary = Vocabulary(self.resources)
+        marks = ("", CASELESS_MARK) if self.config.caseless_features else ("",)
+        # per mark and vocabulary row: its own attributes' summed weights, and the ids it gives its neighbours
+        self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in marks}
+        self.neighbour_ids = {mark: _Table(self.width * len(self.offsets), np.int64) for mark in marks}
+        get = self.index.get
+        self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
+                                      _vocabulary.NGRAM_CACHE_ENTRIES)
+                         for kind, attribute in SLOT_ATTRIBUTES.items()}
+        self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), _vocabulary.NGRAM_CACHE_ENTRIES)
+
+    def _add_types(self, words: list[str]) -> None:
+        """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own
+        attributes and the ids of the attributes it gives its neighbours, for each mark."""
+        for mark in self.sums:
+            self._add_marked_types(words, mark)
+
+    def _add_marked_types(self, words: list[str], mark: str) -> None:
+        attributes = [marked(type_attributes(word, self.config, self.vocabulary.resources), mark) for word in words]
+        lengths = np.fromiter(map(len, attributes), np.int64, len(words))
+        starts = np.zeros(len(words) + 1, np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        ids = np.fromiter(map(self.index.get, chain.from_iterable(attributes), repeat(-1)), np.int64, starts[-1])
+        sums = np.zeros((len(words), self.weights.shape[1]))
+        _add_weights(sums, self.weights, (np.zeros((len(words), 0), np.int64), starts, ids))
+        self.sums[mark].extend(sums)
+        neighbour_ids = np.full((len(words), self.width * len(self.offsets)), -1, np.int64)
+        get, resources = self.index.get, self.vocabulary.resources
+        for row, word in enumerate(words):
+            for k, offset in enumerate(self.offsets):
+                attributes = marked(context_attributes(word, offset, self.config, resources), mark)
+                neighbour_ids[row, k * self.width:k * self.width + len(attributes)] = [get(a, -1) for a in attributes]
+        self.neighbour_ids[mark].extend(neighbour_ids)
+
+    def unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
+        """(n, K) state scores of a document's tokens (all sentences, in order)."""
+        if len(self.vocabulary) >= ID_CACHE_TYPES:
+            self._clear()
+        document = _Document(sentences, self.config, self.vocabulary)
+        if len(self.sums[""]) < len(self.vocabulary):
+            self._add_types(self.vocabulary.words[len(self.sums[""]):])
+        rows = document.rows
+        n = len(rows)
+        unary = self.sums[""].array[rows]
+        # (n, one-per-token kinds) attribute ids (-1: none): BOS, EOS, the neighbours' by offset, the slots
+        ids = np.empty((n, 2 + self.width * len(self.offsets) + len(SLOT_ATTRIBUTES)), np.int64)
+        places = (rows, document.position, document.lengths[document.sentence])
+        _context_ids(ids, places, (self.neighbour_ids[""].array, self.offset_array, self.edge_ids))
+        if CASELESS_MARK in self.sums and document.caseless.any():  # their marked rows (neighbours: same sentence)
+            caseless = document.caseless[document.sentence]
+            unary[caseless] = self.sums[CASELESS_MARK].array[rows[caseless]]
+            marked_ids = np.empty_like(ids)
+            _context_ids(marked_ids, places, (self.neighbour_ids[CASELESS_MARK].array, self.offset_array, self.edge_ids))
+            ids[caseless] = marked_ids[caseless]
+        for column, (kind, keys) in enumerate(document.slot_keys(), 2 + self.width * len(self.offsets)):
+            ids[:, column] = self.slot_ids[kind].of(keys)
+        tokens, keys = document.ragged_keys()
+        starts = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(tokens, minlength=n), out=starts[1:])
+        _add_weights(unary, self.weights, (ids, starts, self.ragged_ids.of(keys)))
+        return unary
+
+
+@numba.njit(cache=True, nogil=True)
+def _context_ids(ids: np.ndarray, tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 context: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Fills ``ids`` (n, C) with its tokens' one-per-token attribute ids: ``BOS`` and ``EOS`` in
+    columns 0 and 1, then for each offset the W ids a token's neighbour at that offset gives it
+    (W = ``neighbour_ids.shape[1] // len(offsets)``, -1 padded), and -1 (none) everywhere else,
+    the slot columns included.
+
+    Args:
+        tokens: (n,) each token's vocabulary row, place in its sentence and sentence length.
+        context: the ids each vocabulary row gives its neighbours (types, W * offsets), the offsets
+            (O,) and the ids of BOS and EOS (2,).
+    """
+    rows, position, length = tokens
+    neighbour_ids, offsets, edge_ids = context
+    ids[:] = -1
+    width = neighbour_ids.shape[1] // max(len(offsets), 1)
+    for i in range(ids.shape[0]):
+        if position[i] == 0:
+            ids[i, 0] = edge_ids[0]
+        if position[i] == length[i] - 1:
+            ids[i, 1] = edge_ids[1]
+        for k in range(len(offsets)):
+            if 0 <= position[i] + offsets[k] < length[i]:
+                for j in range(width):
+                    ids[i, 2 + width * k + j] = neighbour_ids[rows[i + offsets[k]], width * k + j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_weights(unary: np.ndarray, weights: np.ndarray, ids: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Adds to each row of ``unary`` (n, K) the ``weights`` (A, K) rows of its attributes, one at a
+    time and in order, as the sparse product of the string path does: first its one-per-token ids
+    (``ids[0]``, (n, C), -1 for none), then its ragged ones, ``ids[2][ids[1][i]:ids[1][i + 1]]``."""
+    single, starts, ragged = ids
+    for i in range(unary.shape[0]):
+        for c in range(single.shape[1]):
+            a = single[i, c]
+            if a >= 0:
+                unary[i] += weights[a]
+        for j in range(starts[i], starts[i + 1]):
+            if ragged[j] >= 0:
+                unary[i] += weights[ragged[j]]

@@ -1,0 +1,99 @@
+"""English experiments for the unlabelled-data and case features, decided on the English dev sets
+only: eng.testa and Wikigold together (eng.testa understates what helps out of domain), each also
+lowercased and uppercased.
+
+    python scripts/tune_english.py NAME [NAME ...]   # train on eng.train, score on the dev sets
+    python scripts/tune_english.py --list            # the experiments
+
+Results are appended to ``scripts/tuning_english.jsonl`` (one JSON object per run); eng.testb is
+never looked at here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build_models import (FEATURES, ROOT, SCHEME, TRAINING, build_gazetteer, build_outside_truecase,  # noqa: E402
+                          build_word_clusters, f1, record, tokens_per_second)
+
+from hgner.augment import case_augmented, recased  # noqa: E402
+from hgner.corpus import load_corpus  # noqa: E402
+from hgner.training.crf import train  # noqa: E402
+from hgner.training import TrainOptions, WordTables  # noqa: E402
+
+RESULTS = ROOT / "scripts" / "tuning_english.jsonl"
+CLUSTERS = replace(FEATURES, word_clusters=True)
+# name -> (feature settings, case augmentation)
+EXPERIMENTS = {
+    "shipped": (FEATURES, ()),
+    "clusters": (CLUSTERS, ()),
+    "clusters+lc": (replace(CLUSTERS, lowercase_clusters=True), ()),
+    "clusters+nb": (replace(CLUSTERS, neighbour_clusters=1), ()),
+    "clusters+nb+zipf": (replace(CLUSTERS, neighbour_clusters=1, frequency="en"), ()),
+    "clusters+zipf": (replace(CLUSTERS, frequency="en"), ()),
+    "clusters+nb+lower": (replace(CLUSTERS, neighbour_clusters=1), ("lower",)),
+    "clusters+nb+lower+upper": (replace(CLUSTERS, neighbour_clusters=1), ("lower", "upper")),
+    "clusters+lower+upper": (CLUSTERS, ("lower", "upper")),
+    "clusters+otc": (replace(CLUSTERS, outside_truecase=True), ()),
+    "clusters+nb+otc": (replace(CLUSTERS, neighbour_clusters=1, outside_truecase=True), ()),
+    "clusters+nb+zipf+otc": (replace(CLUSTERS, neighbour_clusters=1, frequency="en", outside_truecase=True), ()),
+    "clusters+lc+otc": (replace(CLUSTERS, lowercase_clusters=True, outside_truecase=True), ()),
+    "clusters+otc+lower+upper": (replace(CLUSTERS, outside_truecase=True), ("lower", "upper")),
+    "clusters+otc+sep+lower+upper": (replace(CLUSTERS, outside_truecase=True, caseless_features=True),
+                                     ("lower", "upper")),
+    "clusters+lc+nb+otc+sep+lower+upper": (replace(CLUSTERS, lowercase_clusters=True, neighbour_clusters=1,
+                                                   outside_truecase=True, caseless_features=True), ("lower", "upper")),
+}
+
+
+def run(name: str, train_corpus, devs: dict) -> dict:
+    config, augment = EXPERIMENTS[name]
+    corpus = case_augmented(train_corpus, augment) if augment else train_corpus
+    clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
+    truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
+    with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
+        model = train(corpus, Path(out) / "m", config=config, scheme=SCHEME, **TRAINING, gazetteer=build_gazetteer(),
+                      gazetteer_sources="build_models", word_clusters=clusters, word_clusters_sources=sources,
+                      outside_truecase=truecase, outside_truecase_sources=truecase_sources)
+        scores = {}
+        for dev_name, dev in devs.items():
+            scores[dev_name] = f1(model, dev)["f1"]
+            for how in ("lower", "upper"):
+                scores[f"{dev_name} {how}"] = f1(model, recased(dev, how))["f1"]
+        result = {"name": name, "features": config.to_json(), "augment": list(augment), **scores,
+                  "mean testa+wikigold": round((scores["conll2003:testa"] + scores["wikigold"]) / 2, 2),
+                  "training_seconds": model.metadata["training"]["seconds"],
+                  "model_bytes": model.metadata["model_bytes"], "attributes": len(model.attribute_index),
+                  "tokens_per_second": round(tokens_per_second(model, devs["conll2003:testa"], repeats=2)),
+                  "when": time.strftime("%Y-%m-%d %H:%M")}
+    return record(RESULTS, result)
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiments", nargs="*", metavar="NAME", help="experiments to run (see --list)")
+    parser.add_argument("--list", action="store_true", help="list the experiments and their settings")
+    args = parser.parse_args(argv)
+    if args.list or not args.experiments:
+        for name, spec in EXPERIMENTS.items():
+            print(name, spec)
+        return
+    unknown = sorted(set(args.experiments) - set(EXPERIMENTS))
+    if unknown:
+        parser.error(f"unknown experiment(s) {', '.join(unknown)}; see --list")
+    train_corpus = load_corpus("conll2003:train")
+    devs = {"conll2003:testa": load_corpus("conll2003:testa"), "wikigold": load_corpus("wikigold")}
+    for name in args.experiments:
+        run(name, train_corpus, devs)
+
+
+if __name__ == "__main__":
+    main(argv=sys.argv[1:])
