@@ -366,3 +366,30 @@ def speed_page() -> str:
                   "| `scripts/bench_memory.py` | peak resident memory of `hgner evaluate` |",
                   "| `scripts/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
     return "\n".join(lines)
+
+
+FUZZ_RUNS = ("fuzz-crfsuite", "fuzz-crfsuite-seed2", "fuzz-crfsuite-rerun", "fuzz-crfsuite-unchecked")
+
+
+def reliability_page() -> str:
+    """The fuzzers' counts, from ``fuzz-*.json`` (``scripts/fuzz_crfsuite.py`` and ``scripts/fuzz_cli.py``)."""
+    lines = ["# Reliability", "",
+             "Two fuzzers look for inputs that crash, hang or mislead hgner. `scripts/fuzz_crfsuite.py` damages",
+             "the structure of a `model.crfsuite` (every field crfsuite reads), reseals the model and loads it",
+             "in a child process; `--unchecked` opens the same bytes with crfsuite directly, without hgner's",
+             "structural reader, to show that the mutations reach crfsuite's unchecked reads.", "",
+             "| run | results | cases | seed | outcomes | seconds |", "| --- | --- | --- | --- | --- | --- |"]
+    for name in FUZZ_RUNS:
+        run = load(name)
+        flag = " --unchecked" if run["unchecked"] else ""
+        outcomes = ", ".join(f"{count:,} {outcome}" for outcome, count in sorted(run["outcomes"].items()))
+        lines.append(f"| `fuzz_crfsuite.py -n {run['cases']} --seed {run['seed']}{flag}` | `{name}.json` | {run['cases']:,} | "
+                     f"{run['seed']} | {outcomes} | {run['seconds']:.0f} |")
+    cli = load("fuzz-cli")
+    lines.extend(["", "`scripts/fuzz_cli.py` runs the `hgner` command on generated hostile cases (files, FIFOs, links,",
+                  "closed streams, signals at random moments, damaged and resealed models, silent Dask peers) and",
+                  "counts tracebacks, internal errors, crashes, hangs, wrong results and data loss:", "",
+                  "| run | results | cases asked | cases run | failures | seconds |", "| --- | --- | --- | --- | --- | --- |",
+                  f"| `fuzz_cli.py -n {cli['cases_requested']} --seed {cli['seed']}` | `fuzz-cli.json` | {cli['cases_requested']:,} | "
+                  f"{cli['cases_run']:,} | {cli['failures']} | {cli['seconds']:,} |", ""])
+    return "\n".join(lines)
