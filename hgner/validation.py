@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HgnerError, ModelError, named
+from .fileio import read_input
 
 MAX_JSON_BYTES = 64 * 2**20  # the largest shipped table, nl-conll02's word_clusters.json, has 11.8 MB
 
@@ -60,8 +61,6 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerErr
         size = path.stat().st_size
         if size > max_bytes:
             raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
-        from .fileio import read_input
-
         text = read_input(path).decode("utf-8-sig")
         data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
         if _SURROGATE_ESCAPE.search(text):  # a pair decodes to one character; a lone half cannot be encoded
