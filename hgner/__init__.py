@@ -15,8 +15,7 @@ Importing ``hgner`` is cheap: everything loads on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.process)
 
 __version__ = "0.1.0"
 
@@ -40,8 +39,10 @@ _HOMES = {"Entity": "tag", "Tagger": "tag", "ModelInfo": "api", "available_decod
           "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _HOMES:
+        import importlib
+
         return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
     raise AttributeError(f"module 'hgner' has no attribute {name!r}")
 

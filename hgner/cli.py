@@ -380,13 +380,32 @@ def _add_tag_parser(commands: argparse._SubParsersAction) -> None:
                        help="with --cluster: write the parts as JSONL (default) or Parquet (needs pyarrow)")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, keep_handlers: bool = False) -> int:
     """Run one command. Bad input (:class:`HgnerError`, unreadable or unwritable files, a full
     disk) is one line ``hgner CMD: error: ...`` and exit status 2; anything else is a bug: exit
-    status 1 with a line asking for a report (the traceback with ``--debug``)."""
+    status 1 with a line asking for a report (the traceback with ``--debug``). SIGINT, SIGTERM
+    and SIGHUP end it with one line and exit status 130, 143 or 129 (:mod:`hgner.process`; the
+    previous handlers are restored at the end unless ``keep_handlers``)."""
+    from . import process
+
+    previous = process.install()
+    process.guard_streams()
+    try:
+        return _main(argv)
+    except (KeyboardInterrupt, process.Terminated) as error:  # while parsing the arguments, before the boundary
+        return _stopped("hgner", process.signal_of(error))
+    finally:
+        if not keep_handlers:
+            process.restore(previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from . import process
+
     parser = build_parser()
     args = parser.parse_args(argv)
     prefix = args.command_name
+    process.install(prefix)
     try:  # undecodable bytes in arguments or file names (lone surrogates) print as escapes, never crash
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):
@@ -398,9 +417,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except HgnerError as error:
         return _fail(prefix, str(error))
-    except KeyboardInterrupt:
-        print(f"{prefix}: interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, process.Terminated) as error:
+        return _stopped(prefix, process.signal_of(error))
     except BrokenPipeError:  # e.g. `hgner tag big.txt | head`: stop quietly, as other filters do
         _silence_stdout()
         return 0
@@ -421,7 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(prefix, "out of memory")
     except RecursionError:
         return _fail(prefix, "input nested too deeply")
-    except Exception:  # noqa: BLE001  (the boundary: a bug, reported as such)
+    except Exception as error:  # noqa: BLE001  (the boundary: a bug, reported as such)
+        if process.signal_of(error) is not None:  # e.g. numba's SystemError around a Ctrl-C
+            return _stopped(prefix, process.signal_of(error))
         if args.debug:
             traceback.print_exc()
         kind, value = sys.exc_info()[:2]
@@ -431,6 +451,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         sys.stderr = messages
+
+
+def _stopped(prefix: str, signum: int | None) -> int:
+    """One line for the signal that stopped the command, and its exit status."""
+    import signal
+
+    from .process import describe
+
+    what, status = describe(signum or signal.SIGINT)
+    try:
+        print(f"{prefix}: {what}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return status
 
 
 class _Messages:
@@ -617,7 +651,7 @@ def _models(args: argparse.Namespace) -> int:
     records, and the checks of :class:`~hgner.model.CrfModel`)."""
     from .api import available_models, model_info
     from .model import CrfModel
-    from .report import aligned
+    from .report import aligned, printable
 
     if args.models_command == "info":
         info = model_info(args.name)
@@ -629,7 +663,7 @@ def _models(args: argparse.Namespace) -> int:
     for info in infos:
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
                      _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
-    sys.stdout.writelines(line + "\n" for line in aligned(rows))
+    sys.stdout.writelines(printable(line) + "\n" for line in aligned(rows))
     return 0
 
 
@@ -702,9 +736,13 @@ def format_model_info(info: ModelInfo) -> str:
         ("calibration", _calibration(meta.get("calibration"))),
         ("hgner version", meta.get("hgner_version", "-")),
     ]
+    from .report import printable
+
     width = max(len(key) for key, _ in lines)
-    return "".join(f"{key + ':':<{width + 1}} {value}\n" for key, value in lines)
+    return "".join(f"{key + ':':<{width + 1}} {printable(value)}\n" for key, value in lines)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from hgner.process import run
+
+    sys.exit(run(lambda: lambda: main(keep_handlers=True)))

@@ -115,18 +115,26 @@ def connect(spec: str) -> Iterator[Client]:
     except ImportError:
         raise HgnerError("--cluster needs Dask: pip install 'hgner[dask]'") from None
     if workers is None:
+        from .deadline import CONNECT_SECONDS, call_within
+
+        try:  # a peer that accepts and never answers: an error after CONNECT_SECONDS, not a hang
+            client = call_within(CONNECT_SECONDS, f"--cluster {spec}: no answer from a Dask scheduler within "
+                                 f"{CONNECT_SECONDS:g} s", Client, spec, timeout="10s")
+        except (OSError, ValueError, TypeError, MemoryError) as error:  # unreachable, garbage, or a bad address
+            raise HgnerError(f"--cluster {spec}: cannot reach a Dask scheduler ({type(error).__name__}: "
+                             f"{' '.join(str(error).split())[:120]})") from None
         try:
-            client = Client(spec, timeout="10s")
-        except (OSError, ValueError) as error:  # unreachable, or an address Dask cannot parse
-            raise HgnerError(f"--cluster {spec}: cannot reach the scheduler ({error})") from None
-        with client:
             yield client
+        finally:
+            _close(client)
         return
     # no dashboard; the scheduler's HTTP endpoints on a free port of 127.0.0.1, not on *:8787. Task
     # errors reach the client as exceptions; Dask's own log lines (heartbeats failing while a loaded
     # machine shuts the cluster down) are not the user's business
     http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
-    with dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD}), \
+    from .process import quiet_forks
+
+    with quiet_forks(), dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD}), \
             LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                          scheduler_kwargs=http, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client
@@ -587,11 +595,11 @@ def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) 
     counts = {}
     try:
         with tqdm(total=len(parts), unit="part", disable=not progress, file=sys.stderr, leave=False) as bar:
-            for future in as_completed(futures):
+            for future in _answered(client, as_completed(futures)):
                 counts[futures[future]] = future.result()  # re-raises the task's error here
                 bar.update(1)
     finally:
-        client.cancel(list(futures))
+        _close(client, cancel=list(futures))
     return counts
 
 
@@ -688,11 +696,85 @@ def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, docum
     the cluster's workers and yielded in document order."""
     if not documents:
         return
-    workers = max(1, len(client.scheduler_info()["workers"]))
+    from .deadline import CALL_SECONDS, call_within
+
+    info = call_within(CALL_SECONDS, f"the Dask scheduler stopped answering (no reply within {CALL_SECONDS:g} s)",
+                       client.scheduler_info)
+    workers = max(1, len(info["workers"]))
     count = min(len(documents), EVALUATE_BATCHES_PER_WORKER * workers)
     bounds = [round(i * len(documents) / count) for i in range(count + 1)]
     reference = model_reference(model.directory)
     futures = [client.submit(_score_batch, reference, model.calibration, plan, documents[a:b], keep, pure=False)
                for a, b in zip(bounds, bounds[1:])]
     for future in futures:
-        yield from future.result()
+        yield from _result(client, future)
+
+
+def _answered(client: Client, completed: Iterator[Any]) -> Iterator[Any]:
+    """The futures ``completed`` yields, while the scheduler answers: between two of them it is
+    asked who it is at least every :data:`~hgner.deadline.CALL_SECONDS`, and one that does not
+    answer in that time is an :class:`HgnerError` (a silent peer, not a hang)."""
+    import queue
+
+    from .deadline import CALL_SECONDS
+
+    results: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        try:
+            for future in completed:
+                results.put(("future", future))
+        except BaseException as error:  # noqa: BLE001  (handed to the waiting thread)
+            results.put(("error", error))
+        results.put(("done", None))
+
+    import threading
+
+    threading.Thread(target=pump, name="hgner-completed", daemon=True).start()
+    while True:
+        try:
+            kind, value = results.get(timeout=CALL_SECONDS)
+        except queue.Empty:
+            _alive(client)
+            continue
+        if kind == "done":
+            return
+        if kind == "error":
+            raise value
+        yield value
+
+
+def _result(client: Client, future: Any) -> Any:
+    """``future.result()``, the scheduler asked who it is every :data:`~hgner.deadline.CALL_SECONDS`
+    while it waits (see :func:`_answered`)."""
+    from distributed import TimeoutError as DaskTimeout
+
+    from .deadline import CALL_SECONDS
+
+    while True:
+        try:
+            return future.result(timeout=CALL_SECONDS)
+        except (DaskTimeout, TimeoutError):
+            _alive(client)
+
+
+def _alive(client: Client) -> None:
+    """An :class:`HgnerError` unless the scheduler answers a request within
+    :data:`~hgner.deadline.CALL_SECONDS`."""
+    from .deadline import CALL_SECONDS, call_within
+
+    call_within(CALL_SECONDS, f"the Dask scheduler at {client.scheduler.address} stopped answering (no reply "
+                f"within {CALL_SECONDS:g} s)", client.sync, client.scheduler.identity)
+
+
+def _close(client: Client, cancel: list[Any] | None = None) -> None:
+    """Cancel ``cancel`` and close ``client``, each waiting at most :data:`~hgner.deadline.CALL_SECONDS`."""
+    from .deadline import CALL_SECONDS, call_within
+
+    try:
+        if cancel:
+            call_within(CALL_SECONDS, "cancel", client.cancel, cancel)
+        elif cancel is None:
+            call_within(CALL_SECONDS, "close", client.close)
+    except HgnerError:
+        pass

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from . import schemes
 from .errors import ConllFormatError, HgnerError
+from .fileio import read_input
 from .registry import corpus_readers
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def read_conll(path: str | os.PathLike, scheme: str | None = None, lenient: bool
     """
     path = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_input(path)
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror})") from None
     return replace(parse_conll(_decode_lines(raw, path), path, scheme, lenient), file=path)

@@ -10,6 +10,7 @@ that names an input is an error, not data loss.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -30,6 +31,8 @@ def _describe(error: OSError) -> str:
 def check_writable(path: str | os.PathLike) -> Path:
     """``path`` as a Path, or an :class:`HgnerError` saying why a file cannot be written there."""
     target = Path(path)
+    if str(path).endswith(("/", os.sep)) and not target.is_dir():  # `-o newdir/`: a folder meant, not a file
+        raise HgnerError(f"{path}: no such folder (a name ending in '/' names a folder, and it does not exist)")
     if target.is_dir():
         raise HgnerError(f"{target}: is a directory, expected a file to write")
     folder = target.parent
@@ -39,22 +42,30 @@ def check_writable(path: str | os.PathLike) -> Path:
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str = "utf-8") -> Iterator[IO]:
+def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str = "utf-8",
+                 follow_links: bool = True) -> Iterator[IO]:
     """Open a temporary file beside ``path`` for writing; rename it to ``path`` when the block ends
-    without an exception, delete it otherwise. OSErrors become one-line :class:`HgnerError`\\ s."""
+    without an exception, delete it otherwise. OSErrors become one-line :class:`HgnerError`\\ s.
+    A symlink at ``path`` (one the user named) is followed: the file it names is replaced and the
+    link kept; with ``follow_links=False`` (a path hgner chose, such as a file inside ``-o DIR``)
+    the link itself is replaced, never what it points to."""
     target = check_writable(path)
-    if target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
+    if not follow_links and target.is_symlink():
+        pass  # replaced by the rename below, as a regular file
+    elif target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
         yield from _write_special(target, binary, encoding)
         return
-    target = Path(os.path.realpath(target))  # through a symlink: replace the file it names, keep the link
+    else:
+        target = Path(os.path.realpath(target))  # through a symlink: replace the file it names, keep the link
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as error:
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o666 & ~umask()
+        mode = stat.S_IMODE(os.stat(target).st_mode) if target.is_file() and not target.is_symlink() \
+            else 0o666 & ~umask()
         os.chmod(temporary, mode)
-        with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="surrogateescape")) as out:
+        with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding=encoding, errors="backslashreplace")) as out:
             yield out
             out.flush()
             os.fsync(out.fileno())
@@ -83,17 +94,46 @@ def output_stream(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
 
 
 def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:
-    """Write straight to a file that is not a regular file, which cannot be renamed over."""
+    """Write straight to a character device or a pipe (``/dev/null``, ``/dev/stdout``), which
+    cannot be renamed over. The open never blocks: a FIFO that no process reads is an error
+    (opening it for writing would wait for a reader forever); sockets and block devices are refused."""
     try:
-        with (open(target, "wb") if binary else open(target, "w", encoding=encoding, errors="surrogateescape")) as out:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise HgnerError(f"{target}: a FIFO that no process is reading; expected a file to write") from None
+        raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        os.close(fd)
+        raise HgnerError(f"{target}: not a regular file, a character device or a pipe; expected a file to write")
+    os.set_blocking(fd, True)
+    try:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, errors="backslashreplace")) as out:
             yield out
     except OSError as error:
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
 
 
-def write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    with atomic_write(path) as out:
+def read_input(path: str | os.PathLike) -> bytes:
+    """The bytes of an input file: a regular file, or a pipe (``<(cmd)``, a FIFO: opened without
+    waiting for a writer, so one that has none reads as empty); a device or socket (``/dev/zero``,
+    whose reading would never end) is an :class:`OSError`-free :class:`HgnerError`. Other
+    OSErrors (missing, unreadable) propagate for the caller to name."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as stream:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise HgnerError(f"{path}: not a regular file (a device or socket); expected a file to read")
+        os.set_blocking(fd, True)
+        return stream.read()
+
+
+def write_text(path: str | os.PathLike, text: str, follow_links: bool = True) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write`)."""
+    with atomic_write(path, follow_links=follow_links) as out:
         out.write(text)
 
 
@@ -173,3 +213,42 @@ def refuse_inputs(output: str | os.PathLike | None, inputs: Iterable[str | os.Pa
             raise HgnerError(f"{option} {output}: is also an input ({source}); refusing to overwrite it")
     if read_stdin and stdin_identity() == target:
         raise HgnerError(f"{option} {output}: is the file standard input reads; refusing to overwrite it")
+
+
+def exchange_paths(first: str | os.PathLike, second: str | os.PathLike) -> bool:
+    """Swap two existing paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``): at every instant
+    each path names either what it named before or what the other named. False when the system or
+    file system cannot (the caller falls back to renames)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(second))
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP wait (delivered when it ends): for steps that
+    must not be cut in two, such as a pair of renames."""
+    import signal
+
+    wanted = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, wanted)
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -28,7 +28,6 @@ import math
 import os
 import shutil
 import stat
-import struct
 import sys
 import tempfile
 import time
@@ -43,10 +42,11 @@ from typing import Any
 import numpy as np
 import pycrfsuite
 
-from . import __version__, schemes
+from . import __version__, crfsuite_format, integrity, schemes
 from .corpus import Corpus, relabel_tags
 from .errors import HgnerError, ModelError
-from .fileio import file_sha256, refuse_inputs, umask, write_text
+from .fileio import exchange_paths, file_sha256, refuse_inputs, signals_deferred, umask, write_text
+from .integrity import read_regular
 from .features import (GAZETTEER_MAX_TOKENS, TABLE_FILES, TRUECASE_FILE, AttributeScores, FeatureConfig,
                        FeatureResources, document_features, fit_gazetteer, learn_truecase)
 from .graph import FactorGraph
@@ -58,6 +58,7 @@ MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES)  # the files meta.json's map covers
+SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
 _OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the feature settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
@@ -182,7 +183,8 @@ class CrfModel:
 
     def files(self) -> list[Path]:
         """The model's files (meta.json and every recorded file): inputs no output may overwrite."""
-        return [self.directory / META_FILE, *(self.directory / name for name in self.metadata["files"])]
+        return [self.directory / META_FILE, self.directory / integrity.SEAL_FILE,
+                *(self.directory / name for name in self.metadata["files"])]
 
     @property
     def name(self) -> str:
@@ -240,84 +242,43 @@ class CrfModel:
         """crfsuite's own tagger on the model file, opened on first use (the reference decoder only)."""
         tagger = pycrfsuite.Tagger()
         try:
-            tagger.open(str(self.directory / MODEL_FILE))
+            with checked_copy(self.directory / MODEL_FILE) as copy:
+                tagger.open(copy)
         except OSError as error:
             raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite cannot open it ({error})") from None
         return tagger
 
     def crfsuite_tag(self, features: Features) -> list[list[str]]:
         """crfsuite's own Viterbi, sentence by sentence: the reference our decoders must match."""
-        return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
+        try:
+            return [self._crfsuite.tag(sentence) if sentence else [] for sentence in features]
+        except RuntimeError as error:  # what crfsuite reports (a label its hash tables do not find)
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite: {error}") from None
 
     def crfsuite_marginals(self, sentence: list[list[str]]) -> np.ndarray:
         """(n, K) crfsuite's own marginals for one sentence."""
-        self._crfsuite.set(sentence)
-        return np.array([[self._crfsuite.marginal(label, i) for label in self.labels] for i in range(len(sentence))])
-
-
-_FEATURE = np.dtype([("type", "<u4"), ("source", "<u4"), ("target", "<u4"), ("weight", "<f8")])
+        try:
+            self._crfsuite.set(sentence)
+            return np.array([[self._crfsuite.marginal(label, i) for label in self.labels]
+                             for i in range(len(sentence))])
+        except RuntimeError as error:
+            raise ModelError(f"{self.directory / MODEL_FILE}: crfsuite: {error}") from None
 
 
 def read_crfsuite_weights(path: str | Path) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
-    """Labels, attributes, state weights (A, K) and transitions (K, K) of a crfsuite CRF1d model.
-
-    Read from crfsuite's binary file (header; a ``FEAT`` chunk of 20-byte records ``type, source,
-    target, weight``, type 0 = state feature attribute -> label, 1 = transition label -> label;
-    label and attribute names in CQDB chunks, looked up by id through their backward arrays),
-    because crfsuite's text dump, which ``Tagger.info()`` parses, prints weights with only six
-    decimals and so shifts scores by up to 5e-7 per feature."""
-    data = Path(path).read_bytes()
-    try:
-        magic, size, model_type, _, _, n_labels, n_attributes, features_at, labels_at, attributes_at = \
-            struct.unpack_from("<4sI4sIIIIIII", data, 0)
-        if magic != b"lCRF" or model_type != b"FOMC":
-            raise ValueError(f"not a crfsuite CRF1d model (magic {magic!r}, type {model_type!r})")
-        if size != len(data):
-            raise ValueError(f"truncated or padded crfsuite model: header says {size} bytes, file has {len(data)}")
-        if n_labels < 1 or n_labels > 10_000 or n_attributes > len(data) // 8:
-            raise ValueError(f"implausible crfsuite header ({n_labels} labels, {n_attributes} attributes)")
-        chunk, _, n_features = struct.unpack_from("<4sII", data, features_at)
-        if chunk != b"FEAT":
-            raise ValueError(f"expected the FEAT chunk at byte {features_at}, got {chunk!r}")
-        if features_at + 12 + n_features * _FEATURE.itemsize > len(data):
-            raise ValueError(f"FEAT chunk of {n_features} features runs past the end of the file")
-        features = np.frombuffer(data, dtype=_FEATURE, count=n_features, offset=features_at + 12)
-        labels = _cqdb_strings(data, labels_at, n_labels)
-        attributes = _cqdb_strings(data, attributes_at, n_attributes)
-    except struct.error as error:
-        raise ValueError(f"truncated crfsuite model ({error})") from None
-    except UnicodeDecodeError:
-        raise ValueError("crfsuite model has a label or attribute that is not UTF-8") from None
+    """Labels, attributes, state weights (A, K) and transitions (K, K) of a crfsuite CRF1d model,
+    read from crfsuite's binary file after checking every structure crfsuite itself reads
+    (:func:`hgner.crfsuite_format.parse`), because crfsuite's text dump, which ``Tagger.info()``
+    parses, prints weights with only six decimals and so shifts scores by up to 5e-7 per feature."""
+    model = crfsuite_format.parse(read_regular(Path(path)))
+    features, labels, attributes = model.features, model.labels, model.attributes
     state = features[features["type"] == 0]
     transition = features[features["type"] == 1]
-    if len(state) + len(transition) != len(features) or not np.isfinite(features["weight"]).all():
-        raise ValueError("crfsuite model has features of unknown type or weights that are not finite")
-    if (state["source"] >= len(attributes)).any() or (features["target"] >= len(labels)).any() \
-            or (transition["source"] >= len(labels)).any():
-        raise ValueError("crfsuite model has features that point past its labels or attributes")
     state_weights = np.zeros((len(attributes), len(labels)))
     state_weights[state["source"], state["target"]] = state["weight"]
     transitions = np.zeros((len(labels), len(labels)))
     transitions[transition["source"], transition["target"]] = transition["weight"]
     return labels, attributes, state_weights, transitions
-
-
-def _cqdb_strings(data: bytes, start: int, count: int) -> list[str]:
-    """Strings 0..count-1 of the CQDB chunk at ``start``: each backward-array entry is the offset
-    (from the chunk start) of a record ``id (u32), size (u32, with the NUL), bytes``."""
-    chunk, _, _, _, backward_size, backward_at = struct.unpack_from("<4sIIIII", data, start)
-    if chunk != b"CQDB" or backward_size < count:
-        raise ValueError(f"expected a CQDB chunk with {count} strings at byte {start}, got {chunk!r}")
-    if start + backward_at + 4 * count > len(data):
-        raise ValueError(f"CQDB chunk at byte {start} runs past the end of the file")
-    offsets = np.frombuffer(data, dtype="<u4", count=count, offset=start + backward_at).tolist()
-    strings = []
-    for offset in offsets:
-        size = struct.unpack_from("<I", data, start + offset + 4)[0]
-        if size < 1 or start + offset + 7 + size > len(data):
-            raise ValueError(f"CQDB string at byte {start + offset} runs past the end of the file")
-        strings.append(data[start + offset + 8:start + offset + 7 + size].decode("utf-8"))
-    return strings
 
 
 def corpus_checksum(corpus: Corpus) -> str:
@@ -562,6 +523,7 @@ def write_metadata(directory: Path, metadata: dict[str, Any], changed: Sequence[
             kept[name] = {"size": (directory / name).stat().st_size, "sha256": file_sha256(directory / name)}
     metadata["files"] = {name: kept[name] for name in MODEL_FILES if name in kept}
     write_text(directory / META_FILE, json.dumps(metadata, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+    integrity.seal(directory, SEALED_FILES)
 
 
 def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -> None:
@@ -575,8 +537,46 @@ def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -
     write_metadata(directory, metadata, changed)
 
 
+def reseal(directory: Path) -> None:
+    """Seal the model in ``directory`` as it is now (``python -m hgner.reseal DIR``): its
+    ``files`` map and seal recomputed, then the model loaded with every check; the seal is removed
+    again when it does not load."""
+    refresh_files(directory)
+    try:
+        CrfModel.load(directory)
+    except BaseException:
+        (directory / integrity.SEAL_FILE).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def checked_copy(path: Path) -> Iterator[str]:
+    """A path crfsuite can open holding exactly the bytes of ``path`` that passed
+    :func:`hgner.crfsuite_format.parse` (an anonymous in-memory file on Linux, so the file cannot
+    change between the check and crfsuite's read); a :class:`ModelError` when they do not pass."""
+    data = read_regular(path)
+    try:
+        crfsuite_format.parse(data)
+    except ValueError as error:
+        raise ModelError(f"{path}: {error}") from None
+    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd"):
+        yield str(path)  # (checked already by the seal and on loading)
+        return
+    fd = os.memfd_create("model.crfsuite", getattr(os, "MFD_CLOEXEC", 1))
+    try:
+        view = memoryview(data)
+        written = 0
+        while written < len(data):
+            written += os.write(fd, view[written:])
+        yield f"/proc/self/fd/{fd}"
+    finally:
+        os.close(fd)
+
+
 def read_metadata(directory: Path) -> dict[str, Any]:
-    """``meta.json`` of a model directory, checked against its schema."""
+    """``meta.json`` of a model directory, checked against its schema after the model's seal
+    (:func:`hgner.integrity.verify`: no model file changed since it was sealed)."""
+    integrity.verify(directory, SEALED_FILES)
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)
     check(metadata, "meta", path)
@@ -672,24 +672,29 @@ def model_workspace(out: Path) -> Iterator[Path]:
 
 
 def _swap_in(work: Path, out: Path) -> None:
-    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is renamed
-    aside first (the swap is two renames); its files that are not model files are moved into the
+    """Make the complete model in ``work`` the directory ``out``. An existing ``out`` is swapped
+    with ``work`` in one step where the system can (Linux's ``RENAME_EXCHANGE``), else renamed
+    aside first, with signals held back between the two renames; its files that are not model files are moved into the
     new model (unless the new model has one of that name), its model files are deleted with it. On
     failure the previous ``out`` is restored."""
     if not out.exists():
         os.rename(work, out)
         return
     check_model_target(out)
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-    os.rmdir(old)
-    os.rename(out, old)
-    try:
-        os.rename(work, out)
-    except BaseException:
-        os.rename(old, out)
-        raise
-    ours = {META_FILE, *MODEL_FILES}
-    for entry in list(old.iterdir()):
-        if entry.name not in ours and not (out / entry.name).exists():
-            os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
-    shutil.rmtree(old)
+    with signals_deferred():  # SIGINT/SIGTERM/SIGHUP wait until the swap and the carrying over are done
+        if exchange_paths(work, out):  # one step: out holds the old model, then the new one, never nothing
+            old = work
+        else:  # two renames
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.rmdir(old)
+            os.rename(out, old)
+            try:
+                os.rename(work, out)
+            except BaseException:
+                os.rename(old, out)
+                raise
+        ours = {META_FILE, *MODEL_FILES, integrity.SEAL_FILE}
+        for entry in list(old.iterdir()):
+            if entry.name not in ours and not (out / entry.name).exists():
+                os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted
+        shutil.rmtree(old)

@@ -113,3 +113,9 @@ def plot(report: dict[str, Any], path: str) -> None:
     with atomic_write(path, binary=True) as out:
         figure.savefig(out, dpi=120, format=check_plot_format(path))
     plt.close(figure)
+
+
+def printable(text: object) -> str:
+    """``text`` safe to print on a terminal: control characters (escape sequences, carriage
+    returns, bidirectional overrides) and undecodable bytes shown as Python escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))

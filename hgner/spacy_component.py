@@ -29,7 +29,6 @@ under the component's folder, so ``spacy.load`` restores it without the original
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -162,8 +161,9 @@ class HgnerComponent:
         return model_directory(self.model_path)
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        """Write ``cfg`` and a copy of the model directory as ``model/``."""
-        from .model import model_workspace
+        """Write ``cfg`` and a copy of the model's sealed files as ``model/``."""
+        from .integrity import copy_sealed
+        from .model import SEALED_FILES, model_workspace
 
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
@@ -172,7 +172,7 @@ class HgnerComponent:
         target = path / MODEL_DIR
         if source.resolve() != target.resolve():
             with model_workspace(target) as work:  # a failed copy leaves the previous one as it was
-                shutil.copytree(source, work, dirs_exist_ok=True)
+                copy_sealed(source, work, SEALED_FILES)  # the recorded files only, never through a link
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
@@ -186,4 +186,5 @@ class HgnerComponent:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the settings only (for spawned worker processes); the model reloads there."""
-        return {"name": self.name, "cfg": self.cfg, "model_path": self.model_path, "_tagger": None}
+        return {"name": self.name, "language": self.language, "cfg": self.cfg, "model_path": self.model_path,
+                "_tagger": None}

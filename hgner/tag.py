@@ -38,7 +38,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from . import registry, schemes
 from .errors import HgnerError, ModelError
-from .fileio import STANDARD_OUTPUT, decode_utf8, file_identity, not_a_file, output_stream, refuse_inputs, write_text
+from .fileio import (STANDARD_OUTPUT, decode_utf8, file_identity, not_a_file, output_stream, read_input, refuse_inputs,
+                     write_text)
 from .graphkinds import check_graph_kind
 from .tokenizer import (VERSION, TextTokenizer, TokenizedSentence, describe, language_defaults, likelier_language,
                         recorded_version)
@@ -568,10 +569,16 @@ class BratWriter(Writer):
             if entity.confidence is not None:
                 lines.append(f"#{number}\tAnnotatorNotes T{number}\tconfidence {entity.confidence:.6f}\n")
         target = self.annotation_path(self.document, self.options, self.documents)
-        if self.options.output is not None:
+        if self.options.output is not None:  # paths hgner chose inside DIR: links there are replaced, never followed
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_text(target.with_suffix(".txt"), self.text)
-        write_text(target, "".join(lines))
+            root = Path(self.options.output).resolve()
+            if target.parent.resolve() != root and root not in target.parent.resolve().parents:
+                raise HgnerError(f"{target.parent}: a link inside -o {self.options.output} to a folder outside it; "
+                                 "refusing to write there")
+            write_text(target.with_suffix(".txt"), self.text, follow_links=False)
+            write_text(target, "".join(lines), follow_links=False)
+        else:
+            write_text(target, "".join(lines))
 
 
 @register_format("docbin")
@@ -671,7 +678,7 @@ class Input:
             raw = sys.stdin.buffer.read()
         else:
             try:
-                raw = Path(self.path).read_bytes()
+                raw = read_input(self.path)
             except OSError as error:
                 raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
         return decode_utf8(raw, self.source)
@@ -707,6 +714,8 @@ def check_glob(pattern: str) -> str:
     if not pattern or path.is_absolute() or ".." in path.parts or len(path.parts) > MAX_GLOB_PARTS:
         raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
                          f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..', at most {MAX_GLOB_PARTS} parts)")
+    if any("**" in part and part != "**" for part in path.parts):  # as pathlib's glob refuses them
+        raise HgnerError(f"glob pattern {pattern!r}: '**' must be a whole part of the pattern, as in '**/*.txt'")
     return pattern
 
 
@@ -720,6 +729,12 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
     root = Path(directory)
     patterns = tuple(map(check_glob, (patterns,) if isinstance(patterns, str) else patterns))
     skip = Path(exclude).resolve() if exclude is not None else None
+    for problem in _unlistable_folders(root):  # rglob skips them without a word
+        where = Path(problem.filename or root)
+        if not any(part.startswith(".") for part in where.relative_to(root).parts if where != root) \
+                and (skip is None or skip != where.resolve() and skip not in where.resolve().parents):
+            raise HgnerError(f"{where}: cannot list the folder ({problem.strerror or problem}); its files would be "
+                             "left out")
     found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
                     and not any(part.startswith(".") for part in p.relative_to(root).parts)
                     and (skip is None or skip not in p.resolve().parents)})
@@ -727,6 +742,14 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
         raise HgnerError(f"{directory}: a directory with no files matching {' or '.join(map(repr, patterns))} "
                          "(see --glob)")
     return found
+
+
+def _unlistable_folders(root: Path) -> list[OSError]:
+    """The errors listing ``root``'s folders gave (unreadable ones), walking as ``rglob`` does."""
+    problems: list[OSError] = []
+    for _ in os.walk(root, onerror=problems.append):
+        pass
+    return problems
 
 
 def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:

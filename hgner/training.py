@@ -15,7 +15,7 @@ from .corpus import Corpus
 from .errors import HgnerError
 from .evaluation import evaluate, unknown_types_warning
 from .features import TABLE_FILES, FeatureResources
-from .fileio import decode_utf8, file_sha256
+from .fileio import decode_utf8, file_sha256, read_input
 from .model import SKIP_FILES, CrfModel, builtin_models, check_model_target, train, write_metadata
 from .report import counted
 from .tokenizer import DEFAULT_LANGUAGE, likelier_language
@@ -185,8 +185,7 @@ def _read_cluster_file(path: Path) -> dict[str, list[str]]:
     """Word clusters from a JSON file (one that starts with ``{`` or ``[``; ``word_clusters.json``
     is an object) or a Brown ``paths`` file (whose lines start with 0 or 1)."""
     try:
-        with path.open("rb") as file:
-            head = file.read(4096)
+        head = read_input(path)[:4096]
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
     if not head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"["):
@@ -213,7 +212,7 @@ def _read_brown_paths(path: Path) -> dict[str, list[str]]:
     clusters: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}  # word -> the line it is on
     try:
-        raw = path.read_bytes()
+        raw = read_input(path)
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
     for number, line in enumerate(decode_utf8(raw, str(path)).split("\n"), 1):

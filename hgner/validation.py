@@ -59,7 +59,9 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerErr
         size = path.stat().st_size
         if size > max_bytes:
             raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
-        text = path.read_bytes().decode("utf-8-sig")
+        from .fileio import read_input
+
+        text = read_input(path).decode("utf-8-sig")
         data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
         if _SURROGATE_ESCAPE.search(text):  # a pair decodes to one character; a lone half cannot be encoded
             json.dumps(data, ensure_ascii=False).encode("utf-8")

@@ -37,8 +37,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # fuzz_crfsuite's structural mutations
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "tag_train.conll"
 TEXT = "Angela Merkel works for United Nations in Tokyo ."
@@ -57,6 +59,10 @@ class Case:
     timeout: float = 60.0
     damaged: bool = False  # a model file's bytes changed: exit 0 would be a silent load
     watched: list[Path] = field(default_factory=list)  # inputs that must not change
+    signal_after: tuple[int, float] | None = None  # (signal, seconds): sent to the command while it runs
+    closed: tuple[int, ...] = ()  # standard descriptors closed before the command starts
+    check: Any = None  # check(work, code, stdout bytes) -> why the result is wrong, or None
+    use_exec: bool = False  # run as a fresh `python -m hgner` (signals during imports)
 
 
 def digest(path: Path) -> str | None:
@@ -174,8 +180,152 @@ def output_path(rng: random.Random, work: Path, inputs: list[Path], suffix: str)
     return rng.choice(options)
 
 
+SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+SILENT_PEER: list[int] = []  # the port of a listener that accepts and never answers (see fuzz)
+
+
+def no_hidden_leftovers(work: Path) -> str | None:
+    """Temporary ``.NAME.part`` files or folders left in the case's folder or below it."""
+    left = [str(p) for p in work.rglob(".*") if p.name.endswith((".part", ".old"))]
+    return f"temporary files left behind: {', '.join(left)}" if left else None
+
+
+def utf8_outputs(work: Path) -> str | None:
+    for path in work.glob("out*"):
+        if path.is_file():
+            try:
+                path.read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                return f"{path.name} is not UTF-8"
+    return None
+
+
+def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -> Case:
+    """The families of issue 40's campaign: resealed structural damage, edited but unsealed
+    models, FIFOs where files are read or written, silent peers, closed streams, signals at
+    random moments (during imports too), symlinks inside output and model folders, globs,
+    calibrations, batch sizes, undecodable file names, escape sequences, ``-o newdir/``."""
+    from hgner.integrity import seal
+    from hgner.model import META_FILE, MODEL_FILE, SEALED_FILES
+
+    family = rng.choice(["resealed", "resealed", "edited", "fifo", "closed", "signal", "signal", "links", "glob",
+                         "numbers", "names", "peer"])
+    if family in ("resealed", "edited", "links", "names"):
+        damaged_dir = work / "model"
+        shutil.copytree(model, damaged_dir)
+        if family == "resealed":
+            import fuzz_crfsuite
+
+            data = (damaged_dir / MODEL_FILE).read_bytes()
+            new, _ = fuzz_crfsuite.mutate(rng, data, fuzz_crfsuite.fields(data))
+            (damaged_dir / MODEL_FILE).write_bytes(new)
+            from hgner.model import refresh_files
+
+            refresh_files(damaged_dir)
+            decoder = rng.choice(["crfsuite", "crfsuite", "viterbi", "exact", "gibbs"])
+            if rng.random() < 0.3:
+                return Case(family, ["evaluate", "--model", str(damaged_dir), "--corpus", str(FIXTURE),
+                                     "--decoders", decoder])
+            return Case(family, ["tag", "--model", str(damaged_dir), "--decoder", decoder, TEXT])
+        if family == "edited":  # meta.json (or another file) changed after sealing: must be refused
+            meta = json.loads((damaged_dir / META_FILE).read_text())
+            meta["features"][rng.choice(["window", "affixes"])] = rng.choice([0, 1, 3])
+            if rng.random() < 0.5:
+                (damaged_dir / META_FILE).write_text(json.dumps(meta))
+            else:
+                import struct
+
+                data = bytearray((damaged_dir / MODEL_FILE).read_bytes())
+                struct.pack_into("<d", data, struct.unpack_from("<I", data, 28)[0] + 24, rng.choice([1e200, 1e308, 3.5]))
+                (damaged_dir / MODEL_FILE).write_bytes(bytes(data))
+            return Case(family, ["tag", "--model", str(damaged_dir), TEXT], damaged=True)
+        if family == "links":
+            victim = work / "victim.txt"
+            victim.write_text("outside the model folder\n")
+            name = rng.choice(sorted(p.name for p in damaged_dir.iterdir()))
+            (damaged_dir / name).unlink()
+            (damaged_dir / name).symlink_to(rng.choice([victim, Path("/dev/zero"), model / name]))
+            if rng.random() < 0.5:
+                return Case(family, ["tag", "--model", str(damaged_dir), TEXT], damaged=True, watched=[victim])
+            out = work / "brat"
+            out.mkdir()
+            (out / "input.txt").symlink_to(victim)
+            (out / "input.ann").symlink_to(victim)
+            return Case(family, ["tag", "--format", "brat", str(text_file), "-o", str(out)], watched=[victim])
+        meta = json.loads((damaged_dir / META_FILE).read_text())  # names: escape sequences in models info
+        meta["name"] = rng.choice(["evil\x1b]0;owned\x07", "x\x1b[2J\x1b[H", "\u202eRTL", "ok\rfake"])
+        (damaged_dir / META_FILE).write_text(json.dumps(meta))
+        seal(damaged_dir, SEALED_FILES)
+
+        def no_escapes(work: Path, code: int, stdout: bytes) -> str | None:
+            return "a terminal escape printed raw" if b"\x1b" in stdout or b"\r" in stdout else None
+
+        return Case(family, ["models", "info", str(damaged_dir)], check=no_escapes)
+    if family == "fifo":
+        fifo = work / rng.choice(["out.txt", "c.conll", "input.fifo"])
+        os.mkfifo(fifo)
+        where = rng.choice(["output", "input", "corpus", "model"])
+        if where == "output":
+            return Case(family, ["tag", "-o", str(fifo), TEXT])
+        if where == "input":
+            return Case(family, ["tag", str(fifo)])
+        if where == "corpus":
+            return Case(family, ["evaluate", "--model", str(model), "--corpus", str(fifo)])
+        damaged_dir = work / "model"
+        shutil.copytree(model, damaged_dir)
+        name = rng.choice([MODEL_FILE, META_FILE, "skip.json"])
+        (damaged_dir / name).unlink()
+        os.mkfifo(damaged_dir / name)
+        return Case(family, ["tag", "--model", str(damaged_dir), TEXT], damaged=True)
+    if family == "closed":
+        closed = rng.choice([(1,), (2,), (1, 2), (0,)])
+        argv = rng.choice([["tag", TEXT], ["tag", "-o", str(work / "out.txt"), TEXT], ["tag", "--decoder", "FOO", TEXT]])
+        return Case(family, argv, closed=closed)
+    if family == "signal":
+        signum, _ = rng.choice(SIGNALS)
+        command = rng.choice(["tag", "train", "evaluate"])
+        if command == "tag":
+            argv = ["tag", "--model", str(model), "--decoder", rng.choice(["gibbs", "herded"]), "--sweeps", "10000000",
+                    "-o", str(work / "out.txt"), TEXT]
+        elif command == "train":
+            argv = ["train", "--train", str(FIXTURE), "--out", str(work / "trained"), "--max-iterations", "300",
+                    "--features", "baseline"]
+        else:
+            argv = ["evaluate", "--model", str(model), "--corpus", str(FIXTURE), "--decoders", "gibbs",
+                    "--json", str(work / "out.json")]
+        exec_ = rng.random() < 0.15  # a fresh interpreter: the signal may arrive during imports
+        return Case(family, argv, signal_after=(signum, rng.uniform(0.0, 2.5 if exec_ else 1.5)),
+                    check=lambda work, code, stdout: no_hidden_leftovers(work), use_exec=exec_)
+    if family == "glob":
+        folder = work / "in"
+        (folder / "sub").mkdir(parents=True)
+        (folder / "a.txt").write_text(TEXT + "\n")
+        (folder / "sub" / os.fsdecode(b"b\xff.txt")).write_text(TEXT + "\n")
+        pattern = rng.choice(["**.txt", "**/*.txt", "*.txt", "sub/**", "a**b", "[", "**", "*/**.txt", "", "../*.txt"])
+        fmt = rng.choice(["jsonl", "html", "conll", "inline"])
+        return Case(family, ["tag", "--glob", pattern, "--format", fmt, "-o", str(work / f"out.{fmt}"), str(folder)],
+                    check=lambda work, code, stdout: utf8_outputs(work))
+    if family == "numbers":
+        if rng.random() < 0.5:
+            value = rng.choice(["70", "99.9", "100", "100.0001", "1e-300", "69.9"])
+            return Case(family, ["evaluate", "--model", str(model), "--corpus", str(FIXTURE), "--calibration", value,
+                                 "--decoders", rng.choice(["viterbi", "exact", "gibbs"])])
+        value = rng.choice(["1e308", "1e9", "1e10", "inf", "1e-300", "0", "32"])
+        return Case(family, ["tag", "--model", str(model), "--decoder", rng.choice(["mgpmh", "doublemin"]), "--set",
+                             f"{rng.choice(['batch_size', 'accept_batch_size'])}={value}", TEXT])
+    # peer: a silent Dask scheduler (its deadline shortened in the child, see run_forked)
+    (work / "in.txt").write_text(TEXT + "\n")
+    port = SILENT_PEER[0] if SILENT_PEER else 9
+    return Case("peer", ["tag", "--cluster", f"tcp://127.0.0.1:{port}", str(work / "in.txt"), "--out",
+                         str(work / "parts")])
+
+
 def make_case(rng: random.Random, work: Path, model: Path) -> Case:
-    kind = rng.choice(["model", "model", "model", "corpus", "train", "arguments", "outputs"])
+    kind = rng.choice(["model", "model", "model", "corpus", "train", "arguments", "outputs", "new", "new", "new"])
+    if kind == "new":
+        text_file = work / "input.txt"
+        text_file.write_text(TEXT + "\n", encoding="utf-8")
+        return new_families(rng, work, model, text_file)
     text_file = work / "input.txt"
     text_file.write_text(TEXT + "\n", encoding="utf-8")
     if kind == "model":
@@ -255,9 +405,11 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
 
 # ---- running ------------------------------------------------------------------------------
 
-def run_forked(argv: list[str], stdin: bytes, work: Path, timeout: float) -> tuple[int | None, str]:
-    """Run ``hgner.cli.main(argv)`` in a forked child; (exit status or -signal, stderr); None on timeout."""
-    (work / "stdin").write_bytes(stdin)
+def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str, bytes]:
+    """Run ``hgner.cli.main(argv)`` in a forked child, as the ``hgner`` entry runs it (signal
+    handlers first; closed descriptors closed); (exit status or -signal, stderr, stdout); None on
+    timeout."""
+    (work / "stdin").write_bytes(case.stdin)
     out_path, err_path = work / "stdout", work / "stderr"
     sys.stdout.flush()
     sys.stderr.flush()
@@ -266,19 +418,29 @@ def run_forked(argv: list[str], stdin: bytes, work: Path, timeout: float) -> tup
         code = 1
         try:
             os.setpgid(0, 0)
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # the CLI's own Ctrl-C handling
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            for fd, path, flags in ((0, work / "stdin", os.O_RDONLY), (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                                    (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
-                os.dup2(os.open(path, flags, 0o644), fd)
-            sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
-            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
-            os.chdir(work)
-            from hgner.cli import main
+            from hgner import deadline, process
+
+            process.install()  # as the entry's first line; then everything else under its handlers
+
+            def load():
+                deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 2.0  # (a silent peer: quicker, same path)
+                for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),
+                                        (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                        (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                    os.dup2(os.open(path, flags, 0o644), fd)
+                sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
+                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+                sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+                for fd in case.closed:
+                    os.close(fd)
+                    setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
+                os.chdir(work)
+                from hgner.cli import main
+
+                return lambda: main(case.argv, keep_handlers=True)
 
             try:
-                code = main(argv)
+                code = process.run(load)  # what `hgner` runs (hgner.entry)
             except SystemExit as exit_:
                 code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
             try:
@@ -291,48 +453,100 @@ def run_forked(argv: list[str], stdin: bytes, work: Path, timeout: float) -> tup
         except BaseException:  # noqa: BLE001  (escaped the CLI's boundary: a traceback, as the real exit would)
             import traceback
 
-            traceback.print_exc()
+            try:
+                traceback.print_exc()
+            except Exception:  # noqa: BLE001
+                pass
             code = 1
         finally:
             try:
                 sys.stderr.flush()
-            finally:
-                os._exit(code)
-    deadline = time.monotonic() + timeout
+            except Exception:  # noqa: BLE001
+                pass
+            os._exit(code)
+    return _wait(pid, case, timeout, err_path, out_path)
+
+
+def _wait(pid: int, case: Case, timeout: float, err_path: Path, out_path: Path,
+          process: subprocess.Popen | None = None) -> tuple[int | None, str, bytes]:
+    started = time.monotonic()
+    deadline = started + timeout
+    sent = False
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        if process is not None:
+            status = process.poll()
+            done = status is not None
+        else:
+            done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             break
+        if case.signal_after and not sent and time.monotonic() - started >= case.signal_after[1]:
+            try:
+                os.killpg(pid, case.signal_after[0])
+            except ProcessLookupError:
+                pass
+            sent = True
         if time.monotonic() > deadline:
             os.killpg(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return None, err_path.read_text(errors="replace")
+            process.wait() if process is not None else os.waitpid(pid, 0)
+            return None, err_path.read_text(errors="replace"), b""
         time.sleep(0.005)
-    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    return code, err_path.read_text(errors="replace")
+    if process is not None:
+        code = status
+    else:
+        code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    stdout = out_path.read_bytes() if out_path.exists() else b""
+    return code, err_path.read_text(errors="replace") if err_path.exists() else "", stdout
 
 
-def run_exec(argv: list[str], stdin: bytes, work: Path, timeout: float) -> tuple[int | None, str]:
-    """Run ``python -m hgner.cli ARGV`` as a fresh process."""
-    try:
-        result = subprocess.run([sys.executable, "-m", "hgner.cli", *[os.fsencode(a) for a in argv]], input=stdin,
-                                capture_output=True, timeout=timeout, cwd=work)
-    except subprocess.TimeoutExpired:
-        return None, ""
-    return result.returncode, result.stderr.decode("utf-8", "replace")
+def run_exec(case: Case, work: Path, timeout: float) -> tuple[int | None, str, bytes]:
+    """Run ``python -m hgner ARGV`` as a fresh process (closed descriptors closed in it)."""
+    (work / "stdin").write_bytes(case.stdin)
+    out_path, err_path = work / "stdout", work / "stderr"
+    closed = case.closed
+
+    def prepare() -> None:
+        for fd in closed:
+            os.close(fd)
+
+    with open(work / "stdin", "rb") as stdin, open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "hgner", *[os.fsencode(a) for a in case.argv]], stdin=stdin,
+                                   stdout=stdout, stderr=stderr, cwd=work, start_new_session=True,
+                                   preexec_fn=prepare if closed else None)
+        return _wait(process.pid, case, timeout, err_path, out_path, process)
 
 
-def judge(case: Case, code: int | None, stderr: str, before: dict[Path, str | None]) -> str | None:
+def judge(case: Case, code: int | None, stderr: str, before: dict[Path, str | None], work: Path | None = None,
+          stdout: bytes = b"") -> str | None:
     """Why the case failed, or None."""
     if code is None:
         return "hang (timeout)"
     if code < 0:
+        if case.signal_after and case.use_exec and -code == case.signal_after[0]:
+            return None  # the signal came before the interpreter ran a line of hgner (nothing to handle it)
         return f"crash (signal {-code})"
     if "Traceback" in stderr:
+        if case.signal_after and case.use_exec and "/hgner/" not in stderr and "KeyboardInterrupt" in stderr:
+            return None  # in the interpreter's own start-up (site imports), before hgner's first line
         return "traceback"
-    if code not in (0, 2):
+    stopped = dict(SIGNALS).get(case.signal_after[0]) if case.signal_after else None
+    if code not in (0, 2) and code != stopped:
         return f"exit status {code}"
+    if case.check is not None and work is not None:
+        why = case.check(work, code, stdout)
+        if why:
+            return why
+    changed = [str(p) for p, h in before.items() if digest(p) != h]
+    if changed:
+        return f"input changed: {', '.join(changed)}"
+    if 2 in case.closed:
+        return None  # no messages to judge
     lines = [line for line in stderr.splitlines() if line.strip() and ": warning:" not in line and not line.startswith("training on")]
+    if code == stopped:  # notes before it are fine; the end is one line naming the signal
+        words = ("interrupted", "terminated", "hung up")
+        final = [line for line in lines if line.startswith("hgner") and line.endswith(words)]
+        return None if lines and lines[-1] in final and len(final) == 1 and not any(": error: " in line for line in lines) \
+            else "not one line on a signal"
     if code == 2 and not (lines and lines[-1].startswith("hgner") and ": error: " in lines[-1]):
         return "exit 2 without a one-line error"
     if code == 2 and len([line for line in lines if ": error: " in line]) != 1:
@@ -369,6 +583,12 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
     stopped: list[int] = []  # SIGTERM or SIGINT: finish the current case, then report what ran
     previous = {signum: signal.signal(signum, lambda number, frame: stopped.append(number))
                 for signum in (signal.SIGTERM, signal.SIGINT)}
+    import socket
+
+    peer = socket.socket()  # a "scheduler" that accepts and never answers
+    peer.bind(("127.0.0.1", 0))
+    peer.listen(1000)
+    SILENT_PEER[:] = [peer.getsockname()[1]]
     try:
         model = build_model(root)
         kinds: Counter = Counter()
@@ -383,8 +603,8 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
             case = make_case(rng, work, model)
             kinds[case.kind] += 1
             before = {p: digest(p) for p in case.watched}
-            code, stderr = (run_exec if use_exec else run_forked)(case.argv, case.stdin, work, timeout)
-            why = judge(case, code, stderr, before)
+            code, stderr, stdout = (run_exec if use_exec or case.use_exec else run_forked)(case, work, timeout)
+            why = judge(case, code, stderr, before, work, stdout)
             if why:
                 line = f"case {number} ({case.kind}): {why}: hgner {' '.join(map(repr, case.argv))}\n    " + \
                        "\n    ".join(stderr.strip().splitlines()[-6:])
@@ -401,6 +621,7 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         shutil.rmtree(root, ignore_errors=True)
+        peer.close()
 
 
 def main() -> int:
@@ -411,11 +632,18 @@ def main() -> int:
     parser.add_argument("--exec", dest="use_exec", action="store_true",
                         help="run each case as a fresh `python -m hgner.cli` (slow) instead of a fork")
     parser.add_argument("--keep", type=Path, help="copy the folders of failing cases here")
+    parser.add_argument("--json", type=Path, help="write the counts and failures here")
     args = parser.parse_args()
     started = time.monotonic()
     kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep)
+    seconds = time.monotonic() - started
     print(f"{sum(kinds.values())} of {args.n} cases ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) in "
-          f"{time.monotonic() - started:.0f}s: {len(failures)} failures")
+          f"{seconds:.0f}s: {len(failures)} failures")
+    if args.json:
+        args.json.write_text(json.dumps({"cases_requested": args.n, "cases_run": sum(kinds.values()), "seed": args.seed,
+                                         "seconds": round(seconds), "kinds": dict(sorted(kinds.items())),
+                                         "failures": len(failures), "failure_lines": failures[:50]}, indent=1) + "\n",
+                             encoding="utf-8")
     return 1 if failures else 0
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 import hgner
+from hgner.integrity import seal
+from hgner.model import SEALED_FILES
 from hgner import tag
 from hgner.cli import main
 from hgner.corpus import write_conll
@@ -151,6 +153,7 @@ def test_model_info_checks_the_figures_it_reads(tag_model, tmp_path, field, valu
     shutil.copytree(tag_model, directory)
     meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
     (directory / "meta.json").write_text(json.dumps({**meta, field: value}), encoding="utf-8")
+    seal(directory, SEALED_FILES)  # resealed: the checks behind the seal are tested
     with pytest.raises(ModelError, match=message):
         hgner.model_info(directory)
 

@@ -9,6 +9,8 @@ import shutil
 import numpy as np
 import pytest
 
+from hgner.integrity import seal
+from hgner.model import SEALED_FILES
 from hgner import calibration, skip
 from hgner.corpus import Corpus, Document, Sentence
 from hgner.decoders.chain import forward_backward, viterbi
@@ -130,6 +132,7 @@ def test_a_bad_recorded_factor_is_a_one_line_error(tiny_model, tmp_path, factor)
     metadata = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
     metadata["calibration"]["factor"] = factor
     (directory / "meta.json").write_text(json.dumps(metadata), encoding="utf-8")
+    seal(directory, SEALED_FILES)  # resealed: the checks behind the seal are tested
     with pytest.raises(ModelError, match=r"meta.json: calibration.factor: expected the factor on every potential"):
         CrfModel.load(directory)
 

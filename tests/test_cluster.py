@@ -256,3 +256,50 @@ def test_command_line(tag_model, tmp_path):
     failed = run_hgner(["evaluate", "--model", str(tag_model), "--corpus", str(FIXTURE), "--cluster", "tcp://nowhere"])
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "expected local, local:N" in failed.stderr
 
+
+def test_a_peer_that_accepts_and_never_answers_is_an_error_not_a_hang(monkeypatch):
+    """Issue 40: --cluster tcp://HOST:PORT at a silent peer waited for ever (the 10 s covered connecting only)."""
+    import socket
+    import time
+
+    from hgner import deadline
+    from hgner.cluster import connect
+    from hgner.errors import HgnerError
+
+    monkeypatch.setattr(deadline, "CONNECT_SECONDS", 3.0)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(5)
+        started = time.monotonic()
+        with pytest.raises(HgnerError, match="no answer from a Dask scheduler"):
+            with connect(f"tcp://127.0.0.1:{server.getsockname()[1]}"):
+                pass
+        assert time.monotonic() - started < 30
+
+
+def test_a_scheduler_that_stops_answering_is_an_error_not_a_hang(monkeypatch):
+    import threading
+
+    from hgner import cluster, deadline
+    from hgner.errors import HgnerError
+
+    monkeypatch.setattr(deadline, "CALL_SECONDS", 0.3)
+    never = threading.Event()
+
+    class Future:
+        def result(self, timeout=None):
+            never.wait(timeout)
+            raise TimeoutError
+
+    class Client:
+        class scheduler:
+            address = "tcp://127.0.0.1:1"
+            identity = None
+
+        def sync(self, *args):
+            never.wait()
+
+    with pytest.raises(HgnerError, match="stopped answering"):
+        cluster._result(Client(), Future())
+    with pytest.raises(HgnerError, match="stopped answering"):
+        list(cluster._answered(Client(), iter(lambda: never.wait(), True)))

@@ -86,3 +86,22 @@ def test_bytes_that_are_not_utf8_are_named_by_line_and_column(raw, expected):
     with pytest.raises(HgnerError) as error:
         decode_utf8(raw, "f.txt")
     assert str(error.value) == expected
+
+
+def test_a_fifo_that_no_one_reads_is_an_error_not_a_hang(tmp_path):
+    """Issue 40: `-o FIFO` waited forever for a reader."""
+    import os
+
+    import pytest
+
+    from hgner.errors import HgnerError
+    from hgner.fileio import atomic_write, read_input
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(HgnerError, match="a FIFO that no process is reading"):
+        with atomic_write(fifo) as out:
+            out.write("x")
+    assert read_input(fifo) == b""  # no writer: read as empty, at once
+    with pytest.raises(HgnerError, match="a device or socket"):
+        read_input("/dev/zero")

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from hgner.errors import ModelError
+from hgner.integrity import SEAL_FILE
 from hgner.model import META_FILE, MODEL_FILE, CrfModel, train
 
 
 def test_model_directory_is_crfsuite_plus_json(tiny_model):
     files = sorted(p.name for p in tiny_model.directory.iterdir())
-    assert files == sorted([MODEL_FILE, META_FILE])
+    assert files == sorted([MODEL_FILE, META_FILE, SEAL_FILE])
     meta = json.loads((tiny_model.directory / META_FILE).read_text())
     for key in ("labels", "scheme", "features", "tokenizer", "hgner_version", "training"):
         assert key in meta

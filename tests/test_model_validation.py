@@ -14,7 +14,8 @@ from hgner import skip
 from hgner.corpus import Corpus, Document, Sentence
 from hgner.errors import ModelError
 from hgner.features import RECOMMENDED
-from hgner.model import META_FILE, MODEL_FILE, CrfModel, refresh_files, train
+from hgner.integrity import seal
+from hgner.model import META_FILE, MODEL_FILE, SEALED_FILES, CrfModel, refresh_files, train
 from hgner.validation import check, check_string_table
 
 
@@ -41,6 +42,7 @@ def rewrite_meta(directory, change):
     meta = json.loads((directory / META_FILE).read_text())
     change(meta)
     (directory / META_FILE).write_text(json.dumps(meta))
+    seal(directory, SEALED_FILES)  # resealed: the schema checks stand behind the seal
 
 
 def test_meta_records_every_model_file(full_model):
@@ -66,7 +68,7 @@ def test_a_damaged_file_is_an_error_before_crfsuite_sees_it(copy, name, damage):
 @pytest.mark.parametrize("name", ["model.crfsuite", "truecase.json", "gazetteer.json", "skip.npz"])
 def test_a_missing_recorded_file_is_an_error(copy, name):
     (copy / name).unlink()
-    with pytest.raises(ModelError, match=f"{name}: missing .meta.json names it but the model folder lacks it"):
+    with pytest.raises(ModelError, match=f"{name}: missing .seal.json records it"):
         CrfModel.load(copy)
 
 
@@ -107,6 +109,7 @@ def test_meta_json_accepts_fields_other_helpers_add(copy):
 @pytest.mark.parametrize("text", ["[]", "null", "[" * 100_000 + "]" * 100_000, '{"scheme": NaN}', "\xff", ""])
 def test_meta_json_that_is_not_an_object_is_an_error(copy, text):
     (copy / META_FILE).write_bytes(text.encode("latin-1"))
+    seal(copy, SEALED_FILES)
     with pytest.raises(ModelError, match=str(copy / META_FILE)):
         CrfModel.load(copy)
 
@@ -126,6 +129,7 @@ def test_word_tables_and_skip_files_are_checked_even_when_resealed(copy):
 def test_a_key_given_twice_in_meta_json_is_an_error(copy):
     text = (copy / META_FILE).read_text()
     (copy / META_FILE).write_text(text.replace('{', '{"scheme": "BIOES", ', 1))  # json would keep the last one
+    seal(copy, SEALED_FILES)
     with pytest.raises(ModelError, match=r"meta.json: not valid JSON \(key 'scheme' appears twice in one object\)"):
         CrfModel.load(copy)
 
@@ -287,3 +291,38 @@ def test_a_json_string_that_is_not_text_is_an_error(tmp_path):
         read_json(tmp_path / "t.json")
     (tmp_path / "t.json").write_bytes(b'\xef\xbb\xbf{"b": "\\ud83d\\ude00"}')  # a byte-order mark and a pair: fine
     assert read_json(tmp_path / "t.json") == {"b": "\U0001f600"}
+
+
+def test_retraining_swaps_in_one_step_and_a_signal_between_renames_waits(copy, tiny_corpus, monkeypatch):
+    """Issue 40: a SIGTERM between the two renames left --out missing and the old model hidden."""
+    import os
+    import signal
+
+    from hgner import model as model_module
+    from hgner import process
+
+    (copy / "NOTES.md").write_text("mine")
+    train(tiny_corpus, copy, max_iterations=5)  # RENAME_EXCHANGE where the system has it
+    assert (copy / "NOTES.md").read_text() == "mine" and CrfModel.load(copy)
+    assert [p.name for p in copy.parent.iterdir() if p.name.startswith(".")] == []
+
+    monkeypatch.setattr(model_module, "exchange_paths", lambda a, b: False)  # the fallback: two renames
+    real_rename = os.rename
+    renames = []
+
+    def rename(source, target):
+        real_rename(source, target)
+        renames.append(target)
+        if len(renames) == 1:
+            os.kill(os.getpid(), signal.SIGTERM)  # between the two renames
+
+    monkeypatch.setattr(model_module.os, "rename", rename)
+    previous = process.install()
+    try:
+        with pytest.raises(process.Terminated):
+            train(tiny_corpus, copy, max_iterations=5)
+    finally:
+        process.restore(previous)
+        process.received.clear()
+    monkeypatch.setattr(model_module.os, "rename", real_rename)
+    assert CrfModel.load(copy) and (copy / "NOTES.md").read_text() == "mine"

@@ -210,3 +210,61 @@ def test_a_pipeline_of_another_language_than_the_model_warns_once(tag_model):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pipeline(tag_model)(SENTENCE)  # same language: no warning
+
+
+def test_a_pickled_component_keeps_its_language():
+    """Issue 40: a pickled or deep-copied component lost ``language`` and failed on its first Doc."""
+    import copy
+    import pickle
+
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("hgner", config={"model": "en-conll03"})
+    component = nlp.get_pipe("hgner")
+    for clone in (pickle.loads(pickle.dumps(component)), copy.deepcopy(component)):
+        assert clone.language == "en"
+        assert [e.text for e in clone(nlp.make_doc("Angela Merkel visited Paris .")).ents]
+
+
+def test_pipe_with_two_processes_under_spawn():
+    import multiprocessing
+
+    import spacy
+
+    if "spawn" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no spawn start method here")
+    script = (
+        "import multiprocessing, spacy\n"
+        "if __name__ == '__main__':\n"
+        "    multiprocessing.set_start_method('spawn', force=True)\n"
+        "    nlp = spacy.blank('en'); nlp.add_pipe('hgner', config={'model': 'en-conll03'})\n"
+        "    docs = list(nlp.pipe(['Angela Merkel visited Paris .'] * 4, n_process=2, batch_size=1))\n"
+        "    print(sorted({e.text for d in docs for e in d.ents}))\n"
+    )
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Angela Merkel" in result.stdout
+
+
+def test_to_disk_copies_only_the_sealed_files_and_refuses_links(tmp_path, tiny_model):
+    import shutil
+
+    import spacy
+
+    from hgner.errors import HgnerError
+
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model.directory, model)
+    (model / "NOTES.md").write_text("mine")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("hgner", config={"model": str(model)})
+    nlp.to_disk(tmp_path / "pipeline")
+    copied = sorted(p.name for p in (tmp_path / "pipeline" / "hgner" / "model").iterdir())
+    assert "NOTES.md" not in copied and "seal.json" in copied
+    (model / "skip.npz").symlink_to("/dev/zero")  # a stray link: never followed
+    with pytest.raises(HgnerError, match="skip.npz"):
+        nlp.to_disk(tmp_path / "pipeline2")

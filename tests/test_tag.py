@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from hgner.integrity import seal
+from hgner.model import SEALED_FILES
 from hgner import tag, tokenizer
 from hgner.cli import main
 from hgner.tag import Tagger, text_blocks
@@ -162,6 +164,7 @@ def test_tokenizer_mismatch_warns(tag_model, tmp_path, capsys):
     meta = json.loads((copy / "meta.json").read_text())
     meta["tokenizer"] = "whitespace"
     (copy / "meta.json").write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "was trained on text tokenized by 'whitespace'" in err
@@ -172,6 +175,7 @@ def test_a_model_is_tagged_with_the_rules_it_records(tag_model, tmp_path, capsys
     meta = json.loads((copy / "meta.json").read_text())
     meta["tokenizer"] = {"name": "hgner.conll", "version": 1}
     (copy / "meta.json").write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert Tagger(copy).tokenizer.version == 1 and Tagger(tag_model).tokenizer.version == tokenizer.VERSION
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     assert capsys.readouterr().err == ""
@@ -256,3 +260,36 @@ def test_text_in_another_shipped_models_language_is_warned_about_once(tag_model,
     assert len({word.lower() for word in ENGLISH.split() if word.isalpha()}) >= tokenizer.MIN_TYPES  # judged
     assert main(["tag", "--model", str(tag_model), ENGLISH]) == 0
     assert "looks like" not in capsys.readouterr().err
+
+
+def test_a_glob_with_a_partial_double_star_is_one_error(tmp_path, capsys):
+    """Issue 40: --glob '**.txt' passed the check, then pathlib refused it: an internal error."""
+    from hgner.cli import main
+
+    (tmp_path / "a.txt").write_text("Jim Smith\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["tag", "--glob", "**.txt", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "'**' must be a whole part of the pattern" in capsys.readouterr().err
+
+
+def test_a_subfolder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
+    """Issue 40: an unlistable subfolder was skipped without a word."""
+    import os
+
+    from hgner.errors import HgnerError
+    from hgner.tag import folder_files
+
+    (tmp_path / "a.txt").write_text("Jim\n")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.txt").write_text("Bob\n")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(HgnerError, match="locked: cannot list the folder"):
+        folder_files(tmp_path)

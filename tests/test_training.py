@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hgner.integrity import seal
+from hgner.model import SEALED_FILES
 from hgner import skip
 from hgner.cli import main
 from hgner.model import CrfModel
@@ -75,6 +77,7 @@ def test_model_directory_has_the_umask_permissions_and_its_language_is_checked(t
     assert out.stat().st_mode & 0o777 == 0o777 & ~umask()  # not the private mode of a temporary folder
     meta = json.loads((out / "meta.json").read_text())
     (out / "meta.json").write_text(json.dumps({**meta, "language": "zz"}))
+    seal(out, SEALED_FILES)  # resealed: the checks behind the seal are tested
     capsys.readouterr()
     assert main(["tag", "--model", str(out), "Juan vive en Madrid ."]) == 2
     assert f"({out}): language 'zz': spaCy has no language" in capsys.readouterr().err
@@ -136,9 +139,11 @@ def test_train_with_a_gazetteer_file_or_a_models_lists(tmp_path, capsys):
     assert main(["models", "info", str(out)]) == 0
     assert f"gazetteer:       {lists} (sha256 " in capsys.readouterr().out
     (out / "meta.json").write_text(json.dumps({**meta, "gazetteer_sources": "two\nlines"}), encoding="utf-8")
+    seal(out, SEALED_FILES)  # resealed: the checks behind the seal are tested
     assert main(["models", "info", str(out)]) == 2  # read from meta.json: checked like every field hgner reads
     assert "gazetteer_sources: expected one line" in capsys.readouterr().err
     (out / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    seal(out, SEALED_FILES)  # resealed: the checks behind the seal are tested
 
     again = tmp_path / "m2"
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",

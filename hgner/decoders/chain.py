@@ -60,6 +60,52 @@ def _viterbi(unary, potentials, incoming):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _log_sum_exp(values):  # pragma: no cover - compiled
+    top = values.max()
+    if top == -np.inf:
+        return top
+    return top + np.log(np.exp(values - top).sum())
+
+
+@numba.njit(cache=True, nogil=True)
+def _log_forward_backward(unary, potentials, incoming):  # pragma: no cover - compiled
+    """Sum-product in log space: slower than :func:`_forward_backward`, used when its scaled
+    products underflow (potentials that differ by more than exp's range, e.g. a large calibration
+    factor); every row is normalised by its log-sum-exp."""
+    n, k = unary.shape
+    alpha = np.empty((n, k))
+    beta = np.empty((n, k))
+    terms = np.empty(k)
+    log_z = 0.0
+    for i in range(n):
+        t = incoming[i]
+        for b in range(k):
+            if t >= 0:
+                for a in range(k):
+                    terms[a] = alpha[i - 1, a] + potentials[t, a, b]
+                alpha[i, b] = unary[i, b] + _log_sum_exp(terms)
+            else:
+                alpha[i, b] = unary[i, b]
+        total = _log_sum_exp(alpha[i])
+        alpha[i] -= total
+        log_z += total
+    for i in range(n - 1, -1, -1):
+        if i == n - 1 or incoming[i + 1] < 0:
+            beta[i] = 0.0
+            continue
+        t = incoming[i + 1]
+        for a in range(k):
+            for b in range(k):
+                terms[b] = potentials[t, a, b] + unary[i + 1, b] + beta[i + 1, b]
+            beta[i, a] = _log_sum_exp(terms)
+        beta[i] -= _log_sum_exp(beta[i])
+    marginals = alpha + beta
+    for i in range(n):
+        marginals[i] = np.exp(marginals[i] - _log_sum_exp(marginals[i]))
+    return marginals, log_z
+
+
+@numba.njit(cache=True, nogil=True)
 def _forward_backward(unary, potentials, incoming):  # pragma: no cover - compiled
     """Scaled sum-product in probability space (as crfsuite does): every row of alpha is
     normalised and its scale kept, so no logarithm or exponential sits in the inner loops."""
@@ -92,6 +138,8 @@ def _forward_backward(unary, potentials, incoming):  # pragma: no cover - compil
                 value *= inner
             alpha[i, b] = value
             total += value
+        if not (total > 0.0 and total < np.inf):  # underflow (potentials spread over more than ~700)
+            return _log_forward_backward(unary, potentials, incoming)
         for b in range(k):
             alpha[i, b] /= total
         log_z += np.log(total) + shift[i] + (table_shift[t] if t >= 0 else 0.0)
@@ -108,11 +156,15 @@ def _forward_backward(unary, potentials, incoming):  # pragma: no cover - compil
                 value += edge[t, a, b] * u[i + 1, b] * beta[i + 1, b]
             beta[i, a] = value
             total += value
+        if not (total > 0.0 and total < np.inf):
+            return _log_forward_backward(unary, potentials, incoming)
         for a in range(k):
             beta[i, a] /= total
     marginals = alpha * beta
     for i in range(n):
         total = marginals[i].sum()
+        if not (total > 0.0 and total < np.inf):
+            return _log_forward_backward(unary, potentials, incoming)
         for b in range(k):
             marginals[i, b] /= total
     return marginals, log_z

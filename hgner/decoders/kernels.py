@@ -9,6 +9,7 @@ plain arrays (a numba call taking arrays costs reference counting per array).
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -194,22 +195,37 @@ def run_in_slices(run: Callable[[int, int], object], sweeps: int, n: int, time_l
     within a second, and with ``time_limit`` (seconds) no slice starts after it has passed (at
     least one sweep runs). Without a time limit the slicing never changes a result: every kernel
     resumes exactly where the previous slice stopped."""
+    from tqdm import tqdm
+
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     size = max(1, SLICE_UPDATES // max(n, 1))
     done = 0
-    while done < sweeps:
-        count = min(size, sweeps - done)
-        started = time.perf_counter()
-        run(done, count)
-        done += count
-        now = time.perf_counter()
-        if deadline is not None and now >= deadline:
-            break
-        if now - started < SLICE_SECONDS / 2:
-            size *= 2
-        elif now - started > 2 * SLICE_SECONDS:
-            size = max(1, size // 2)
+    with tqdm(total=sweeps, unit="sweep", desc="decoding", file=sys.stderr, leave=False, delay=PROGRESS_AFTER_SECONDS,
+              disable=not _on_terminal(), unit_scale=True) as bar:
+        while done < sweeps:
+            count = min(size, sweeps - done)
+            started = time.perf_counter()
+            run(done, count)
+            done += count
+            bar.update(count)
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            if now - started < SLICE_SECONDS / 2:
+                size *= 2
+            elif now - started > 2 * SLICE_SECONDS:
+                size = max(1, size // 2)
     return done
+
+
+PROGRESS_AFTER_SECONDS = 2.0  # a decode that runs longer shows a bar of its sweeps on a terminal
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def sweep_stats(n: int, sweeps: int, done: int) -> dict[str, float]:

@@ -71,7 +71,7 @@ import numpy as np
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, draw, graph_arrays, initial_labels, keep_best, mix, run_in_slices, sweep_stats
-from .settings import Positive, Seed, Start, Sweeps, TimeLimit
+from .settings import BatchSize, Seed, Start, Sweeps, TimeLimit
 
 MIN_GIBBS, MGPMH, DOUBLE_MIN = 0, 1, 2
 _TALLIES = 6  # proposal draws, proposal batches, estimator draws, estimator batches, moves proposed, accepted
@@ -390,7 +390,7 @@ class _MinibatchGibbs(Decoder):
     gives_marginals = True
     _mode: int
 
-    def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: Positive = 32.0,
+    def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: BatchSize = 32.0,
                  start: Start = "argmax", time_limit: TimeLimit = None) -> None:
         self.sweeps = sweeps
         self.seed = seed
@@ -459,8 +459,8 @@ class DoubleMinGibbs(_MinibatchGibbs):
 
     _mode = DOUBLE_MIN
 
-    def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: Positive = 32.0,
-                 accept_batch_size: Positive = 32.0, start: Start = "argmax",
+    def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0, batch_size: BatchSize = 32.0,
+                 accept_batch_size: BatchSize = 32.0, start: Start = "argmax",
                  time_limit: TimeLimit = None) -> None:
         super().__init__(sweeps=sweeps, seed=seed, batch_size=batch_size, start=start, time_limit=time_limit)
         self.accept_batch_size = accept_batch_size

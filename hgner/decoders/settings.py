@@ -41,6 +41,8 @@ class Bounds:
 Sweeps = Annotated[int, Bounds(1, MAX_SWEEPS)]
 Seed = Annotated[int, Bounds(0)]
 Positive = Annotated[float, Bounds(0, low_open=True)]
+MAX_BATCH_SIZE = 1e9  # an expected minibatch size: beyond any graph's factor count, and its means stay finite
+BatchSize = Annotated[float, Bounds(0, MAX_BATCH_SIZE, low_open=True)]
 # far below any useful temperature: sweeps are then argmax updates; lower ones underflow 1 / T
 Temperature = Annotated[float, Bounds(1e-6)]
 TimeLimit = Annotated[Optional[float], Bounds(0, low_open=True)]

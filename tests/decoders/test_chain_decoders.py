@@ -76,3 +76,23 @@ def test_shipped_model_matches_crfsuite_on_eng_testb(conll2003):
         if index % 20 == 0:
             reference = np.concatenate([model.crfsuite_marginals(s) for s in features])
             np.testing.assert_allclose(forward_backward(as_trained.chain_graph(sentences))[0], reference, atol=1e-6)
+
+
+def test_forward_backward_survives_potentials_spread_beyond_exp_range():
+    """Issue 40: calibration >= 70 (or a model factor) made forward-backward divide by zero."""
+    import numpy as np
+
+    from hgner.decoders import chain
+
+    rng = np.random.default_rng(40)
+    unary, potentials = rng.normal(size=(9, 5)), rng.normal(size=(1, 5, 5))
+    incoming = np.array([-1, 0, 0, 0, -1, 0, 0, 0, 0])
+    plain, log_z = chain._forward_backward(unary, potentials, incoming)
+    logged, log_z2 = chain._log_forward_backward(unary, potentials, incoming)
+    assert np.allclose(plain, logged, atol=1e-12) and np.isclose(log_z, log_z2)
+    for factor in (70.0, 100.0, 1000.0):
+        marginals, log_z = chain._forward_backward(factor * unary, factor * potentials, incoming)
+        assert np.isfinite(marginals).all() and np.isfinite(log_z)
+        assert np.allclose(marginals.sum(axis=1), 1.0)
+        labels = chain._viterbi(factor * unary, factor * potentials, incoming)
+        assert (marginals.argmax(axis=1) == labels).mean() > 0.8  # nearly deterministic at this scale

@@ -148,7 +148,7 @@ def test_bad_settings(cls, setting: str, value) -> None:
 
 @pytest.mark.parametrize("value", [0, -1.0, float("nan")])
 def test_bad_accept_batch_size(value) -> None:
-    with pytest.raises(ValueError, match="accept_batch_size must be a finite number > 0"):
+    with pytest.raises(ValueError, match=r"accept_batch_size must be a finite number in \(0, 1000000000\]"):
         DoubleMinGibbs(accept_batch_size=value)
     with pytest.raises(HgnerError, match="doublemin-gibbs"):
         make_decoder("doublemin-gibbs", accept_batch_size=value)

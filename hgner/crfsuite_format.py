@@ -1,0 +1,274 @@
+"""crfsuite's CRF1d model file, read and checked by us before crfsuite's C code sees a byte of it.
+
+crfsuite (``lib/crf/src/crf1d_model.c``, ``lib/cqdb/src/cqdb.c``) trusts its model file: every
+offset and id it reads is used without a bounds check, so a damaged file can make it read or write
+outside its buffer (a segfault) or loop forever. :func:`parse` checks everything crfsuite will read
+when pycrfsuite opens the file, tags with it, asks for marginals, labels or its dump, and raises
+:class:`ValueError` (one line) at the first problem. The layout, little-endian throughout:
+
+- **header** (48 bytes): ``magic "lCRF"``, file size, ``type "FOMC"``, version, then the counts of
+  features (never filled in: 0), labels (L) and attributes (A), and the offsets of the ``FEAT`` chunk, the labels' and
+  attributes' CQDB chunks, and the ``LFRF`` and ``AFRF`` chunks;
+- **FEAT**: ``"FEAT"``, chunk size, count, then 20-byte records ``type, source, target (u32),
+  weight (f64)``; type 0 is a state feature (attribute -> label), 1 a transition (label -> label);
+- **LFRF** / **AFRF**: ``"LFRF"``/``"AFRF"``, chunk size, count (L or A), one absolute file offset
+  per label (attribute) of a list ``n (u32), n feature ids (u32)``; crfsuite writes
+  ``trans[target]`` and adds to ``state[target]`` for each listed feature;
+- **CQDB** (string <-> id): a 24-byte header ``"CQDB"``, chunk size, flags, byte-order mark
+  ``0x62445371``, backward-array size and offset; 256 table references ``offset, bucket count``;
+  records ``id (u32), size (u32, with the NUL), bytes, NUL``; bucket arrays of ``hash, record
+  offset``, looked up by open addressing until an empty bucket (offset 0); the backward array holds
+  each id's record offset. Every offset in a CQDB chunk counts from the chunk's start.
+
+Beyond crfsuite's own safety, what it reads must agree with what our reader gives the decoders:
+a label's transitions are type-1 features from that label, an attribute's references type-0
+features of that attribute, strings hold no NUL, ids are unique, and weights are finite and at
+most :data:`MAX_WEIGHT` in size.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+HEADER = struct.Struct("<4sI4sIIIIIIIII")  # magic, size, type, version, features, labels, attrs, 5 offsets
+CHUNK = struct.Struct("<4sII")  # id, size, count
+CQDB_HEADER = struct.Struct("<4sIIIII")  # id, size, flag, byte order, backward size, backward offset
+CQDB_BYTE_ORDER = 0x62445371
+CQDB_TABLES = 256
+CQDB_DATA = CQDB_HEADER.size + 8 * CQDB_TABLES  # the smallest CQDB chunk crfsuite accepts (2072 bytes)
+FEATURE = np.dtype([("type", "<u4"), ("source", "<u4"), ("target", "<u4"), ("weight", "<f8")])
+MAX_LABELS = 1000  # crfsuite allocates L x L matrices; a model has tens of labels
+MAX_WEIGHT = 1e6  # trained weights are within +-100; larger ones overflow the decoders' sums and exps
+
+
+@dataclass(frozen=True)
+class Crf1dModel:
+    """What a checked file holds: ``labels`` (L,), ``attributes`` (A,) and ``features`` (F,) of
+    dtype :data:`FEATURE`."""
+
+    labels: list[str]
+    attributes: list[str]
+    features: np.ndarray
+
+
+def _u32(data: bytes, at: int, what: str) -> int:
+    if at < 0 or at + 4 > len(data):
+        raise ValueError(f"{what} at byte {at} lies outside the file ({len(data)} bytes)")
+    return struct.unpack_from("<I", data, at)[0]
+
+
+def _within(start: int, length: int, end: int, what: str) -> None:
+    if start < 0 or length < 0 or start + length > end:
+        raise ValueError(f"{what} (bytes {start}..{start + length}) runs past {end}")
+
+
+def parse(data: bytes) -> Crf1dModel:
+    """The model in ``data`` (a whole ``model.crfsuite``), every structure crfsuite reads checked;
+    a :class:`ValueError` naming the first problem otherwise."""
+    size = len(data)
+    if size < HEADER.size:
+        raise ValueError(f"truncated crfsuite model: {size} bytes, shorter than its {HEADER.size}-byte header")
+    (magic, recorded, kind, _version, _, n_labels, n_attributes, features_at, labels_at, attributes_at,
+     labelrefs_at, attrrefs_at) = HEADER.unpack_from(data, 0)
+    if magic != b"lCRF" or kind != b"FOMC":
+        raise ValueError(f"not a crfsuite CRF1d model (magic {magic!r}, type {kind!r})")
+    if recorded != size:
+        raise ValueError(f"truncated or padded crfsuite model: header says {recorded} bytes, file has {size}")
+    if not 1 <= n_labels <= MAX_LABELS:
+        raise ValueError(f"implausible crfsuite header: {n_labels} labels, expected 1..{MAX_LABELS}")
+    features = _features(data, features_at)
+    labels = _cqdb(data, labels_at, n_labels, "label", lookups=True)
+    attributes = _cqdb(data, attributes_at, n_attributes, "attribute")
+    kinds = features["type"]
+    if not np.isin(kinds, (0, 1)).all():
+        raise ValueError("crfsuite model has features of unknown type (expected 0, state, or 1, transition)")
+    if not np.isfinite(features["weight"]).all() or (np.abs(features["weight"]) > MAX_WEIGHT).any():
+        raise ValueError(f"crfsuite model has weights that are not finite or exceed {MAX_WEIGHT:g} in size")
+    if (features["target"] >= n_labels).any():
+        raise ValueError("crfsuite model has features whose target label is past its labels")
+    if (features["source"][kinds == 0] >= n_attributes).any() or (features["source"][kinds == 1] >= n_labels).any():
+        raise ValueError("crfsuite model has features whose source is past its attributes or labels")
+    key = (kinds.astype(np.int64) << 62) | (features["source"].astype(np.int64) << 31) | features["target"]
+    if len(np.unique(key)) != len(key):
+        raise ValueError("crfsuite model has two features of the same type, source and target")
+    _references(data, labelrefs_at, b"LFRF", n_labels, features, 1, "label")
+    _references(data, attrrefs_at, b"AFRF", n_attributes, features, 0, "attribute")
+    return Crf1dModel(labels, attributes, features)
+
+
+def _features(data: bytes, start: int) -> np.ndarray:
+    """The FEAT chunk's records (crfsuite reads feature ``i`` at ``start + 12 + 20 i``; the
+    header's feature count is never written, the chunk's is)."""
+    _within(start, CHUNK.size, len(data), "FEAT chunk header")
+    chunk, _, count = CHUNK.unpack_from(data, start)
+    if chunk != b"FEAT":
+        raise ValueError(f"expected the FEAT chunk at byte {start}, got {chunk!r}")
+    _within(start + CHUNK.size, count * FEATURE.itemsize, len(data), f"FEAT chunk of {count} features")
+    return np.frombuffer(data, dtype=FEATURE, count=count, offset=start + CHUNK.size)
+
+
+def _u32_at(data: bytes, positions: np.ndarray, end: int, what: str) -> np.ndarray:
+    """(n,) the little-endian u32 at each of ``positions`` (n,), each checked to lie before ``end``."""
+    positions = np.asarray(positions, dtype=np.int64)
+    if len(positions) and (positions.min() < 0 or positions.max() + 4 > end):
+        raise ValueError(f"{what} lies outside its chunk or the file")
+    raw = np.frombuffer(data, dtype=np.uint8)
+    return (raw[positions].astype(np.int64) | raw[positions + 1].astype(np.int64) << 8
+            | raw[positions + 2].astype(np.int64) << 16 | raw[positions + 3].astype(np.int64) << 24)
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated ranges ``starts[i] .. starts[i] + lengths[i]`` (step 4), as one array."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])) * 4, lengths)
+    return first + 4 * np.arange(total, dtype=np.int64)
+
+
+def _references(data: bytes, start: int, name: bytes, count: int, features: np.ndarray, kind: int,
+                what: str) -> None:
+    """The LFRF or AFRF chunk: for each of ``count`` labels (attributes) an in-file list of ids of
+    features of type ``kind`` whose source is that label (attribute)."""
+    _within(start, CHUNK.size + 4 * count, len(data), f"{name.decode()} chunk")
+    chunk, _, stored = CHUNK.unpack_from(data, start)
+    if chunk != name or stored < count:  # (crfsuite's trainer reserves 2 more label lists than it fills)
+        raise ValueError(f"expected the {name.decode()} chunk of {count} {what}s at byte {start}, got {chunk!r} of "
+                         f"{stored}")
+    offsets = np.frombuffer(data, dtype="<u4", count=count, offset=start + CHUNK.size).astype(np.int64)
+    lengths = _u32_at(data, offsets, len(data), f"{what}'s feature list")
+    if (offsets + 4 + 4 * lengths > len(data)).any():
+        raise ValueError(f"{what}'s feature list runs past the end of the file")
+    ids = _u32_at(data, _spans(offsets + 4, lengths), len(data), f"{what}'s feature list")
+    owner_of = np.repeat(np.arange(count, dtype=np.int64), lengths)
+    if (ids >= len(features)).any():
+        raise ValueError(f"{what}'s feature list names a feature past the FEAT chunk")
+    listed = features[ids]
+    if (listed["type"] != kind).any() or (listed["source"] != owner_of).any():
+        raise ValueError(f"{what}'s feature list names a feature that is not one of its own")
+
+
+def _cqdb(data: bytes, start: int, count: int, what: str, lookups: bool = False) -> list[str]:
+    """Strings 0..count-1 of the CQDB chunk at ``start``, after checking its header, every hash
+    table crfsuite may probe (in the chunk, an empty bucket to stop at, each record in the chunk,
+    NUL-terminated, with an id below ``count``) and its backward array."""
+    end_of_file = len(data)
+    _within(start, CQDB_DATA, end_of_file, f"{what} CQDB chunk")
+    chunk, size, _, order, backward_size, backward_at = CQDB_HEADER.unpack_from(data, start)
+    if chunk != b"CQDB" or order != CQDB_BYTE_ORDER:
+        raise ValueError(f"expected the {what} CQDB chunk at byte {start}, got {chunk!r} (byte order {order:#x})")
+    _within(start, size, end_of_file, f"{what} CQDB chunk of {size} bytes")
+    if size < CQDB_DATA:
+        raise ValueError(f"{what} CQDB chunk of {size} bytes, shorter than its {CQDB_DATA}-byte header")
+    end = start + size
+
+    zeros = np.concatenate(([0], np.cumsum(np.frombuffer(data, dtype=np.uint8, count=size, offset=start) == 0)))
+
+    def records(offsets: np.ndarray) -> np.ndarray:
+        """(n,) the ids of the records at chunk ``offsets`` (n,), each checked: inside the chunk,
+        one NUL-terminated string, an id below ``count``."""
+        ids = _u32_at(data, start + offsets, end, f"{what} string record")
+        lengths = _u32_at(data, start + offsets + 4, end, f"{what} string record")
+        ends = offsets + 8 + lengths  # (chunk offsets)
+        if (lengths < 1).any() or (ends > size).any():
+            raise ValueError(f"{what} string record runs past its CQDB chunk")
+        if (zeros[ends] - zeros[offsets + 8] != 1).any() or (zeros[ends] == zeros[ends - 1]).any():
+            raise ValueError(f"{what} string record is not one NUL-terminated string")
+        if (ids >= count).any():
+            raise ValueError(f"{what} string record has an id of {int(ids.max())}, expected below {count}")
+        return ids
+
+    tables = np.frombuffer(data, dtype="<u4", count=2 * CQDB_TABLES, offset=start + CQDB_HEADER.size).reshape(-1, 2)
+    entries = 0
+    for offset, n in tables.tolist():
+        if (offset == 0) != (n == 0):
+            raise ValueError(f"{what} CQDB hash table at offset {offset} with {n} buckets")
+        if n == 0:
+            continue
+        _within(start + offset, 8 * n, end, f"{what} CQDB hash table of {n} buckets")
+        buckets = np.frombuffer(data, dtype="<u4", count=2 * n, offset=start + offset).reshape(-1, 2)
+        used = buckets[:, 1][buckets[:, 1] != 0].astype(np.int64)
+        if len(used) == n:  # crfsuite probes until it meets an empty bucket: it would never stop
+            raise ValueError(f"{what} CQDB hash table at offset {offset} has no empty bucket")
+        records(used)
+        entries += len(used)
+    if entries != count:
+        raise ValueError(f"{what} CQDB chunk holds {entries} strings in its hash tables, expected {count}")
+    if backward_at == 0 or backward_size < count:
+        raise ValueError(f"{what} CQDB chunk has a backward array of {backward_size} ids, expected {count}")
+    _within(start + backward_at, 4 * count, end, f"{what} CQDB backward array")
+    backward = np.frombuffer(data, dtype="<u4", count=count, offset=start + backward_at).astype(np.int64)
+    if (backward == 0).any():
+        raise ValueError(f"{what} id with no string in its CQDB chunk")
+    if (records(backward) != np.arange(count)).any():
+        raise ValueError(f"{what}'s string record names another {what}")
+    strings = [data[start + offset + 8:start + offset + 8 + length - 1].decode("utf-8") for offset, length in
+               zip(backward.tolist(), _u32_at(data, start + backward + 4, end, "").tolist())]
+    if len(set(strings)) != len(strings):
+        raise ValueError(f"{what} CQDB chunk holds a string twice")
+    if lookups:  # (labels: crfsuite finds each by its hash when asked for a marginal)
+        for identifier, text in enumerate(strings):
+            if _lookup(data, start, tables, text) != identifier:
+                raise ValueError(f"{what} {text!r}: crfsuite's hash lookup does not find it as {what} {identifier}")
+    return strings
+
+
+def _lookup(data: bytes, start: int, tables: np.ndarray, text: str) -> int | None:
+    """The id crfsuite's ``cqdb_to_id`` finds for ``text`` (the tables checked already), or None."""
+    key = text.encode("utf-8") + b"\0"
+    value = hashlittle(key)
+    offset, n = tables[value % CQDB_TABLES].tolist()
+    if n == 0:
+        return None
+    k = (value >> 8) % n
+    for _ in range(n):
+        hashed, record = struct.unpack_from("<II", data, start + offset + 8 * k)
+        if record == 0:
+            return None
+        if hashed == value:
+            identifier, length = struct.unpack_from("<II", data, start + record)
+            stored = data[start + record + 8:start + record + 8 + length]
+            if stored.split(b"\0", 1)[0] + b"\0" == key:
+                return identifier
+        k = (k + 1) % n
+    return None
+
+
+def _rot(x: int, k: int) -> int:
+    return ((x << k) | (x >> (32 - k))) & 0xFFFFFFFF
+
+
+def hashlittle(key: bytes, initval: int = 0) -> int:
+    """Bob Jenkins' lookup3 ``hashlittle``, which CQDB hashes its keys with (key with its NUL)."""
+    mask = 0xFFFFFFFF
+    a = b = c = (0xDEADBEEF + len(key) + initval) & mask
+    length, at = len(key), 0
+    while length > 12:
+        a = (a + int.from_bytes(key[at:at + 4], "little")) & mask
+        b = (b + int.from_bytes(key[at + 4:at + 8], "little")) & mask
+        c = (c + int.from_bytes(key[at + 8:at + 12], "little")) & mask
+        a = (a - c) & mask; a ^= _rot(c, 4); c = (c + b) & mask  # noqa: E702  (mix, as written in lookup3.c)
+        b = (b - a) & mask; b ^= _rot(a, 6); a = (a + c) & mask  # noqa: E702
+        c = (c - b) & mask; c ^= _rot(b, 8); b = (b + a) & mask  # noqa: E702
+        a = (a - c) & mask; a ^= _rot(c, 16); c = (c + b) & mask  # noqa: E702
+        b = (b - a) & mask; b ^= _rot(a, 19); a = (a + c) & mask  # noqa: E702
+        c = (c - b) & mask; c ^= _rot(b, 4); b = (b + a) & mask  # noqa: E702
+        length -= 12
+        at += 12
+    if length == 0:
+        return c
+    tail = key[at:at + length] + bytes(12 - length)
+    a = (a + int.from_bytes(tail[0:4], "little")) & mask
+    b = (b + int.from_bytes(tail[4:8], "little")) & mask
+    c = (c + int.from_bytes(tail[8:12], "little")) & mask
+    c ^= b; c = (c - _rot(b, 14)) & mask  # noqa: E702  (final)
+    a ^= c; a = (a - _rot(c, 11)) & mask  # noqa: E702
+    b ^= a; b = (b - _rot(a, 25)) & mask  # noqa: E702
+    c ^= b; c = (c - _rot(b, 16)) & mask  # noqa: E702
+    a ^= c; a = (a - _rot(c, 4)) & mask  # noqa: E702
+    b ^= a; b = (b - _rot(a, 14)) & mask  # noqa: E702
+    c ^= b; c = (c - _rot(b, 24)) & mask  # noqa: E702
+    return c

@@ -1,0 +1,219 @@
+"""The command-line process: its signals and its standard streams, in one place.
+
+:func:`hgner.entry.entry` (the ``hgner`` console script) first calls :func:`install`, which turns SIGINT,
+SIGTERM and SIGHUP into exceptions (:class:`KeyboardInterrupt`, :class:`Terminated`), so that
+whenever one arrives (during imports too) the context managers that own temporary files and
+folders remove them, and the command ends with one line and exit status 130, 143 or 129, never a
+traceback. A second signal while the first is being handled ends the process at once (one line).
+
+:func:`guard_streams` makes closed standard streams harmless: a closed descriptor 0, 1 or 2 is
+pointed at ``/dev/null`` (so no file the command opens takes its number and receives its
+output); writing to a closed standard output is an error (``cannot write standard output``),
+while messages for a closed standard error are dropped.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+if hasattr(signal, "SIGHUP"):
+    EXIT_STATUS[signal.SIGHUP] = 129
+NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+if hasattr(signal, "SIGHUP"):
+    NAMES[signal.SIGHUP] = "hung up"
+
+received: list[int] = []  # the signals this process has received, in order
+_prefix = ["hgner"]  # what the final line starts with (the command's name once it is known)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived (a BaseException, as KeyboardInterrupt, so that ``except
+    Exception`` does not swallow it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _handle(signum: int, frame: Any) -> None:
+    received.append(signum)
+    if len(received) > 1:  # a second signal while the first is handled: stop now
+        say(f"{_prefix[0]}: {NAMES.get(signum, 'stopped')}")
+        os._exit(EXIT_STATUS.get(signum, 1))
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+def install(prefix: str | None = None, handler: Any = None) -> dict[int, Any]:
+    """Turn SIGINT, SIGTERM and SIGHUP into exceptions (main thread only; ``handler`` instead
+    when given); ``prefix`` names the command in the line a second signal prints. Returns the
+    previous handlers (for :func:`restore`)."""
+    if prefix:
+        _prefix[0] = prefix
+    previous = {}
+    for signum in EXIT_STATUS:
+        try:
+            previous[signum] = signal.signal(signum, handler or _handle)
+        except (ValueError, OSError):  # not the main thread, or not settable here
+            pass
+    return previous
+
+
+def restore(previous: dict[int, Any]) -> None:
+    for signum, handler in previous.items():
+        try:
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        except (ValueError, OSError, TypeError):
+            pass
+
+
+def exit_now(signum: int, frame: Any) -> None:
+    """After the command has finished: a signal ends the process at once, with one line."""
+    what, status = describe(signum)
+    say(f"{_prefix[0]}: {what}")
+    os._exit(status)
+
+
+def stopped_by() -> int | None:
+    """The first signal this process received, if any."""
+    return received[0] if received else None
+
+
+def describe(signum: int) -> tuple[str, int]:
+    """(``interrupted``/``terminated``/``hung up``, exit status) of a signal."""
+    return NAMES.get(signum, "stopped"), EXIT_STATUS.get(signum, 1)
+
+
+def signal_of(error: BaseException) -> int | None:
+    """The signal behind ``error``: a :class:`KeyboardInterrupt` or :class:`Terminated` (also
+    as the cause or context of another exception, e.g. numba's ``SystemError ... returned a result
+    with an exception set``), or any exception raised after a signal arrived."""
+    seen = 0
+    current: BaseException | None = error
+    while current is not None and seen < 20:
+        if isinstance(current, KeyboardInterrupt):
+            return signal.SIGINT
+        if isinstance(current, Terminated):
+            return current.signum
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return stopped_by()
+
+
+def say(line: str) -> None:
+    try:
+        os.write(2, (line + "\n").encode("utf-8", "backslashreplace"))
+    except OSError:
+        pass
+
+
+class _ClosedOutput:
+    """Standard output when descriptor 1 was closed: any write is an ``EBADF`` error."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    @property
+    def buffer(self) -> "_ClosedOutput":
+        return self
+
+    def reconfigure(self, **_: Any) -> None:
+        pass
+
+
+def guard_streams() -> None:
+    """Point closed descriptors 0-2 at ``/dev/null``; a closed standard output becomes
+    :class:`_ClosedOutput`, a closed standard error a sink."""
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+    for fd in closed:
+        try:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+        except OSError:
+            pass
+    if 1 in closed or sys.stdout is None:
+        sys.stdout = _ClosedOutput()  # type: ignore[assignment]
+    if 2 in closed or sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  (for the process's life)
+    if 0 in closed or sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115
+
+
+_fork_quiet = [False]
+
+
+def _quiet_child() -> None:
+    """In a forked child (a --jobs worker, a local Dask worker) of a process whose signals are
+    handled here: the terminal's SIGINT and SIGHUP are the parent's to handle, and SIGTERM (how a
+    pool stops its workers) ends the child as by default, never with a traceback."""
+    if _fork_quiet[0] or signal.getsignal(signal.SIGTERM) is _handle:
+        for signum in (signal.SIGINT, getattr(signal, "SIGHUP", signal.SIGINT)):
+            signal.signal(signum, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # how the driver's nanny stops it
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_quiet_child)
+
+
+class quiet_forks:
+    """Within the block, forked children ignore SIGINT and SIGHUP and die of SIGTERM (local Dask workers: a Ctrl-C at
+    the terminal reaches the whole process group, and the driver stops them itself)."""
+
+    def __enter__(self) -> None:
+        _fork_quiet[0] = True
+
+    def __exit__(self, *exc: object) -> None:
+        _fork_quiet[0] = False
+
+
+def run(load: Callable[[], Callable[[], int]]) -> int:
+    """Install the handlers, then call ``load()`` (which imports the command, under them) and the
+    function it returns; the exit status. After a signal the process ends here (see :func:`install`)."""
+    install()
+    try:
+        guard_streams()
+        status = load()()
+    except (KeyboardInterrupt, Terminated) as error:  # during imports, or outside the CLI's own boundary
+        what, status = describe(signal_of(error) or signal.SIGINT)
+        say(f"hgner: {what}")
+    install(handler=exit_now)  # from here to the process's end, a signal cannot raise in the exit path
+    if received:  # stopped by a signal: end now, without the exit handlers of libraries interrupted mid-way
+        what, status = describe(received[0])  # (a signal some library swallowed still counts)
+        for stream in (sys.stdout, sys.stderr):  # (Dask's would print its half-closed cluster's traceback)
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        os._exit(status)
+    return status

@@ -1,0 +1,29 @@
+"""``python -m hgner.reseal MODEL_DIR...``: seal model folders (after building or editing one by
+hand), each only once it loads with every check; see :mod:`hgner.integrity`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .errors import HgnerError
+from .model import reseal
+
+
+def main(argv: list[str] | None = None) -> int:
+    directories = sys.argv[1:] if argv is None else argv
+    if not directories:
+        print("usage: python -m hgner.reseal MODEL_DIR...", file=sys.stderr)
+        return 2
+    for directory in directories:
+        try:
+            reseal(Path(directory))
+        except HgnerError as error:
+            print(f"hgner.reseal: error: {error}", file=sys.stderr)
+            return 2
+        print(f"sealed {directory}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Signals and standard streams of the hgner command (issue 40, items 4 and 5): SIGINT, SIGTERM and
+SIGHUP end with one line and exit status 130, 143, 129; closed streams are no internal error."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from hgner import process
+
+COMMAND = [sys.executable, "-m", "hgner", "tag", "--decoder", "gibbs", "--sweeps", "100000000", "Jim Smith"]
+
+
+def run_and_signal(signum, delay, command=COMMAND):
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(delay)
+    os.killpg(child.pid, signum)
+    _, err = child.communicate(timeout=120)
+    return child.returncode, err.decode()
+
+
+@pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"),
+                                                   (signal.SIGTERM, 143, "terminated"),
+                                                   (signal.SIGHUP, 129, "hung up")])
+def test_a_signal_ends_the_command_with_one_line(signum, status, word):
+    code, err = run_and_signal(signum, 4.0)
+    assert code == status
+    assert err.strip().splitlines() == [f"hgner tag: {word}"]
+
+
+def test_ctrl_c_on_a_local_cluster_prints_one_line(tmp_path):
+    for number in range(20):
+        (tmp_path / f"f{number}.txt").write_text("Angela Merkel met Jim Smith in Paris .\n")
+    command = [sys.executable, "-m", "hgner", "tag", "--cluster", "local:2", "--decoder", "gibbs", "--sweeps",
+               "2000000", str(tmp_path), "--out", str(tmp_path / "out")]
+    code, err = run_and_signal(signal.SIGINT, 5.0, command)
+    assert code == 130
+    assert err.strip().splitlines() == ["hgner tag: interrupted"]
+
+
+def test_a_system_error_around_a_keyboard_interrupt_is_an_interrupt(monkeypatch, capsys):
+    """numba's dispatcher turns a Ctrl-C inside a call into ``SystemError: ... returned a result
+    with an exception set`` whose cause is the KeyboardInterrupt."""
+    from hgner import cli
+
+    def interrupted(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as error:
+            raise SystemError("CPUDispatcher(<function _document_tables>) returned a result with an exception "
+                              "set") from error
+
+    monkeypatch.setattr(cli, "_run", interrupted)
+    assert cli.main(["decoders"]) == 130
+    assert capsys.readouterr().err.strip() == "hgner decoders: interrupted"
+
+
+def test_signal_of_follows_causes():
+    error = SystemError("x")
+    error.__cause__ = process.Terminated(signal.SIGHUP)
+    assert process.signal_of(error) == signal.SIGHUP
+
+
+@pytest.mark.parametrize("extra, status", [([], 2), (["-o", "OUT"], 0)])
+def test_a_closed_standard_output(tmp_path, extra, status):
+    extra = [str(tmp_path / "out.txt") if a == "OUT" else a for a in extra]
+    result = subprocess.run([sys.executable, "-m", "hgner", "tag", *extra, "Jim Smith"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, pass_fds=(), close_fds=True,
+                            preexec_fn=lambda: os.close(1), timeout=120)
+    assert result.returncode == status, result.stderr
+    assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
+    if extra:
+        assert "Jim Smith" in (tmp_path / "out.txt").read_text()
+
+
+def test_a_closed_standard_error_keeps_exit_status_2():
+    result = subprocess.run([sys.executable, "-m", "hgner", "tag", "--decoder", "FOO", "Jim"],
+                            stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(2), timeout=120)
+    assert result.returncode == 2
+
+
+def test_sigterm_removes_temporary_model_folders(tmp_path):
+    """Issue 40: SIGTERM and SIGHUP left hidden .part model folders behind."""
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "tag_train.conll")
+    command = [sys.executable, "-m", "hgner", "train", "--train", fixture, "--out", str(tmp_path / "model"),
+               "--max-iterations", "100000", "--c1", "0", "--c2", "0.0000001"]
+    code, err = run_and_signal(signal.SIGTERM, 6.0, command)
+    assert code == 143, err
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    shutil.rmtree(tmp_path, ignore_errors=True)
