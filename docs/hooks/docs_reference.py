@@ -180,6 +180,8 @@ def _import_all_modules() -> None:
 
     for path in _package_files():
         name = _module_name(path)
+        if name.endswith(".__main__"):  # `python -m hgner`: importing it runs the command
+            continue
         with contextlib.suppress(ImportError):  # optional extras (dask, pyarrow) may be missing
             importlib.import_module(name)
 
