@@ -259,7 +259,22 @@ def models_page() -> str:
     if (RESULTS / "models.json").is_file():
         lines.extend(["", "## `docs/results/models.json`", "", "```json",
                       json.dumps(load("models"), indent=2, ensure_ascii=False), "```"])
+    lines.extend(fuzz_section())
     return "\n".join(lines) + "\n"
+
+
+def fuzz_section() -> list[str]:
+    """The fuzzers' runs (``docs/results/fuzz-*.json``), as they wrote them."""
+    paths = sorted(RESULTS.glob("fuzz-*.json"))
+    if not paths:
+        return []
+    lines = ["", "## Fuzzing", "",
+             "Damaged model files (`scripts/fuzz_crfsuite.py`, `fuzz-crfsuite*.json`) and command lines",
+             "(`scripts/fuzz_cli.py`, `fuzz-cli.json`), each run's JSON as the script wrote it."]
+    for path in paths:
+        lines.extend(["", f"### `{path.name}`", "", "```json",
+                      json.dumps(load(path.stem), indent=2, ensure_ascii=False), "```"])
+    return lines
 
 
 def rawtext_section() -> list[str]:
