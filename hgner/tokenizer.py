@@ -18,10 +18,13 @@ abbreviations of :data:`ABBREVIATIONS` keep their final period. Sentences end
 * at a single line break after a line that is not a full line of hard-wrapped prose: see
   :func:`line_ends_sentence`.
 
-:data:`NAME` and :data:`VERSION` identify these rules; a model records them in ``meta.json``
+:data:`NAME` and :data:`VERSION` identify the token rules (:func:`make_tokenizer`, what spaCy's
+registered ``hgner.conll.vN`` tokenizers do); a model records them in ``meta.json``
 (``"tokenizer": {"name": ..., "version": ...}``) together with its ``"language"``, and is tagged
 with the version it records. Version 2 keeps words such as Dutch ``'s-Hertogenbosch`` whole
-(:data:`KEPT_PREFIXED`); otherwise it splits as version 1 does.
+(:data:`KEPT_PREFIXED`); otherwise it splits as version 1 does. The sentence rules above are not
+versioned: a model learns from its corpus's own sentences, never from these rules, so a change to
+them applies to every model.
 """
 
 from __future__ import annotations

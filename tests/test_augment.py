@@ -59,3 +59,18 @@ def test_the_shipped_english_model_tags_lowercased_and_uppercased_text():
         ("john smith", "PER"), ("paris", "LOC"), ("london", "LOC"), ("united nations", "ORG")]
     assert tagged("SIEMENS AND MICROSOFT SEAL CLOUD DEAL IN MUNICH") == [
         ("SIEMENS", "ORG"), ("MICROSOFT", "ORG"), ("MUNICH", "LOC")]
+
+
+@pytest.mark.parametrize("name", ["en-conll03", "en-3class"])
+def test_the_shipped_english_truecasing_tables_are_not_lowercased_by_the_copies(name):
+    """The case-augmented copies are no evidence of case (:func:`hgner.features.learn_truecase`):
+    before, their short lowercase sentences turned 67 entries of the table to lower case."""
+    import json
+
+    from hgner.modelfiles import builtin_models, model_directory
+
+    if name not in builtin_models():
+        pytest.skip(f"the shipped {name} model is not installed")
+    table = json.loads((model_directory(name) / "truecase.json").read_text(encoding="utf-8"))
+    assert (table["york"], table["islands"], table["telecom"]) == ("York", "Islands", "Telecom")
+    assert "lumpur" not in table and "1998c" not in table  # only the lowercased copies wrote these

@@ -109,6 +109,31 @@ def test_caseless_sentences():
     assert not is_caseless(["in", "paris"])  # too short to tell lowercased text from a fragment
 
 
+def test_truecase_table_ignores_sentences_without_case_evidence():
+    """Short all-lower-case sentences (too short for :func:`is_caseless`) are no evidence: before,
+    the lowercased copies of case augmentation turned 67 entries of en-conll03's table to lower
+    case (``york -> york``)."""
+    cased = [["He", "flew", "to", "New", "York", "."], ["In", "New", "York"], ["Visiting", "new", "York"]]
+    original = learn_truecase(cased)
+    assert original["york"] == "York" and original["new"] == "New"
+    lowered = [[t.lower() for t in s] for s in cased]
+    assert learn_truecase(cased + lowered) == original
+    assert learn_truecase(cased + [["the", "york"], ["in", "york", "."]] * 3) == original
+    assert learn_truecase([["in", "york"], ["A", "YORK"]]) == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["New", "new", "NEW", "York", "york", "Paris", "said", "IBM", "iPhone", "-",
+                                          "1996"]), max_size=5), max_size=6))
+def test_case_augmented_corpus_gives_the_original_truecase_table(sentences):
+    from hgner.augment import case_augmented
+    from hgner.corpus import Corpus, Document, Sentence
+
+    corpus = Corpus("toy", "IOB2", [Document("d", [Sentence(s, ["O"] * len(s), i) for i, s in enumerate(sentences)])])
+    augmented = case_augmented(corpus, ("lower", "upper"))
+    assert learn_truecase(s.tokens for s in augmented.sentences) == learn_truecase(sentences)
+
+
 def test_truecase_table_and_headline():
     table = learn_truecase([["The", "team", "from", "Japan", "won", "."], ["In", "Japan", "the", "team", "lost"],
                             ["JAPAN", "WIN"]])

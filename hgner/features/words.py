@@ -196,6 +196,15 @@ def is_caseless(tokens: Sequence[str]) -> bool:
     return bool(caseless_sentences(flags, np.zeros(len(tokens), np.int64), 1)[0])
 
 
+def shows_case(tokens: Sequence[str]) -> bool:
+    """True for a sentence whose cased words are not all lower case nor all upper case: the only
+    sentences whose casing is evidence for the truecasing table. Unlike :func:`is_caseless` (which
+    decides how text is featurised, and leaves a short all-lower-case sentence alone as a possible
+    fragment of cased text), two lower-case words (``new york``) are no evidence either way."""
+    cased = [flags for flags in map(word_flags, tokens) if flags & CASED]
+    return not (all(flags & ALL_LOWER for flags in cased) or all(flags & ALL_UPPER for flags in cased))
+
+
 def fit_gazetteer(lists: dict[str, list[str]], truecase: dict[str, str]) -> dict[str, list[str]]:
     """Gazetteer ``lists`` made ready for a model whose training corpus has the truecasing table
     ``truecase``: entries lowercased with single spaces, deduplicated and sorted; entries of more
@@ -214,10 +223,13 @@ def fit_gazetteer(lists: dict[str, list[str]], truecase: dict[str, str]) -> dict
 
 def learn_truecase(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
     """The truecasing table: for each lowercase form, its most frequent surface form at non-initial
-    positions of cased sentences (ties go to the form seen first)."""
+    positions of the sentences that show case (:func:`shows_case`; ties go to the form seen
+    first). Sentences all in lower or all in upper case count for nothing, so the
+    lowercased and uppercased copies of case augmentation (:func:`hgner.augment.case_augmented`)
+    leave the table as the original corpus gives it."""
     counts: dict[str, Counter] = {}
     for tokens in sentences:
-        if is_caseless(tokens):
+        if not shows_case(tokens):
             continue
         for word in tokens[1:]:
             if word_flags(word) & CASED:
