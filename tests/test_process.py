@@ -88,7 +88,13 @@ def test_sigterm_removes_temporary_model_folders(tmp_path):
     fixture = os.path.join(os.path.dirname(__file__), "fixtures", "tag_train.conll")
     command = [sys.executable, "-m", "hgner", "train", "--train", fixture, "--out", str(tmp_path / "model"),
                "--max-iterations", "100000", "--c1", "0", "--c2", "0.0000001"]
-    code, err = run_and_signal(signal.SIGTERM, 6.0, command)
-    assert code == 143, err
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    started = time.monotonic()  # the signal comes while the model is built in its hidden folder (however fast)
+    while child.poll() is None and time.monotonic() - started < 60 \
+            and not any(p.name.startswith(".") for p in tmp_path.iterdir()):
+        time.sleep(0.005)
+    os.killpg(child.pid, signal.SIGTERM)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 143, err.decode()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     shutil.rmtree(tmp_path, ignore_errors=True)
