@@ -239,16 +239,22 @@ def exchange_paths(first: str | os.PathLike, second: str | os.PathLike) -> bool:
 @contextmanager
 def signals_deferred() -> Iterator[None]:
     """Within the block, SIGINT, SIGTERM and SIGHUP wait (delivered when it ends): for steps that
-    must not be cut in two, such as a pair of renames."""
+    must not be cut in two, such as a pair of renames. The signals' Python handlers are replaced by
+    one that notes them: blocking them in this thread alone would not do, since the kernel may hand a
+    signal to another thread (numba's, crfsuite's), whose note Python then acts on in this one."""
     import signal
+    import threading
 
-    wanted = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
-    try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, wanted)
-    except (AttributeError, ValueError, OSError):
+    if threading.current_thread() is not threading.main_thread():  # only the main thread handles signals
         yield
         return
+    wanted = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    arrived: list[int] = []
+    previous = {signum: signal.signal(signum, lambda signum, frame: arrived.append(signum)) for signum in wanted}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
+        for signum in dict.fromkeys(arrived):  # delivered again, once each, to the handlers restored
+            signal.raise_signal(signum)

@@ -180,7 +180,7 @@ def _import_all_modules() -> None:
 
     for path in _package_files():
         name = _module_name(path)
-        if name.endswith(".__main__"):  # `python -m hgner`: importing it runs the command
+        if name.endswith(".__main__"):  # running it is the command, not an import
             continue
         with contextlib.suppress(ImportError):  # optional extras (dask, pyarrow) may be missing
             importlib.import_module(name)

@@ -259,22 +259,7 @@ def models_page() -> str:
     if (RESULTS / "models.json").is_file():
         lines.extend(["", "## `docs/results/models.json`", "", "```json",
                       json.dumps(load("models"), indent=2, ensure_ascii=False), "```"])
-    lines.extend(fuzz_section())
     return "\n".join(lines) + "\n"
-
-
-def fuzz_section() -> list[str]:
-    """The fuzzers' runs (``docs/results/fuzz-*.json``), as they wrote them."""
-    paths = sorted(RESULTS.glob("fuzz-*.json"))
-    if not paths:
-        return []
-    lines = ["", "## Fuzzing", "",
-             "Damaged model files (`scripts/fuzz_crfsuite.py`, `fuzz-crfsuite*.json`) and command lines",
-             "(`scripts/fuzz_cli.py`, `fuzz-cli.json`), each run's JSON as the script wrote it."]
-    for path in paths:
-        lines.extend(["", f"### `{path.name}`", "", "```json",
-                      json.dumps(load(path.stem), indent=2, ensure_ascii=False), "```"])
-    return lines
 
 
 def rawtext_section() -> list[str]:
@@ -380,4 +365,31 @@ def speed_page() -> str:
                   "| `scripts/bench_scale.py --json FILE` | 1M tokens in one process and on `--cluster local:2`, Dask's overhead |",
                   "| `scripts/bench_memory.py` | peak resident memory of `hgner evaluate` |",
                   "| `scripts/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
+    return "\n".join(lines)
+
+
+FUZZ_RUNS = ("fuzz-crfsuite", "fuzz-crfsuite-seed2", "fuzz-crfsuite-rerun", "fuzz-crfsuite-unchecked")
+
+
+def reliability_page() -> str:
+    """The fuzzers' counts, from ``fuzz-*.json`` (``scripts/fuzz_crfsuite.py`` and ``scripts/fuzz_cli.py``)."""
+    lines = ["# Reliability", "",
+             "Two fuzzers look for inputs that crash, hang or mislead hgner. `scripts/fuzz_crfsuite.py` damages",
+             "the structure of a `model.crfsuite` (every field crfsuite reads), reseals the model and loads it",
+             "in a child process; `--unchecked` opens the same bytes with crfsuite directly, without hgner's",
+             "structural reader, to show that the mutations reach crfsuite's unchecked reads.", "",
+             "| run | results | cases | seed | outcomes | seconds |", "| --- | --- | --- | --- | --- | --- |"]
+    for name in FUZZ_RUNS:
+        run = load(name)
+        flag = " --unchecked" if run["unchecked"] else ""
+        outcomes = ", ".join(f"{count:,} {outcome}" for outcome, count in sorted(run["outcomes"].items()))
+        lines.append(f"| `fuzz_crfsuite.py -n {run['cases']} --seed {run['seed']}{flag}` | `{name}.json` | {run['cases']:,} | "
+                     f"{run['seed']} | {outcomes} | {run['seconds']:.0f} |")
+    cli = load("fuzz-cli")
+    lines.extend(["", "`scripts/fuzz_cli.py` runs the `hgner` command on generated hostile cases (files, FIFOs, links,",
+                  "closed streams, signals at random moments, damaged and resealed models, silent Dask peers) and",
+                  "counts tracebacks, internal errors, crashes, hangs, wrong results and data loss:", "",
+                  "| run | results | cases asked | cases run | failures | seconds |", "| --- | --- | --- | --- | --- | --- |",
+                  f"| `fuzz_cli.py -n {cli['cases_requested']} --seed {cli['seed']}` | `fuzz-cli.json` | {cli['cases_requested']:,} | "
+                  f"{cli['cases_run']:,} | {cli['failures']} | {cli['seconds']:,} |", ""])
     return "\n".join(lines)

@@ -32,4 +32,5 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/models.md": results.models_page,
     "results/tuning.md": results.tuning_page,
     "results/speed.md": results.speed_page,
+    "results/reliability.md": results.reliability_page,
 }
