@@ -136,7 +136,9 @@ EXIT_CODES = [
     ("2", "bad input: an argument, file, model, corpus or setting that cannot be used, an unreadable or "
           "unwritable file, a full disk: one line on standard error, the command's name, `error:` and what is "
           "wrong, naming the file, line, argument or field"),
-    ("130", "interrupted (Ctrl-C)"),
+    ("129", "hung up (SIGHUP): one line, the command's name and `hung up`; temporary files and folders removed"),
+    ("130", "interrupted (Ctrl-C, SIGINT): one line, the command's name and `interrupted`; temporary files and folders removed"),
+    ("143", "terminated (SIGTERM): one line, the command's name and `terminated`; temporary files and folders removed"),
 ]
 
 

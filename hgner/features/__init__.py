@@ -35,7 +35,9 @@ Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and e
     token is featurised as its *truecased* form (all attributes above, neighbours included) and
     gets the flag ``caseless``. The truecased form of a word is its most frequent surface form at
     non-initial positions of the cased sentences of the same document; failing that, its most
-    frequent form in the training corpus (the truecasing table, a model resource); failing that,
+    frequent form in the training corpus's sentences that show case (the truecasing table, a model
+    resource: :func:`learn_truecase`; sentences all in lower or upper case, such as case
+    augmentation's copies, teach it nothing); failing that,
     [outside_truecase] its most probable form in a far larger outside corpus (the outside
     truecasing table: en-conll03 has spaCy's English word probabilities, ``spacy-lookups-data``);
     failing that, ``Title`` case for an upper-case word or a one-token gazetteer entry, and the
