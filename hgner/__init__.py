@@ -7,7 +7,7 @@ The Python API (``__all__``)::
     tagger = hgner.load("en-conll03", "viterbi")   # a Tagger; decoder settings as keywords
     tagger.tag("Jim Smith flew to Paris.")          # [Entity(start=0, end=9, text='Jim Smith', ...), ...]
     tagger.pipe(texts, batch_size=64)               # an iterator of entity lists
-    hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report dict
+    hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report (.to_json(): the dict)
     hgner.available_decoders(), hgner.available_models(), hgner.model_info("en-conll03")
 
 Importing ``hgner`` is cheap: everything loads on first use.
@@ -15,9 +15,9 @@ Importing ``hgner`` is cheap: everything loads on first use.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.process)
+from .version import __version__
 
-__version__ = "0.1.0"
+TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.process)
 
 __all__ = [
     "Entity",
@@ -33,9 +33,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .api import ModelInfo, available_decoders, available_models, evaluate, load, model_info
-    from .tag import Entity, Tagger
+    from .tagging.tagger import Entity, Tagger
 
-_HOMES = {"Entity": "tag", "Tagger": "tag", "ModelInfo": "api", "available_decoders": "api",
+_HOMES = {"Entity": "tagging.tagger", "Tagger": "tagging.tagger", "ModelInfo": "api", "available_decoders": "api",
           "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api"}
 
 

@@ -12,16 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .errors import HgnerError, ManifestError
 from .validation import check, read_json
-
-if TYPE_CHECKING:
-    from .corpus import Corpus
 
 SCHEMA_FILE = "manifest.schema.json"
 
@@ -119,7 +115,7 @@ def manifest_files(directory: Path | None = None) -> list[Path]:
     return sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_FILE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_catalogue(directory: Path) -> dict[str, Manifest]:
     manifests: dict[str, Manifest] = {}
     for path in manifest_files(directory):
@@ -163,25 +159,3 @@ def resolve(name: str) -> tuple[Manifest, Split | None] | None:
                                  f"expected one of {', '.join(manifest.split_names())}")
             return manifest, manifest.splits[split]
     return None
-
-
-def load(name: str, scheme: str | None = None, offline: bool = False, lenient: bool = False) -> Corpus:
-    """The corpus ``name`` names (see the module docstring): a catalogue corpus, fetched into the
-    data home first when it is missing (unless ``offline``), or a CoNLL file; ``lenient``: see
-    :class:`CorpusSource`."""
-    from . import datahome, registry
-
-    found = resolve(name)
-    if found is None:
-        if not Path(name).is_file():
-            from .fileio import not_a_file
-
-            raise HgnerError(f"corpus {name!r}: {not_a_file(name)}, and not a catalogue name "
-                             f"(expected a CoNLL file or one of: {', '.join(all_split_names())})")
-        return registry.lookup(registry.corpus_readers, "conll")(CorpusSource(name, name, {}, lenient), scheme)
-    manifest, split = found
-    if split is None:
-        raise HgnerError(f"corpus {name!r}: which split? expected one of {', '.join(manifest.split_names())}")
-    reader = registry.lookup(registry.corpus_readers, manifest.reader)
-    location = datahome.ensure(manifest, split, offline=offline)
-    return reader(CorpusSource(manifest.split_name(split.name), location, manifest.label_map, lenient), scheme)

@@ -13,15 +13,13 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
-from . import schemes
-from .errors import ConllFormatError, HgnerError
-from .fileio import read_input
+from . import datahome, registry, schemes
+from .catalog import CorpusSource, all_split_names, resolve
+from .errors import ConllFormatError, HgnerError, named
+from .fileio import not_a_file, read_input
 from .registry import corpus_readers
-
-if TYPE_CHECKING:
-    from .catalog import CorpusSource
 
 DOCSTART = "-DOCSTART-"
 # Columns are separated by ASCII whitespace only, as conlleval splits them: a token may hold a
@@ -99,7 +97,8 @@ def _decode_lines(raw: bytes, path: str) -> Iterator[str]:
         try:
             yield line.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise ConllFormatError(path, number, f"not UTF-8 (byte {line[error.start]:#04x} at column {error.start + 1})") from None
+            raise ConllFormatError(path, number,
+                                   f"not UTF-8 (byte {line[error.start]:#04x} at column {error.start + 1})") from None
 
 
 def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None, lenient: bool = False) -> Corpus:
@@ -157,17 +156,24 @@ def parse_conll(lines: Iterable[str], source: str, scheme: str | None = None, le
     end_sentence()
 
     corpus_scheme = schemes.normalize_scheme(scheme) if scheme else schemes.detect(
-        s.tags for d in documents for s in d.sentences
+        s.tags or [] for d in documents for s in d.sentences
     )
-    for doc in [] if lenient else documents:
+    if not lenient:
+        _check_scheme(documents, source, corpus_scheme, detected=not scheme)
+    return Corpus(source, corpus_scheme, documents, marked=marked)
+
+
+def _check_scheme(documents: list[Document], source: str, scheme: str, detected: bool) -> None:
+    """A :class:`ConllFormatError` at the first sentence whose tags break ``scheme`` (saying why it
+    was ``detected``, when it was)."""
+    for doc in documents:
         for sentence in doc.sentences:
-            problem = schemes.check(sentence.tags, corpus_scheme)
+            problem = schemes.check(sentence.tags or [], scheme)
             if problem is not None:
                 position, reason = problem
-                line = sentence.line + min(position, len(sentence.tokens) - 1)
-                evidence = "" if scheme else _detected_from(documents, corpus_scheme)
-                raise ConllFormatError(source, line, f"{reason} (scheme {corpus_scheme}){evidence}")
-    return Corpus(source, corpus_scheme, documents, marked=marked)
+                line = (sentence.line or 0) + min(position, len(sentence.tokens) - 1)
+                evidence = _detected_from(documents, scheme) if detected else ""
+                raise ConllFormatError(source, line, f"{reason} (scheme {scheme}){evidence}")
 
 
 def _detected_from(documents: list[Document], scheme: str) -> str:
@@ -178,8 +184,8 @@ def _detected_from(documents: list[Document], scheme: str) -> str:
     for sentence in (s for d in documents for s in d.sentences):
         for position, tag in enumerate(sentence.tags or []):
             if schemes.split_tag(tag)[0] in ("E", "S"):
-                return (f"; BIOES was detected from {tag!r} on line {sentence.line + position}: --scheme IOB1 or IOB2 "
-                        "reads the file leniently")
+                return (f"; BIOES was detected from {tag!r} on line {(sentence.line or 0) + position}: {named('scheme')} "
+                        "IOB1 or IOB2 reads the file leniently")
     return ""
 
 
@@ -211,23 +217,13 @@ def convert_corpus(corpus: Corpus, scheme: str) -> Corpus:
     """A copy of ``corpus`` with gold tags rewritten in ``scheme``."""
     scheme = schemes.normalize_scheme(scheme)
     documents = [
-        Document(d.name, [Sentence(s.tokens, schemes.convert(s.tags, scheme), s.line) for s in d.sentences])
+        Document(d.name, [Sentence(s.tokens, schemes.convert(s.tags or [], scheme), s.line) for s in d.sentences])
         for d in corpus.documents
     ]
     return replace(corpus, scheme=scheme, documents=documents, notes=list(corpus.notes))
 
 
 # --- corpus readers and names ------------------------------------------------------------------
-
-
-def relabel_tags(tags: Sequence[str], label_map: Mapping[str, str] | None, scheme: str) -> list[str]:
-    """Gold ``tags`` rendered in ``scheme`` with entity types renamed by ``label_map``; types
-    mapped to ``"O"`` disappear (e.g. MISC for a 3-class model)."""
-    spans = schemes.chunks(tags)
-    if label_map:
-        spans = [(s, e, label_map.get(t, t)) for s, e, t in spans]
-        spans = [span for span in spans if span[2] != "O"]
-    return schemes.render(spans, len(tags), scheme)
 
 
 def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
@@ -239,7 +235,7 @@ def relabel(corpus: Corpus, label_map: Mapping[str, str]) -> Corpus:
     for document in corpus.documents:
         sentences = []
         for sentence in document.sentences:
-            tags = None if sentence.tags is None else relabel_tags(sentence.tags, label_map, corpus.scheme)
+            tags = None if sentence.tags is None else schemes.relabel_tags(sentence.tags, label_map, corpus.scheme)
             sentences.append(Sentence(sentence.tokens, tags, sentence.line))
         documents.append(Document(document.name, sentences))
     return replace(corpus, documents=documents, notes=list(corpus.notes))
@@ -256,9 +252,7 @@ def read_conll_source(source: CorpusSource, scheme: str | None) -> Corpus:
 def read_nltk_conll(source: CorpusSource, scheme: str | None) -> Corpus:
     """The corpus reader for a CoNLL file in an NLTK package, ``source.location`` being
     ``PACKAGE/FILE`` (``conll2002/esp.testa``); errors and reports use ``source.name``."""
-    import nltk
-
-    from .datahome import NLTK_READ_ERRORS, damaged_nltk_package, nltk_pointer_file
+    import nltk  # (heavy: loads with the first NLTK corpus)
 
     try:
         pointer = nltk.data.find(f"corpora/{source.location}")
@@ -267,19 +261,29 @@ def read_nltk_conll(source: CorpusSource, scheme: str | None) -> Corpus:
     except LookupError as error:
         message = " ".join(str(error).split())
         raise HgnerError(f"corpus {source.name!r}: NLTK cannot read corpora/{source.location} ({message})") from None
-    except NLTK_READ_ERRORS as error:
-        raise damaged_nltk_package(source.location.split("/")[0], error) from None
+    except datahome.NLTK_READ_ERRORS as error:
+        raise datahome.damaged_nltk_package(source.location.split("/")[0], error) from None
     corpus = parse_conll(_decode_lines(raw, source.name), source.name, scheme, source.lenient)
     # the package's zip (or file) is this corpus's file: no output may replace it
-    return replace(relabel(corpus, source.label_map), file=nltk_pointer_file(pointer))
+    return replace(relabel(corpus, source.label_map), file=datahome.nltk_pointer_file(pointer))
 
 
 def load_corpus(name: str, scheme: str | None = None, offline: bool = False, lenient: bool = False) -> Corpus:
-    """Load a corpus by file path or catalogue name (fetched into the data home first when it is
-    missing, unless ``offline`` or ``$HGNER_OFFLINE``); see :func:`hgner.catalog.load`."""
-    from .catalog import load
-
-    return load(name, scheme, offline, lenient)
+    """The corpus ``name`` names: a catalogue corpus (:mod:`hgner.catalog`), fetched into the data
+    home first when it is missing (unless ``offline`` or ``$HGNER_OFFLINE``), or a CoNLL file;
+    ``lenient``: see :class:`~hgner.catalog.CorpusSource`."""
+    found = resolve(name)
+    if found is None:
+        if not Path(name).is_file():
+            raise HgnerError(f"corpus {name!r}: {not_a_file(name)}, and not a catalogue name "
+                             f"(expected a CoNLL file or one of: {', '.join(all_split_names())})")
+        return registry.lookup(registry.corpus_readers, "conll")(CorpusSource(name, name, {}, lenient), scheme)
+    manifest, split = found
+    if split is None:
+        raise HgnerError(f"corpus {name!r}: which split? expected one of {', '.join(manifest.split_names())}")
+    reader = registry.lookup(registry.corpus_readers, manifest.reader)
+    location = datahome.ensure(manifest, split, offline=offline)
+    return reader(CorpusSource(manifest.split_name(split.name), location, manifest.label_map, lenient), scheme)
 
 
 def regroup_documents(corpus: Corpus, documents: str | int) -> Corpus:

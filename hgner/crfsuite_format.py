@@ -29,6 +29,7 @@ most :data:`MAX_WEIGHT` in size.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,6 +152,26 @@ def _references(data: bytes, start: int, name: bytes, count: int, features: np.n
         raise ValueError(f"{what}'s feature list names a feature that is not one of its own")
 
 
+def _hash_tables(data: bytes, start: int, end: int, tables: np.ndarray, what: str,
+                 records: Callable[[np.ndarray], np.ndarray]) -> int:
+    """How many records the CQDB chunk's hash ``tables`` (T, 2: offset, buckets) hold, each table
+    checked (inside the chunk, an empty bucket to stop at) and each record by ``records``."""
+    entries = 0
+    for offset, n in tables.tolist():
+        if (offset == 0) != (n == 0):
+            raise ValueError(f"{what} CQDB hash table at offset {offset} with {n} buckets")
+        if n == 0:
+            continue
+        _within(start + offset, 8 * n, end, f"{what} CQDB hash table of {n} buckets")
+        buckets = np.frombuffer(data, dtype="<u4", count=2 * n, offset=start + offset).reshape(-1, 2)
+        used = buckets[:, 1][buckets[:, 1] != 0].astype(np.int64)
+        if len(used) == n:  # crfsuite probes until it meets an empty bucket: it would never stop
+            raise ValueError(f"{what} CQDB hash table at offset {offset} has no empty bucket")
+        records(used)
+        entries += len(used)
+    return entries
+
+
 def _cqdb(data: bytes, start: int, count: int, what: str, lookups: bool = False) -> list[str]:
     """Strings 0..count-1 of the CQDB chunk at ``start``, after checking its header, every hash
     table crfsuite may probe (in the chunk, an empty bucket to stop at, each record in the chunk,
@@ -182,19 +203,7 @@ def _cqdb(data: bytes, start: int, count: int, what: str, lookups: bool = False)
         return ids
 
     tables = np.frombuffer(data, dtype="<u4", count=2 * CQDB_TABLES, offset=start + CQDB_HEADER.size).reshape(-1, 2)
-    entries = 0
-    for offset, n in tables.tolist():
-        if (offset == 0) != (n == 0):
-            raise ValueError(f"{what} CQDB hash table at offset {offset} with {n} buckets")
-        if n == 0:
-            continue
-        _within(start + offset, 8 * n, end, f"{what} CQDB hash table of {n} buckets")
-        buckets = np.frombuffer(data, dtype="<u4", count=2 * n, offset=start + offset).reshape(-1, 2)
-        used = buckets[:, 1][buckets[:, 1] != 0].astype(np.int64)
-        if len(used) == n:  # crfsuite probes until it meets an empty bucket: it would never stop
-            raise ValueError(f"{what} CQDB hash table at offset {offset} has no empty bucket")
-        records(used)
-        entries += len(used)
+    entries = _hash_tables(data, start, end, tables, what, records)
     if entries != count:
         raise ValueError(f"{what} CQDB chunk holds {entries} strings in its hash tables, expected {count}")
     if backward_at == 0 or backward_size < count:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import logging
 import os
+import shutil
 import sys
 import urllib.error
 import urllib.request
@@ -24,50 +26,20 @@ import zipfile
 from pathlib import Path
 from typing import IO
 
+from tqdm import tqdm
+
 from .catalog import Manifest, Split
-from .errors import HgnerError
+from .errors import HgnerError, named
 from .fileio import atomic_write, file_sha256
+from .home import URL_SCHEMES, data_home, is_offline, mirror
 
 CHUNK = 1 << 16
 TIMEOUT_SECONDS = 60
-_URL_SCHEMES = ("http://", "https://", "file://")
+log = logging.getLogger("hgner")
 
 
 class _SourceFailed(Exception):
     """One source did not give the expected bytes; the message says why."""
-
-
-def data_home() -> Path:
-    """``$HGNER_DATA``, else the platform's user data folder for hgner."""
-    if os.environ.get("HGNER_DATA"):
-        return Path(os.environ["HGNER_DATA"]).expanduser()
-    import platformdirs
-
-    return platformdirs.user_data_path("hgner", appauthor=False)
-
-
-_OFFLINE_VALUES = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
-                   "off": False, "": False}
-
-
-def is_offline(flag: bool = False) -> bool:
-    """True when ``flag`` (``--offline``) is set or ``$HGNER_OFFLINE`` is 1/true/yes/on (0/false/no/off
-    or unset: online; anything else is an error, not a silent "online")."""
-    value = os.environ.get("HGNER_OFFLINE", "").strip().lower()
-    if value not in _OFFLINE_VALUES:
-        raise HgnerError(f"HGNER_OFFLINE: expected 1, true, yes or on (offline) or 0, false, no or off (online), "
-                         f"got {os.environ['HGNER_OFFLINE']!r}")
-    return flag or _OFFLINE_VALUES[value]
-
-
-def mirror() -> str | None:
-    """``$HGNER_MIRROR`` (a folder, ``~`` expanded, or an http, https or file URL), or None."""
-    value = os.environ.get("HGNER_MIRROR") or None
-    if value is None or value.startswith(_URL_SCHEMES):
-        return value
-    if "://" in value:
-        raise HgnerError(f"HGNER_MIRROR: expected a folder or an http://, https:// or file:// URL, got {value!r}")
-    return str(Path(value).expanduser())
 
 
 def file_path(manifest: Manifest, split: Split) -> Path:
@@ -95,7 +67,7 @@ def sources(manifest: Manifest, split: Split, offline: bool) -> list[str]:
     (offline: only a mirror that is a local folder)."""
     found: list[str] = []
     base = mirror()
-    if base is not None and not (offline and base.startswith(_URL_SCHEMES)):
+    if base is not None and not (offline and base.startswith(URL_SCHEMES)):
         found.append(f"{base.rstrip('/')}/{manifest.name}/{split.file}")
     if not offline:
         found += [url.format(file=split.file) for url in manifest.urls]
@@ -134,22 +106,22 @@ def fetch_file(manifest: Manifest, split: Split, offline: bool) -> Path:
     if not tried:
         urls = ", ".join(url.format(file=split.file) for url in manifest.urls)
         raise HgnerError(f"corpus {name!r}: {split.file} is not in the data home and downloads are off "
-                         f"(--offline or HGNER_OFFLINE); its sources are {urls}; {by_hand}")
+                         f"({named('offline')} or HGNER_OFFLINE); its sources are {urls}; {by_hand}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise HgnerError(f"corpus {name!r}: cannot create {target.parent} ({error.strerror})") from None
-    print(f"hgner: corpus {name} is not in the data home {data_home()}; fetching {split.file} "
-          f"({split.size:,} bytes)", file=sys.stderr)
+    log.info("hgner: corpus %s is not in the data home %s; fetching %s (%s bytes)", name, data_home(), split.file,
+             f"{split.size:,}")
     failures = []
     for source in tried:
         try:
             _download(source, target, split)
         except _SourceFailed as failure:
             failures.append(f"{source} ({failure})")
-            print(f"hgner: {source}: {failure}", file=sys.stderr)
+            log.info("hgner: %s: %s", source, failure)
             continue
-        print(f"hgner: {split.file}: size and sha256 verified, saved as {target}", file=sys.stderr)
+        log.info("hgner: %s: size and sha256 verified, saved as %s", split.file, target)
         return target
     try:
         target.parent.rmdir()  # the corpus folder made above, when nothing else is in it
@@ -161,7 +133,7 @@ def fetch_file(manifest: Manifest, split: Split, offline: bool) -> Path:
 def _open(source: str) -> tuple[IO[bytes], int | None]:
     """A byte stream for a URL or a local path, with its announced length when there is one."""
     try:
-        if source.startswith(_URL_SCHEMES):
+        if source.startswith(URL_SCHEMES):
             response = urllib.request.urlopen(source, timeout=TIMEOUT_SECONDS)
             length = response.headers.get("Content-Length")
             return response, int(length) if length and length.isdigit() else None
@@ -177,8 +149,6 @@ def _open(source: str) -> tuple[IO[bytes], int | None]:
 def _download(source: str, target: Path, split: Split) -> None:
     """Copy ``source`` to ``target`` through a temporary file, renamed only when the size and
     sha256 match ``split``; any failure leaves no file and raises :class:`_SourceFailed`."""
-    from tqdm import tqdm
-
     stream, announced = _open(source)
     with stream, tqdm(total=split.size, unit="B", unit_scale=True, desc=str(split.file), file=sys.stderr,
                       disable=None, leave=False) as bar:
@@ -196,7 +166,7 @@ def _download(source: str, target: Path, split: Split) -> None:
                 if not chunk:
                     break
                 received += len(chunk)
-                if received > split.size:
+                if received > (split.size or 0):
                     raise _SourceFailed(f"more than the expected {split.size:,} bytes")
                 digest.update(chunk)
                 out.write(chunk)
@@ -263,7 +233,7 @@ def fetch_nltk(manifest: Manifest, offline: bool) -> str:
     """The package's location, downloaded with ``nltk.download`` into the data home when missing."""
     import nltk
 
-    found = nltk_location(manifest)
+    found = nltk_location(manifest) or _nltk_from_mirror(manifest, offline)
     if found is not None:
         return found
     package = manifest.nltk_package
@@ -271,10 +241,10 @@ def fetch_nltk(manifest: Manifest, offline: bool) -> str:
                f"{nltk_dir()}, or point NLTK_DATA at a folder with corpora/{package}.zip")
     if offline:
         raise HgnerError(f"corpus {manifest.name!r}: NLTK's {package} package is not installed and downloads are "
-                         f"off (--offline or HGNER_OFFLINE); it comes from NLTK's downloader "
+                         f"off ({named('offline')} or HGNER_OFFLINE); it comes from NLTK's downloader "
                          f"({nltk.downloader.Downloader.DEFAULT_URL}); {by_hand}")
-    print(f"hgner: corpus {manifest.name} is not installed; fetching NLTK's {package} package into {nltk_dir()}",
-          file=sys.stderr)
+    log.info("hgner: corpus %s is not installed; fetching NLTK's %s package into %s", manifest.name, package,
+             nltk_dir())
     try:
         nltk_dir().mkdir(parents=True, exist_ok=True)
         nltk.download(package, download_dir=str(nltk_dir()), quiet=True, raise_on_error=True)
@@ -284,8 +254,39 @@ def fetch_nltk(manifest: Manifest, offline: bool) -> str:
     found = nltk_location(manifest)
     if found is None:
         raise HgnerError(f"corpus {manifest.name!r}: nltk.download({package!r}) did not install it; {by_hand}")
-    print(f"hgner: installed NLTK's {package} package (checked by NLTK's downloader) in {nltk_dir()}", file=sys.stderr)
+    log.info("hgner: installed NLTK's %s package (checked by NLTK's downloader) in %s", package, nltk_dir())
     return found
+
+
+def _nltk_from_mirror(manifest: Manifest, offline: bool) -> str | None:
+    """The package's location once copied from ``$HGNER_MIRROR`` (laid out as NLTK's data folder:
+    ``nltk_data/corpora/PACKAGE.zip``) into the data home; None when there is no mirror, or the
+    mirror does not have it (offline: only a mirror that is a local folder is read)."""
+    base = mirror()
+    if base is None or (offline and base.startswith(URL_SCHEMES)):
+        return None
+    name = f"{manifest.nltk_package}.zip"
+    target = nltk_dir() / "corpora" / name
+    try:
+        stream, _ = _open(f"{base.rstrip('/')}/nltk_data/corpora/{name}")
+    except _SourceFailed as failure:
+        log.info("hgner: HGNER_MIRROR has no NLTK package %s (%s)", manifest.nltk_package, failure)
+        return None
+    log.info("hgner: corpus %s: copying NLTK's %s package from HGNER_MIRROR into %s", manifest.name,
+             manifest.nltk_package, nltk_dir())
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with stream, atomic_write(target, binary=True) as out:
+            shutil.copyfileobj(stream, out, CHUNK)
+        with zipfile.ZipFile(target) as archive:
+            damaged = archive.testzip()
+    except (OSError, zipfile.BadZipFile, http.client.HTTPException) as error:
+        target.unlink(missing_ok=True)
+        raise HgnerError(f"corpus {manifest.name!r}: cannot copy {name} from HGNER_MIRROR ({error})") from None
+    if damaged is not None:
+        target.unlink(missing_ok=True)
+        raise HgnerError(f"corpus {manifest.name!r}: {name} from HGNER_MIRROR is damaged ({damaged})")
+    return nltk_location(manifest)
 
 
 def _ensure_nltk(manifest: Manifest, split: Split, offline: bool) -> str:

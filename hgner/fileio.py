@@ -256,5 +256,5 @@ def signals_deferred() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
-        for signum in dict.fromkeys(arrived):  # delivered again, once each, to the handlers restored
-            signal.raise_signal(signum)
+        for number in dict.fromkeys(arrived):  # delivered again, once each, to the handlers restored
+            signal.raise_signal(number)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .corpus import Corpus, Document, Sentence
+from .datahome import NLTK_READ_ERRORS, damaged_nltk_package, nltk_pointer_file
 from .errors import HgnerError
 from .registry import corpus_readers
 from .tokenizer import SpacyDefaultTokenizer, TextTokenizer
@@ -43,9 +44,7 @@ def _text_and_spans(tree, label_map: Mapping[str, str]) -> tuple[str, list[tuple
 def read_ieer(tokenizer: TextTokenizer | None = None, *, label_map: Mapping[str, str]) -> Corpus:
     """All 94 IEER documents (their TEXT sections), tokenized and tagged in IOB2; ``label_map``
     gives the hgner type of each IEER label (labels not in it become O)."""
-    from nltk.corpus import ieer
-
-    from .datahome import NLTK_READ_ERRORS, damaged_nltk_package, nltk_pointer_file
+    from nltk.corpus import ieer  # (heavy: loads with the corpus)
 
     tokenizer = tokenizer or SpacyDefaultTokenizer()
     try:

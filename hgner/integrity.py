@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import ModelError
+from .fileio import write_text
 
 SEAL_FILE = "seal.json"
 SEAL_FORMAT = "hgner-seal/1"
@@ -50,8 +51,6 @@ def _describe(path: Path) -> dict[str, object]:
 def seal(directory: str | os.PathLike, names: Iterable[str]) -> None:
     """Write ``directory/seal.json`` recording the size and sha256 of each of ``names`` present
     in ``directory`` (written atomically)."""
-    from .fileio import write_text
-
     directory = Path(directory)
     files = {}
     for name in names:

@@ -18,15 +18,16 @@ import errno
 import os
 import signal
 import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+EXIT_STATUS: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 if hasattr(signal, "SIGHUP"):
     EXIT_STATUS[signal.SIGHUP] = 129
-NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+NAMES: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 if hasattr(signal, "SIGHUP"):
     NAMES[signal.SIGHUP] = "hung up"
 
@@ -59,7 +60,7 @@ def install(prefix: str | None = None, handler: Any = None) -> dict[int, Any]:
     previous handlers (for :func:`restore`)."""
     if prefix:
         _prefix[0] = prefix
-    previous = {}
+    previous: dict[int, Any] = {}
     for signum in EXIT_STATUS:
         try:
             previous[signum] = signal.signal(signum, handler or _handle)
@@ -137,7 +138,7 @@ class _ClosedOutput:
         raise OSError(errno.EBADF, "standard output is closed")
 
     @property
-    def buffer(self) -> "_ClosedOutput":
+    def buffer(self) -> _ClosedOutput:
         return self
 
     def reconfigure(self, **_: Any) -> None:

@@ -22,49 +22,46 @@ per-document report figures become corpus totals.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
-from typing import TextIO
+import logging
 
 from . import schemes
 from .corpus import Corpus, convert_corpus, load_corpus, regroup_documents
-from .errors import HgnerError
-from .report import counted
+from .errors import HgnerError, named, warn
+from .text import counted
+
+log = logging.getLogger("hgner")
 
 NO_DOCUMENTS = "40"
 DOCUMENT_MODES = ("auto", "corpus", "sentence")
 
 
-def documents_option(text: str) -> str:
-    """argparse type of ``--documents``: auto, corpus, sentence or a whole number >= 1."""
-    if text in DOCUMENT_MODES or (text.isdigit() and int(text) >= 1):
+def check_documents(text: str) -> str:
+    """``text`` when it is a documents mode: auto, corpus, sentence or a whole number >= 1."""
+    if isinstance(text, str) and (text in DOCUMENT_MODES or (text.isdigit() and int(text) >= 1)):
         return text
-    raise argparse.ArgumentTypeError(f"expected auto, corpus, sentence or a whole number >= 1, got {text!r}")
+    raise HgnerError(f"{named('documents')}: expected auto, corpus, sentence or a whole number >= 1, got {text!r}")
 
 
 def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
     """Chunks that start with ``I-``, all chunks, and the line of the first sentence with an ``I-`` start."""
     with_i, total, first_line = 0, 0, None
     for sentence in corpus.sentences:
-        for start, _, _ in schemes.chunks(sentence.tags or []):
+        tags = sentence.tags or []
+        for start, _, _ in schemes.chunks(tags):
             total += 1
-            if schemes.split_tag(sentence.tags[start])[0] == "I":
+            if schemes.split_tag(tags[start])[0] == "I":
                 with_i += 1
                 if first_line is None and sentence.line is not None:
                     first_line = sentence.line + start
     return with_i, total, first_line
 
 
-def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", log: TextIO | None = None,
-                what: str = "corpus", offline: bool = False, announce: bool = True,
-                warn: Callable[[str], None] | None = None) -> tuple[Corpus, str]:
+def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", what: str = "corpus",
+                offline: bool = False, announce: bool = True) -> tuple[Corpus, str]:
     """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
     documents as ``documents`` says. What was detected and chosen goes into the corpus's notes
-    (printed with every report) and, with ``announce``, on ``log``. The warning for a corpus
-    without documents goes to ``warn`` (default: a ``warning:`` line on ``log``). Returns the
-    corpus and the documents mode used (``auto`` resolved)."""
-    if warn is None:
-        warn = (lambda message: print(f"warning: {message}", file=log)) if log is not None else (lambda message: None)
+    (printed with every report) and, with ``announce``, to the ``hgner`` logger. A corpus without
+    documents is a warning. Returns the corpus and the documents mode used (``auto`` resolved)."""
     corpus = load_corpus(name, offline=offline, lenient=scheme is not None)  # --scheme: tags read as conlleval reads them
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
@@ -73,28 +70,28 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", l
     if scheme is None:
         message = f"scheme {detected} (detected{evidence})"
         if detected == "IOB1" and 0 < with_i <= 0.01 * total:
-            message += "; if the file is IOB2 with stray I- starts, --scheme IOB2 reads each as a chunk start"
+            message += "; if the file is IOB2 with stray I- starts, reading it as IOB2 takes each as a chunk start"
     else:
         try:
             wanted = schemes.normalize_scheme(scheme)
         except ValueError as error:
-            raise HgnerError(f"--scheme: {error}") from None
+            raise HgnerError(f"{named('scheme')}: {error}") from None
         corpus = convert_corpus(corpus, wanted)  # (also when it was detected: tags that break it are rewritten)
-        message = f"scheme {wanted} (--scheme; detected {detected}{evidence}{', read as chunk starts' if with_i else ''})"
+        message = f"scheme {wanted} (given; detected {detected}{evidence}{', read as chunk starts' if with_i else ''})"
     corpus.notes.append(message)
-    if log is not None and announce:
-        print(f"{what} {corpus.name}: {message}", file=log)
-    return _group(corpus, documents, warn, what)
+    if announce:
+        log.info("%s %s: %s", what, corpus.name, message)
+    return _group(corpus, documents, what)
 
 
-def _group(corpus: Corpus, documents: str, warn: Callable[[str], None], what: str) -> tuple[Corpus, str]:
+def _group(corpus: Corpus, documents: str, what: str) -> tuple[Corpus, str]:
     mode = documents
     if documents == "auto":
         mode = "corpus"
         if len(corpus.documents) == 1 and len(corpus.sentences) > 1 and not corpus.marked:
             mode = NO_DOCUMENTS
             warn(f"{what} {corpus.name} has no -DOCSTART- document boundaries ({len(corpus.sentences)} sentences "
-                 f"in one document); reading one document per {mode} sentences (--documents corpus|sentence|N "
+                 f"in one document); reading one document per {mode} sentences ({named('documents')} corpus|sentence|N "
                  "chooses)")
     grouped = regroup_documents(corpus, mode)
     if mode != "corpus":

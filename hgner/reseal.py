@@ -6,8 +6,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import integrity
 from .errors import HgnerError
-from .model import reseal
+from .model import CrfModel
+from .modelfiles import refresh_files
+
+
+def reseal(directory: Path) -> None:
+    """Seal the model in ``directory`` as it is now: its ``files`` map and seal recomputed, then
+    the model loaded with every check; the seal is removed again when it does not load."""
+    refresh_files(directory)
+    try:
+        CrfModel.load(directory)
+    except BaseException:
+        (directory / integrity.SEAL_FILE).unlink(missing_ok=True)
+        raise
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ sequence breaks the grammar of a declared scheme.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 SCHEMES = ("IO", "IOB1", "IOB2", "BIOES")
 SCHEME_ALIASES = {"IO": "IO", "IOB1": "IOB1", "IOB2": "IOB2", "BIO": "IOB2", "BIOES": "BIOES", "IOBES": "BIOES"}
@@ -130,9 +130,11 @@ def check(tags: Sequence[str], scheme: str) -> tuple[int, str] | None:
         if scheme == "BIOES":
             open_chunk = prev_prefix in ("B", "I")
             if prefix in ("I", "E") and not (open_chunk and prev_type == entity_type):
-                return i, f"tag {tag!r} after {_show(prev_prefix, prev_type)}: BIOES I-/E- must continue a B- chunk of the same type"
+                return i, (f"tag {tag!r} after {_show(prev_prefix, prev_type)}: BIOES I-/E- must continue a B- chunk "
+                           "of the same type")
             if prefix in ("B", "S", "O") and open_chunk:
-                return i, f"tag {tag!r} after {_show(prev_prefix, prev_type)}: BIOES chunk left open (expected I-{prev_type} or E-{prev_type})"
+                return i, (f"tag {tag!r} after {_show(prev_prefix, prev_type)}: BIOES chunk left open "
+                           f"(expected I-{prev_type} or E-{prev_type})")
         prev_prefix, prev_type = prefix, entity_type
     if scheme == "BIOES" and prev_prefix in ("B", "I"):
         return len(tags), f"sentence ends inside a chunk of type {prev_type} (expected E-{prev_type})"
@@ -189,3 +191,13 @@ def _join(prefix: str, entity_type: str) -> str:
 def convert(tags: Sequence[str], scheme: str) -> list[str]:
     """``tags`` (any scheme, read leniently) rewritten in ``scheme``."""
     return render(chunks(tags), len(tags), scheme)
+
+
+def relabel_tags(tags: Sequence[str], label_map: Mapping[str, str] | None, scheme: str) -> list[str]:
+    """Gold ``tags`` rendered in ``scheme`` with entity types renamed by ``label_map``; types
+    mapped to ``"O"`` disappear (e.g. MISC for a 3-class model)."""
+    spans = chunks(tags)
+    if label_map:
+        spans = [(s, e, label_map.get(t, t)) for s, e, t in spans]
+        spans = [span for span in spans if span[2] != "O"]
+    return render(spans, len(tags), scheme)

@@ -28,74 +28,69 @@ under the component's folder, so ``spacy.load`` restores it without the original
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path
 
 from .errors import HgnerError
 from .fileio import write_text
-from .tag import DEFAULT_DECODER, DEFAULT_MODEL, Tagger, check_tag_settings
+from .integrity import copy_sealed
+from .tagging.settings import TagSettings
 from .tokenizer import TextTokenizer, split_sentences
 from .validation import check, read_json
+
+if TYPE_CHECKING:
+    from .tagging.tagger import Tagger
 
 CONFIDENCE = "hgner_confidence"
 CFG_FILE = "cfg"
 MODEL_DIR = "model"
+COMPONENT_DEFAULTS = {"target": "ents", "overwrite": False}  # the component's own settings; the rest are TagSettings'
 
 if not Span.has_extension(CONFIDENCE):
     Span.set_extension(CONFIDENCE, default=None)
 
 
-@Language.factory(
-    "hgner",
-    default_config={
-        "model": DEFAULT_MODEL,
-        "decoder": DEFAULT_DECODER,
-        "graph": "chain",
-        "sweeps": None,
-        "seed": None,
-        "target": "ents",
-        "overwrite": False,
-        "decoder_settings": {},
-        "min_confidence": None,
-    },
-)
-def make_hgner(
-    nlp: Language,
-    name: str,
-    *,
-    model: str,
-    decoder: str,
-    graph: str,
-    sweeps: int | None,
-    seed: int | None,
-    target: str,
-    overwrite: bool,
-    decoder_settings: dict[str, Any],
-    min_confidence: float | None,
-) -> HgnerComponent:
-    """The ``hgner`` factory. ``model``: a shipped model name or a model directory; ``target``:
-    ``"ents"`` or a ``doc.spans`` key; ``decoder_settings``: keywords for the decoder's constructor
-    (as ``--set`` in ``hgner tag``; an unknown one is an error listing the valid ones);
-    ``min_confidence``: leave out entities whose confidence is below it (those without one are
-    kept); the other settings as for ``hgner tag``."""
-    return HgnerComponent(nlp, name, model=model, decoder=decoder, graph=graph, sweeps=sweeps, seed=seed,
-                          target=target, overwrite=overwrite, decoder_settings=decoder_settings,
-                          min_confidence=min_confidence)
+def make_hgner(nlp: Language, name: str, **cfg: Any) -> HgnerComponent:
+    """The ``hgner`` factory. Its settings are the fields of
+    :class:`~hgner.tagging.settings.TagSettings` (``model``: a model name or directory;
+    ``decoder``, ``graph``, ``sweeps``, ``seed``; ``decoder_settings``: keywords for the decoder's
+    constructor, as ``--set`` in ``hgner tag``; ``min_confidence``, ...), and ``target``
+    (``"ents"`` or a ``doc.spans`` key) and ``overwrite``."""
+    return HgnerComponent(nlp, name, **cfg)
 
 
-def _check_settings(cfg: dict[str, Any], where: Path) -> None:
-    """``cfg`` against the component schema (errors name ``where``), then its decoder settings as
-    ``hgner tag`` checks them."""
+def _factory_signature() -> inspect.Signature:
+    """``make_hgner``'s signature as spaCy reads it: ``nlp``, ``name``, then one keyword per setting."""
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    names = [*(f.name for f in dataclasses.fields(TagSettings)), *COMPONENT_DEFAULTS]
+    return inspect.Signature([inspect.Parameter("nlp", positional), inspect.Parameter("name", positional),
+                              *(inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names)])
+
+
+def _default_config() -> dict[str, Any]:
+    """The factory's defaults: :class:`TagSettings`' (none checked: nothing loads on import) and the component's."""
+    defaults = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc,operator]
+                for f in dataclasses.fields(TagSettings)}
+    return {**defaults, **COMPONENT_DEFAULTS}
+
+
+make_hgner.__signature__ = _factory_signature()  # type: ignore[attr-defined]
+Language.factory("hgner", default_config=_default_config())(make_hgner)
+
+
+def _check_settings(cfg: dict[str, Any], where: Path) -> TagSettings:
+    """``cfg`` against the component schema (errors name ``where``), then as ``hgner tag`` checks
+    its settings; returns them."""
     check(cfg, "component", where, raises=HgnerError)
-    check_tag_settings(cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"], cfg.get("decoder_settings"),
-                       cfg.get("min_confidence"), lambda message: None)
+    return TagSettings.from_options({k: v for k, v in cfg.items() if k not in COMPONENT_DEFAULTS})
 
 
 class HgnerComponent:
@@ -105,7 +100,8 @@ class HgnerComponent:
         """The settings are checked here, as :meth:`from_disk` checks them, so that a pipeline that
         tags can be saved and loaded again; the model is found and loaded with the first Doc (a
         loaded pipeline's model is the copy :meth:`from_disk` finds)."""
-        _check_settings(cfg, Path(f"[components.{name}]"))
+        cfg = {**_default_config(), **cfg}
+        self.settings = _check_settings(cfg, Path(f"[components.{name}]"))
         self.name = name
         self.language = nlp.lang
         self.cfg: dict[str, Any] = cfg
@@ -115,17 +111,16 @@ class HgnerComponent:
     @property
     def tagger(self) -> Tagger:
         """The model and decoder, loaded on first use."""
+        from .tagging.tagger import Tagger  # (numba, crfsuite: with the first Doc, not with spaCy's entry points)
+
         if self._tagger is None:
-            cfg = self.cfg
-            self._tagger = Tagger(self.model_path, cfg["decoder"], cfg["graph"], cfg["sweeps"], cfg["seed"],
-                                  settings=cfg.get("decoder_settings"), min_confidence=cfg.get("min_confidence"))
+            self._tagger = Tagger(self.settings.with_model(self.model_path))
             trained = self._tagger.tokenizer.language
             if trained != self.language:
                 warnings.warn(f"hgner: model {self._tagger.pipeline.model.name!r} is for language {trained!r}, but this "
                               f"pipeline's language is {self.language!r}: its tokenizer may split text unlike the "
                               f"model's training corpus (spacy.blank({trained!r}) matches the model)", stacklevel=2)
         return self._tagger
-
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text
         if doc.has_annotation("SENT_START"):
@@ -138,6 +133,8 @@ class HgnerComponent:
                 # expand: an entity can end inside a Doc token, as "Corp" in "Corp." at a line end,
                 # whose final period hgner tag's sentence rules read as the full stop
                 span = doc.char_span(entity.start, entity.end, label=entity.label, alignment_mode="expand")
+                if span is None:  # (expand covers any offsets inside the text: never)
+                    continue
                 span._.set(CONFIDENCE, entity.confidence)
                 spans.append(span)
         if self.cfg["target"] == "ents":
@@ -156,16 +153,15 @@ class HgnerComponent:
         doc.ents = [*doc.ents, *(s for s in spans if taken.isdisjoint(range(s.start, s.end)))]
 
     def _model_directory(self) -> Path:
-        from .model import model_directory
+        from .modelfiles import model_directory  # (numba, with the features: not on import)
 
         return model_directory(self.model_path)
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         """Write ``cfg`` and a copy of the model's sealed files as ``model/``."""
-        from .integrity import copy_sealed
-        from .model import SEALED_FILES, model_workspace
+        from .modelfiles import SEALED_FILES, model_workspace  # (numba, with the features: not on import)
 
-        path = ensure_path(path)
+        path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         write_text(path / CFG_FILE, json.dumps(self.cfg, indent=2) + "\n")
         source = self._model_directory()
@@ -176,9 +172,9 @@ class HgnerComponent:
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""
-        path = ensure_path(path)
+        path = Path(path)
         cfg = read_json(path / CFG_FILE, raises=HgnerError)
-        _check_settings(cfg, path / CFG_FILE)
+        self.settings = _check_settings(cfg, path / CFG_FILE)
         self.cfg = cfg
         self.model_path = path / MODEL_DIR
         self._tagger = None
@@ -186,5 +182,6 @@ class HgnerComponent:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the settings only (for spawned worker processes); the model reloads there."""
-        return {"name": self.name, "language": self.language, "cfg": self.cfg, "model_path": self.model_path,
+        return {"name": self.name, "language": self.language, "cfg": self.cfg, "settings": self.settings,
+                "model_path": self.model_path,
                 "_tagger": None}

@@ -15,21 +15,23 @@ with ``jsonschema``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import HgnerError, ModelError
+from .errors import HgnerError, ModelError, named
+from .fileio import read_input
 
 MAX_JSON_BYTES = 64 * 2**20  # the largest shipped table, nl-conll02's word_clusters.json, has 11.8 MB
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """The schema ``hgner/schemas/NAME.schema.json``."""
     return json.loads((resources.files("hgner") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
@@ -59,8 +61,6 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerErr
         size = path.stat().st_size
         if size > max_bytes:
             raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
-        from .fileio import read_input
-
         text = read_input(path).decode("utf-8-sig")
         data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
         if _SURROGATE_ESCAPE.search(text):  # a pair decodes to one character; a lone half cannot be encoded
@@ -99,13 +99,13 @@ def check_argument(ok: bool, name: str, expected: str, value: Any) -> None:
     """An :class:`HgnerError` ``name: expected ..., got ...`` unless ``ok``: for the Python API's
     arguments, which the command line's parser checks for its own."""
     if not ok:
-        raise HgnerError(f"{name}: expected {expected}, got {show(value)}")
+        raise HgnerError(f"{named(name)}: expected {expected}, got {show(value)}")
 
 
 def check_fields(data: Mapping[str, Any], settings: type, what: str) -> None:
     """A :class:`ModelError` when ``data`` (a settings object read back from JSON) has keys that
     are not fields of the dataclass ``settings``; ``what`` names them (``skip settings``)."""
-    known = sorted(settings.__dataclass_fields__)
+    known = sorted(f.name for f in dataclasses.fields(settings))
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ModelError(f"unknown {what} {unknown}; expected some of {known}")
@@ -118,7 +118,7 @@ def _where(path: Any) -> str:
     return parts or "top level"
 
 
-@lru_cache(maxsize=None)
+@cache
 def ecma_pattern(pattern: str) -> re.Pattern:
     """A schema's ``pattern`` with its final ``$`` as ECMA-262 (JSON Schema's regular expressions)
     means it: only at the end of the string, where Python's would also match before a final
@@ -136,7 +136,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Itera
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(schema: str | Path) -> Any:
     import jsonschema
 

@@ -26,8 +26,9 @@ import tempfile
 from pathlib import Path
 
 from hgner.corpus import load_corpus
-from hgner.evaluation import evaluate, evaluate_raw
-from hgner.model import CrfModel, model_language
+from hgner.evaluation import EvaluateOptions, evaluate
+from hgner.model import CrfModel
+from hgner.modelfiles import model_language
 from hgner.rawtext import LAYOUTS, rebuild
 from hgner.tokenizer import TextTokenizer
 
@@ -39,7 +40,7 @@ SOURCE = Path(__file__).resolve().parent.parent
 
 
 def f1(report: dict) -> float:
-    return round(report["results"][0]["f1"], 2)
+    return round(report.results[0].f1, 2)
 
 
 def tag_cpu_seconds(source: Path, model: str, files: list[str]) -> float:
@@ -82,12 +83,12 @@ def main() -> None:
     model = CrfModel.load(args.model)
     figures: dict = {"model": model.name}
     testb = load_corpus("conll2003:testb")
-    figures["testb_tokens"] = f1(evaluate(model, testb, ["viterbi"], progress=False))
+    figures["testb_tokens"] = f1(evaluate(model, testb, EvaluateOptions()))
     for layout in LAYOUTS:
-        figures[f"testb_raw_{layout}"] = f1(evaluate_raw(model, testb, ["viterbi"], layout=layout, progress=False))
+        figures[f"testb_raw_{layout}"] = f1(evaluate(model, testb, EvaluateOptions(input="raw", layout=layout)))
     wikigold = load_corpus(args.wikigold, "IOB1")
-    figures["wikigold_tokens"] = f1(evaluate(model, wikigold, ["viterbi"], progress=False))
-    figures["wikigold_raw_lines"] = f1(evaluate_raw(model, wikigold, ["viterbi"], progress=False))
+    figures["wikigold_tokens"] = f1(evaluate(model, wikigold, EvaluateOptions()))
+    figures["wikigold_raw_lines"] = f1(evaluate(model, wikigold, EvaluateOptions(input="raw")))
     tokenizer = TextTokenizer(model_language(model.metadata))
     for split in ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)

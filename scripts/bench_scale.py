@@ -36,9 +36,9 @@ import time
 from pathlib import Path
 
 from bench_tag import COMMAND, first_output_seconds, spacy_tokens_per_second  # noqa: E402  (scripts/ is on the path when a script runs)
-from hgner.cluster import PART_BYTES
+from hgner.distributed.inputs import PART_BYTES
 from hgner.corpus import load_corpus
-from hgner.tag import DEFAULT_MODEL
+from hgner.tagging.settings import DEFAULT_MODEL
 
 # runs a command and prints its wall seconds, CPU seconds and the peak RSS (KiB) of its largest process
 _MEASURE = """
@@ -92,9 +92,11 @@ def part_entities(folder: Path) -> list[list[dict]]:
 
 def coordination_overhead(model: str, workers: int, folder: Path) -> dict[str, float]:
     """Seconds per no-op task, and per part of ``tag_to_folder`` beyond its documents' tagging."""
-    from hgner.cluster import TagSettings, connect, tag_to_folder
+    from hgner.tagging.settings import TagSettings
+    from hgner.distributed.connect import connect
+    from hgner.distributed.jobs import tag_to_folder
 
-    settings = TagSettings.make(model)
+    settings = TagSettings(model)
     sentence = "Jim Smith flew to Paris on Monday .\n"
     files = []
     (folder / "tiny").mkdir()

@@ -338,7 +338,7 @@ def main() -> None:
         results["latency"] = latency(sentence)
         print(json.dumps(results["latency"]), flush=True)
     if "throughput" in parts:
-        from hgner.tag import Tagger
+        from hgner.tagging.tagger import Tagger
 
         tagger = Tagger(MODEL)
         tokens = sum(len(s.tokens) for text in texts for s in tagger.sentences(text))

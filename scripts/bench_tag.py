@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from hgner.corpus import load_corpus
-from hgner.tag import DEFAULT_MODEL
+from hgner.tagging.settings import DEFAULT_MODEL
 
 # the hgner console script installed beside this interpreter, as a user runs it: not whatever `hgner` comes
 # first on PATH (a pyenv shim adds about 0.2 CPU-s of shell and pyenv to every run, another environment's is

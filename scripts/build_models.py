@@ -42,18 +42,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hgner import calibration, schemes  # noqa: E402
+from hgner import schemes  # noqa: E402
 from hgner.augment import case_augmented, recased  # noqa: E402
 from hgner.corpus import Corpus, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
-from hgner.evaluation import evaluate, evaluate_raw, gold_tags  # noqa: E402
+from hgner.evaluation import EvaluateOptions, evaluate  # noqa: E402
+from hgner.evaluation.runs import gold_tags  # noqa: E402
 from hgner.features import RECOMMENDED  # noqa: E402
-from hgner.model import META_FILE, CrfModel, write_metadata  # noqa: E402
+from hgner.model import CrfModel  # noqa: E402
+from hgner.modelfiles import META_FILE, write_metadata  # noqa: E402
 from hgner.rawtext import LAYOUTS  # noqa: E402
+from hgner.training import calibration  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
 from hgner.skip import FUNCTION_WORDS  # noqa: E402
-from hgner.training import build_model  # noqa: E402
+from hgner.training import TrainOptions, WordTables, build_model  # noqa: E402
 
 # The chosen configuration (eng.testa; see scripts/TUNING.md).
 FEATURES = replace(RECOMMENDED, gazetteer=True)
@@ -247,12 +250,12 @@ def tokens_per_second(model: CrfModel, corpus: Corpus, repeats: int = 3) -> floa
 def raw_f1(model: CrfModel, corpus: Corpus, layout: str) -> float:
     """Entity F1 of Viterbi on ``corpus`` rebuilt as raw text in ``layout`` (``hgner evaluate
     --input raw --layout LAYOUT``: tokenized and split as ``hgner tag`` does, scored by span)."""
-    return round(evaluate_raw(model, corpus, ["viterbi"], layout=layout, progress=False)["results"][0]["f1"], 2)
+    return round(evaluate(model, corpus, EvaluateOptions(input="raw", layout=layout)).results[0].f1, 2)
 
 
 def skip_f1(model: CrfModel, corpus: Corpus) -> float:
     """Entity F1 of ``exact`` on the skip-chain graph (the model's tuned skip potential)."""
-    return round(evaluate(model, corpus, ["exact"], graph="skip", progress=False)["results"][0]["f1"], 2)
+    return round(evaluate(model, corpus, EvaluateOptions(decoders=("exact",), graph="skip")).results[0].f1, 2)
 
 
 def conditions(model: CrfModel, name: str, corpus: Corpus) -> dict:
@@ -321,14 +324,13 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
                                   else (None, None))
     truecase, truecase_sources = (build_outside_truecase(settings["language"]) if features.outside_truecase
                                   else (None, None))
-    model = build_model(train_corpus, out, dev=dev, language=settings["language"], documents=settings["documents"],
-                        dev_documents=dev_documents,
-                        config=features, scheme=SCHEME, **settings.get("training", TRAINING),
-                        label_map=settings["label_map"], name=name, gazetteer=gazetteer,
-                        gazetteer_sources=GAZETTEER_SOURCES, word_clusters=clusters,
-                        word_clusters_sources=clusters_sources, outside_truecase=truecase,
-                        outside_truecase_sources=truecase_sources, function_words=settings["function_words"],
-                        progress=sys.stderr.isatty(), log=sys.stderr)
+    options = TrainOptions(config=features, scheme=SCHEME, **settings.get("training", TRAINING),
+                           label_map=settings["label_map"], language=settings["language"], documents=settings["documents"],
+                           name=name)
+    tables = WordTables(gazetteer, GAZETTEER_SOURCES if gazetteer else None, clusters, clusters_sources, truecase,
+                        truecase_sources)
+    model = build_model(train_corpus, out, options, tables, dev=dev, dev_documents=dev_documents,
+                        function_words=settings["function_words"], progress=sys.stderr.isatty())
     extra_dev = {corpus: load_corpus(corpus) for corpus in settings.get("extra_dev", [])}
     scores = report(model, settings["dev"], dev, {t: tests[t] for t in settings["tests"] if t in tests}, extra_dev)
     metadata = json.loads((out / META_FILE).read_text(encoding="utf-8"))

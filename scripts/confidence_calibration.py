@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hgner.rawtext import rebuild  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
-from hgner.tag import Tagger  # noqa: E402
+from hgner.tagging.tagger import Tagger  # noqa: E402
+from hgner.tagging.settings import TagSettings
 from hgner.tokenizer import TokenizedSentence  # noqa: E402
 
 BINS = [0.0, 0.5, 0.7, 0.9, 0.99, 1.0]  # the last bin is [0.99, 1.0], the others [low, high)
@@ -36,7 +37,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--documents", default="auto")
     parser.add_argument("--decoder", default="viterbi")
     args = parser.parse_args(argv)
-    tagger = Tagger(args.model, args.decoder)
+    tagger = Tagger(TagSettings(args.model, args.decoder))
     corpus = read_tagged(args.corpus, documents=args.documents, announce=False)[0]
     confidences, right = [], []
     for document in corpus.documents:

@@ -206,7 +206,8 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
     random moments (during imports too), symlinks inside output and model folders, globs,
     calibrations, batch sizes, undecodable file names, escape sequences, ``-o newdir/``."""
     from hgner.integrity import seal
-    from hgner.model import META_FILE, MODEL_FILE, SEALED_FILES
+    from hgner.modelfiles import META_FILE, MODEL_FILE
+    from hgner.modelfiles import SEALED_FILES
 
     family = rng.choice(["resealed", "resealed", "edited", "fifo", "closed", "signal", "signal", "links", "glob",
                          "numbers", "names", "peer"])
@@ -219,7 +220,7 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
             data = (damaged_dir / MODEL_FILE).read_bytes()
             new, _ = fuzz_crfsuite.mutate(rng, data, fuzz_crfsuite.fields(data))
             (damaged_dir / MODEL_FILE).write_bytes(new)
-            from hgner.model import refresh_files
+            from hgner.modelfiles import refresh_files
 
             refresh_files(damaged_dir)
             decoder = rng.choice(["crfsuite", "crfsuite", "viterbi", "exact", "gibbs"])
@@ -563,16 +564,20 @@ def build_model(work: Path) -> Path:
     """A tiny model with a skip potential, trained on the tagging fixture."""
     from hgner import skip
     from hgner.corpus import load_corpus
-    from hgner.model import CrfModel, train
+    from hgner.training import skip as skip_training
+    from hgner.model import CrfModel
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions
 
     corpus = load_corpus(str(FIXTURE))
-    model = train(corpus, work / "tiny-model", max_iterations=30)
-    skip.save(skip.estimate(corpus, model), model.directory)
+    model = train(corpus, work / "tiny-model", TrainOptions(max_iterations=30))
+    skip.save(skip_training.estimate(corpus, model), model.directory)
     model = CrfModel.load(model.directory)
-    from hgner.tag import Tagger
+    from hgner.tagging.tagger import Tagger
+    from hgner.tagging.settings import TagSettings
 
     for decoder in ("viterbi", "exact", "gibbs", "herded"):  # compile the kernels once, before forking
-        list(Tagger(model.directory, decoder, "skip" if decoder == "exact" else "chain", seed=0).tag_text(TEXT))
+        list(Tagger(TagSettings(model.directory, decoder, "skip" if decoder == "exact" else "chain", seed=0)).tag_text(TEXT))
     return model.directory
 
 

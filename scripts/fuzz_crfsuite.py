@@ -124,7 +124,7 @@ def mutate(rng: random.Random, data: bytes, layout: list[tuple[int, str]]) -> tu
 def exercise(directory: Path) -> None:
     """Load the model and use it as hgner does (raises what hgner raises)."""
     from hgner.model import CrfModel
-    from hgner.tag import Tagger
+    from hgner.tagging.tagger import Tagger
 
     model = CrfModel.load(directory)
     features = model.features(SENTENCES)
@@ -193,16 +193,17 @@ def run_case(directory: Path, timeout: float, unchecked: bool) -> tuple[str, str
 
 def build_model(root: Path) -> Path:
     from hgner.corpus import load_corpus
-    from hgner.model import train
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
 
-    model = train(load_corpus(str(FIXTURE)), root / "model", max_iterations=30)
+    model = train(load_corpus(str(FIXTURE)), root / "model", TrainOptions(max_iterations=30))
     exercise(model.directory)  # compile the kernels and import everything once, before forking
     return model.directory
 
 
 def fuzz(n: int, seed: int, timeout: float, unchecked: bool = False, progress: bool = True,
          model: Path | None = None, only: list[int] | None = None) -> dict:
-    from hgner.model import MODEL_FILE, refresh_files
+    from hgner.modelfiles import MODEL_FILE, refresh_files
 
     root = Path(tempfile.mkdtemp(prefix="hgner-fuzz-crfsuite-"))
     try:

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner.fileio import write_text  # noqa: E402
-from hgner.model import META_FILE  # noqa: E402
+from hgner.modelfiles import META_FILE  # noqa: E402
 
 
 def row(meta: dict) -> dict:

@@ -25,7 +25,8 @@ from build_models import ROOT, TRAINING, build_gazetteer, build_word_clusters, f
 from hgner import schemes  # noqa: E402
 from hgner.corpus import Corpus, Document, Sentence, load_corpus, regroup_documents  # noqa: E402
 from hgner.features import FeatureConfig  # noqa: E402
-from hgner.model import train  # noqa: E402
+from hgner.training.crf import train  # noqa: E402
+from hgner.training import TrainOptions, WordTables  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_conll02.jsonl"
 FULL = dict(window=2, affixes=4, conjunctions=True, truecase=True, document=True, context=10)
@@ -172,8 +173,7 @@ def run(name: str) -> dict:
     keep = os.environ.get("HGNER_TUNE_KEEP")  # a folder to keep the trained models in, for later experiments
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as scratch:
         out = Path(keep) / name if keep else scratch
-        model = train(train_corpus, out, config=config, scheme="IO", **lbfgs, gazetteer=gazetteer,
-                      word_clusters=clusters)
+        model = train(train_corpus, out, TrainOptions(config=config, scheme="IO", **lbfgs), WordTables(gazetteer=gazetteer, word_clusters=clusters))
         scores = f1(model, dev)
         result = {
             "name": name,

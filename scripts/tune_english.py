@@ -26,7 +26,8 @@ from build_models import (FEATURES, ROOT, SCHEME, TRAINING, build_gazetteer, bui
 
 from hgner.augment import case_augmented, recased  # noqa: E402
 from hgner.corpus import load_corpus  # noqa: E402
-from hgner.model import train  # noqa: E402
+from hgner.training.crf import train  # noqa: E402
+from hgner.training import TrainOptions, WordTables  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_english.jsonl"
 CLUSTERS = replace(FEATURES, word_clusters=True)

@@ -23,7 +23,8 @@ from build_models import ROOT, build_gazetteer, f1, is_all_caps, record, tokens_
 
 from hgner.corpus import load_corpus  # noqa: E402
 from hgner.features import FeatureConfig  # noqa: E402
-from hgner.model import train  # noqa: E402
+from hgner.training.crf import train  # noqa: E402
+from hgner.training import TrainOptions, WordTables  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_results.jsonl"
 
@@ -60,8 +61,7 @@ def run(name: str, train_corpus, dev) -> dict:
     config = FeatureConfig(**settings)
     gazetteer = build_gazetteer() if config.gazetteer else None
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
-        model = train(train_corpus, out, config=config, scheme=scheme, c1=c1, c2=c2, max_iterations=iterations,
-                      gazetteer=gazetteer)
+        model = train(train_corpus, out, TrainOptions(config=config, scheme=scheme, c1=c1, c2=c2, max_iterations=iterations), WordTables(gazetteer=gazetteer))
         result = {
             "name": name,
             "features": config.to_json(),

@@ -3,12 +3,12 @@
     python scripts/tune_function_words.py MODEL TRAIN DEV LANG [--documents MODE] [--rules r1,r2,...]
 
 For each rule, the skip potential is estimated from TRAIN with that function-word list and its
-weight tuned on DEV with ``exact`` (hgner.skip.tune); printed: the list size, the skip edges in
+weight tuned on DEV with ``exact`` (hgner.training.skip.tune); printed: the list size, the skip edges in
 DEV, the share of them joining two gold-O tokens, and the tuned weight and dev F1. Rules:
 ``english`` (the 87 English words of the first models), ``stop`` (spaCy's stop words),
 ``learnedC-F`` (learned: seen capitalised >= C times, O in >= F of them, no fallback), and
 ``fallbackC-F`` (learned, spaCy's stop words only for the words seen capitalised fewer than C
-times), ``unionC-F`` (learned, plus all of spaCy's stop words: the rule chosen, hgner.skip.function_words).
+times), ``unionC-F`` (learned, plus all of spaCy's stop words: the rule chosen, hgner.training.skip.function_words).
 Results are appended to ``scripts/tuning_function_words.jsonl``.
 """
 
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner import skip  # noqa: E402
+from hgner.training import skip as skip_training  # noqa: E402
 from hgner.corpus import Corpus  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
@@ -39,12 +40,12 @@ def words_for(rule: str, train: Corpus, language: str) -> tuple[str, ...]:
         return tuple(sorted(skip.stop_words(language)))
     kind, _, fraction = rule.partition("-")
     count = int(kind.lstrip("abcdefghijklmnopqrstuvwxyz"))
-    learned = skip.function_words(train, None, min_count=count, o_fraction=float(fraction))
+    learned = skip_training.function_words(train, None, min_count=count, o_fraction=float(fraction))
     if kind.startswith("fallback"):  # stop words only for the words seen capitalised fewer than `count` times
         rare = Counter(t.lower() for s in train.sentences for t in s.tokens if len(t) >= 2 and t[0].isupper())
         return tuple(sorted(set(learned) | {w for w in skip.stop_words(language) if rare[w] < count}))
-    if kind.startswith("union"):  # hgner.skip.function_words: learned plus every stop word
-        return skip.function_words(train, language, min_count=count, o_fraction=float(fraction))
+    if kind.startswith("union"):  # hgner.training.skip.function_words: learned plus every stop word
+        return skip_training.function_words(train, language, min_count=count, o_fraction=float(fraction))
     return learned
 
 
@@ -73,7 +74,7 @@ def main(argv: list[str]) -> None:
     for rule in args.rules.split(","):
         started = time.perf_counter()
         config = skip.SkipConfig(function_words=words_for(rule, train, args.language))
-        tuned = skip.tune(skip.estimate(train, model, config), model, dev)
+        tuned = skip_training.tune(skip_training.estimate(train, model, config), model, dev)
         edges, share = o_share(dev, config)
         result = {"model": model.name, "dev": args.dev, "documents": args.documents, "rule": rule,
                   "words": len(config.function_words), "dev_edges": edges, "dev_edges_both_o": round(100 * share, 2),

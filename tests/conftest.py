@@ -95,9 +95,10 @@ def tiny_corpus() -> Corpus:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory, tiny_corpus):
     """A CRF trained in a second or so on the synthetic corpus."""
-    from hgner.model import train
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
 
-    return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", max_iterations=50)
+    return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", TrainOptions(max_iterations=50))
 
 
 @pytest.fixture(scope="session")

@@ -31,11 +31,13 @@ COMMANDS = [[sys.executable, "-m", "hgner.cli"]] + ([[shutil.which("hgner")]] if
 def tag_model(tmp_path_factory) -> Path:
     """The model directory (trained at most once per session, whichever test module asks first)."""
     from hgner.corpus import load_corpus
-    from hgner.model import META_FILE, train
+    from hgner.modelfiles import META_FILE
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
 
     directory = tmp_path_factory.getbasetemp() / "tag-model"
     if not (directory / META_FILE).is_file():
-        train(load_corpus(str(FIXTURE)), directory, max_iterations=60)
+        train(load_corpus(str(FIXTURE)), directory, TrainOptions(max_iterations=60))
     return directory
 
 

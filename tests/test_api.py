@@ -15,8 +15,8 @@ import pytest
 
 import hgner
 from hgner.integrity import seal
-from hgner.model import SEALED_FILES
-from hgner import tag
+from hgner.modelfiles import SEALED_FILES
+from hgner.tagging import tagger as tag
 from hgner.cli import main
 from hgner.corpus import write_conll
 from hgner.errors import HgnerError, UnknownNameError
@@ -57,7 +57,11 @@ def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
     with pytest.raises(UnknownNameError, match="unknown herded setting 'sweep'; expected one of: start, sweeps, time_limit"):
         hgner.load(tag_model, "herded", sweep=30)
     with pytest.raises(HgnerError, match="decoder 'viterbi' decodes chains only"):
-        hgner.load(tag_model, graph="skip")
+        hgner.load(tag_model, "viterbi", graph="skip")
+    with pytest.warns(UserWarning, match="graph skip: the default decoder viterbi decodes chains only; tagging with "
+                                         "exact instead"):
+        with pytest.raises(HgnerError, match="has no skip potential"):  # (this model has none: exact was tried)
+            hgner.load(tag_model, graph="skip")  # as hgner tag --graph skip does
     confident = hgner.load(tag_model, min_confidence=1.0)
     assert [e for e in confident.tag(SENTENCE) if e.confidence < 1.0] == []
 
@@ -87,7 +91,8 @@ def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
         (lambda model: hgner.evaluate(model, sweeps=[0]), "sweeps: expected a non-empty list of whole numbers 1.."),
         (lambda model: hgner.evaluate(model, scheme=1), "scheme: expected a tag scheme name or None, got 1"),
         (lambda model: hgner.load(model, ["viterbi"]), "decoder: expected a decoder name, got list"),
-        (lambda model: hgner.Tagger(model, "viterbi", settings=[1]), "settings: expected a mapping of decoder settings"),
+        (lambda model: hgner.load(model, "viterbi", decoder_settings=[1]),
+         "decoder_settings: expected a mapping of decoder settings"),
         (lambda model: hgner.load(model).tag("Jim \ud800 Smith"), "text: not valid Unicode (surrogates not allowed at "),
         (lambda model: list(hgner.load(model).pipe(["Paris", "Jim \ud800"])), "texts: not valid Unicode (surrogates"),
         (lambda model: list(hgner.load(model).pipe([1])), "texts: expected a str, got 1"),
@@ -106,7 +111,7 @@ def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp
     corpus = tmp_path / "gold.conll"
     with open(corpus, "w") as out:
         write_conll(out, tiny_corpus, [s.tags for s in tiny_corpus.sentences])
-    report = hgner.evaluate(tiny_model.directory, str(corpus), ["viterbi", "herded"], sweeps=[20])
+    report = hgner.evaluate(tiny_model.directory, str(corpus), ["viterbi", "herded"], sweeps=[20]).to_json()
     assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus), "--decoders", "viterbi,herded",
                  "--sweeps", "20", "--json", str(tmp_path / "report.json")]) == 0
     printed = capsys.readouterr().out
@@ -119,19 +124,19 @@ def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp
     assert [r["decoder"] for r in report["results"]] == ["viterbi", "herded"] and f"{report['results'][0]['f1']:.2f}" in printed
     importlib.import_module("hgner.evaluation")  # the module that does the work does not shadow the API function
     assert hgner.evaluate is importlib.import_module("hgner.api").evaluate
-    with pytest.raises(HgnerError, match="give sweeps with --sweeps"):
+    with pytest.raises(HgnerError, match="settings sweeps=...: give sweeps with sweeps"):
         hgner.evaluate(tiny_model.directory, str(corpus), ["herded"], settings={"sweeps": 5})
     with pytest.raises(UnknownNameError, match="expected one of: damping"):
         hgner.evaluate(tiny_model.directory, str(corpus), ["viterbi", "meanfield"], settings={"dampnig": 0.5})
-    with pytest.raises(HgnerError, match="mode 'lenient': expected one of conlleval, strict"):
+    with pytest.raises(HgnerError, match="mode: expected one of conlleval, strict, got 'lenient'"):
         hgner.evaluate(tiny_model.directory, str(corpus), mode="lenient")
-    with pytest.raises(HgnerError, match="documents: expected corpus, sentence or a whole number >= 1, got 'foo'"):
+    with pytest.raises(HgnerError, match="documents: expected auto, corpus, sentence or a whole number >= 1, got 'foo'"):
         hgner.evaluate(tiny_model.directory, str(corpus), documents="foo")
 
 
 def test_listings(tag_model):
     from hgner.decoders import available_decoders
-    from hgner.model import builtin_models
+    from hgner.modelfiles import builtin_models
 
     assert hgner.available_decoders() == available_decoders() and "viterbi" in hgner.available_decoders()
     assert hgner.available_models() == builtin_models()
@@ -163,11 +168,18 @@ def api_section() -> str:
     return text[text.index("<!-- api:start -->"):text.index("<!-- api:end -->")]
 
 
-@pytest.mark.parametrize("name", ["load", "evaluate"])
-def test_readme_gives_each_functions_parameters(name):
+@pytest.mark.parametrize(("name", "options"), [("load", "hgner.tagging.settings:TagSettings"),
+                                             ("evaluate", "hgner.evaluation.options:EvaluateOptions")])
+def test_readme_gives_each_functions_parameters(name, options):
+    """Every parameter the README lists is one the function takes: its own, or a field of the
+    settings object it builds (its ``**`` keywords)."""
+    import dataclasses
     import inspect
 
+    module, _, cls = options.partition(":")
     listed = re.search(rf"`hgner\.{name}\(([^`]*)\)(?: -> \w+)?`", api_section()).group(1)
     names = re.findall(r"(?<![\w\"'])([a-z_]\w*)\s*(?==|,|$)", " ".join(listed.split()))  # not quoted defaults
-    assert names == list(inspect.signature(getattr(hgner, name)).parameters)
+    accepted = set(inspect.signature(getattr(hgner, name)).parameters)
+    accepted |= {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), cls))}
+    assert names and set(names) <= accepted
 

@@ -42,12 +42,13 @@ def test_the_shipped_english_model_tags_lowercased_and_uppercased_text():
     data, case and running prose"): text typed in lower case, or a headline in capitals, keeps its
     entities. Before, ``apple ceo tim cook met president biden in washington`` gave
     ``[apple ceo tim cook](ORG)`` and the headline's companies were missed."""
-    from hgner.model import builtin_models
-    from hgner.tag import Tagger
+    from hgner.modelfiles import builtin_models
+    from hgner.tagging.tagger import Tagger
+    from hgner.tagging.settings import TagSettings
 
     if "en-conll03" not in builtin_models():
         pytest.skip("the shipped en-conll03 model is not installed")
-    tagger = Tagger("en-conll03")
+    tagger = Tagger(TagSettings("en-conll03"))
 
     def tagged(text: str) -> list[tuple[str, str]]:
         return [(text[e.start:e.end], e.label) for e in tagger.tag(text)]
@@ -66,7 +67,7 @@ def test_the_shipped_english_truecasing_tables_are_not_lowercased_by_the_copies(
     before, their short lowercase sentences turned 67 entries of the table to lower case."""
     import json
 
-    from hgner.model import builtin_models, model_directory
+    from hgner.modelfiles import builtin_models, model_directory
 
     if name not in builtin_models():
         pytest.skip(f"the shipped {name} model is not installed")

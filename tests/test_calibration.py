@@ -9,13 +9,16 @@ import shutil
 import numpy as np
 import pytest
 
+from hgner import skip
 from hgner.integrity import seal
-from hgner.model import SEALED_FILES
-from hgner import calibration, skip
+from hgner.modelfiles import SEALED_FILES
+from hgner.training import calibration
+from hgner.training import skip as skip_training
 from hgner.corpus import Corpus, Document, Sentence
 from hgner.decoders.chain import forward_backward, viterbi
 from hgner.errors import HgnerError, ModelError
-from hgner.model import CrfModel, write_metadata
+from hgner.model import CrfModel
+from hgner.modelfiles import write_metadata
 
 
 def sample_chain(unary: np.ndarray, transitions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -118,7 +121,7 @@ def test_the_factor_scales_every_potential_and_keeps_the_map(tiny_model, tiny_co
 def test_the_skip_potential_is_scaled_too(tiny_model, tiny_corpus, tmp_path):
     shutil.copytree(tiny_model.directory, tmp_path / "raw")
     raw = CrfModel.load(tmp_path / "raw")
-    skip.save(skip.tune(skip.estimate(tiny_corpus, raw), raw, tiny_corpus), raw.directory)
+    skip.save(skip_training.tune(skip_training.estimate(tiny_corpus, raw), raw, tiny_corpus), raw.directory)
     scaled = calibrated_copy(CrfModel.load(raw.directory), tmp_path / "scaled", 0.5)
     raw_table, scaled_table = skip.load(CrfModel.load(raw.directory)), skip.load(scaled)
     assert scaled_table.weight == raw_table.weight

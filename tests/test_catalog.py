@@ -17,7 +17,8 @@ from hgner import catalog, registry, schemes
 from hgner.cli import main
 from hgner.corpus import load_corpus, read_conll
 from hgner.errors import ConllFormatError, HgnerError, ManifestError
-from hgner.model import train
+from hgner.training.crf import train
+from hgner.training import TrainOptions, WordTables
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -194,7 +195,7 @@ def test_a_new_corpus_is_one_manifest(own_catalogue, tmp_path, monkeypatch):
     assert corpus.n_tokens == 21 and corpus.name == "news:test"
     assert corpus.file == str(tmp_path / "home" / "news" / "iob1_docs.conll")
     assert catalog.all_split_names() == ["news:test"]
-    training = train(corpus, tmp_path / "model", max_iterations=5).metadata["training"]
+    training = train(corpus, tmp_path / "model", TrainOptions(max_iterations=5)).metadata["training"]
     assert training["corpus"] == "news:test"  # the catalogue name, not this machine's data home
     assert training["sha256"] == hashlib.sha256((FIXTURES / "iob1_docs.conll").read_bytes()).hexdigest()
 

@@ -1,4 +1,4 @@
-"""hgner.cluster on local Dask clusters bound to 127.0.0.1: tagging into parts equals one process,
+"""hgner.distributed on local Dask clusters bound to 127.0.0.1: tagging into parts equals one process,
 resuming skips committed parts, a killed worker loses and duplicates nothing, evaluate gives the
 local scores, the bag/dataframe API, Parquet, and the command line."""
 
@@ -18,8 +18,14 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from hgner import tag  # noqa: E402
-from hgner.cluster import TagSettings, connect, tag_bag, tag_dataframe, tag_to_folder  # noqa: E402
+from hgner.tagging import tagger as tag  # noqa: E402
+from hgner.tagging.inputs import Input  # noqa: E402
+from hgner.tagging.run import tag_inputs  # noqa: E402
+from hgner.tagging.writers import JsonlWriter, OutputOptions  # noqa: E402
+from hgner.tagging.settings import TagSettings  # noqa: E402
+from hgner.distributed.connect import connect  # noqa: E402
+from hgner.distributed.frames import tag_bag, tag_dataframe  # noqa: E402
+from hgner.distributed.jobs import tag_to_folder  # noqa: E402
 from hgner.errors import HgnerError  # noqa: E402
 from tag_support import ENGLISH, FIXTURE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: E402,F401
 
@@ -41,8 +47,8 @@ def documents(count: int, sentences: int = 3) -> list[str]:
 def local_records(model: Path, texts: list[str]) -> list[dict]:
     """What ``hgner tag --format jsonl`` writes for ``texts`` in this process."""
     out = io.StringIO()
-    tagger = tag.Tagger(model)
-    tag.tag_inputs(tagger, [tag.Input("<text>", text=t) for t in texts], tag.JsonlWriter(out, tag.OutputOptions()), progress=False)
+    tagger = tag.Tagger(TagSettings(model))
+    tag_inputs(tagger, [Input("<text>", text=t) for t in texts], JsonlWriter(out, OutputOptions()), progress=False)
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
@@ -70,7 +76,7 @@ def test_tag_to_folder_equals_one_process(client, tag_model, tmp_path):
     write_files(tmp_path / "in" / "news", texts[:8])
     lines = [json.dumps({"text": t, "id": i}) for i, t in enumerate(texts[8:])]
     (tmp_path / "in" / "more.jsonl").write_text("\n".join(lines[:2]) + "\n\n" + "\n".join(lines[2:]) + "\n")
-    settings = TagSettings.make(tag_model)
+    settings = TagSettings(tag_model)
     manifest = tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "out", settings, part_bytes=400)
     records = read_parts(tmp_path / "out")
     assert [r["text"] for r in records] == [*texts[8:], *texts[:8]]  # more.jsonl sorts before news/
@@ -85,12 +91,12 @@ def test_tag_to_folder_equals_one_process(client, tag_model, tmp_path):
     assert counts["entities"] == sum(len(r["entities"]) for r in records)
     assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == manifest
     # the model loaded once per worker process, whatever the number of parts and documents
-    assert set(client.run(lambda: len(__import__("hgner.cluster").cluster._TAGGERS)).values()) <= {0, 1}
+    assert set(client.run(lambda: len(__import__("hgner.distributed.workers").distributed.workers._TAGGERS)).values()) <= {0, 1}
 
 
 def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model, tmp_path):
     write_files(tmp_path / "in", documents(6))
-    settings = TagSettings.make(tag_model)
+    settings = TagSettings(tag_model)
     out = tmp_path / "out"
     first = tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
     before = read_parts(out)
@@ -112,7 +118,7 @@ def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model,
     third = tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, settings, part_bytes=300)
     assert third["counts"]["parts_this_run"] == 2 and read_parts(out) == before
     with pytest.raises(HgnerError, match="another job .*decoder"):
-        tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, TagSettings.make(tag_model, "herded"), part_bytes=300)
+        tag_to_folder(client, [str(tmp_path / "in" / "*.txt")], out, TagSettings(tag_model, "herded"), part_bytes=300)
     manifest = json.loads((out / "manifest.json").read_text())
     for damaged, message in [({**manifest, "job": 5}, "manifest.json: job: expected an object describing the job"),
                              ({"parts": []}, "manifest.json: top level: missing required field 'job'")]:
@@ -128,37 +134,41 @@ def test_text_in_another_shipped_models_language_is_warned_about_before_the_job(
     """As ``hgner tag`` warns in one process: on the first words of the inputs (here the records of
     a JSONL file), once, before any task runs; English text gets no warning."""
     (tmp_path / "es.jsonl").write_text("".join(json.dumps({"text": SPANISH}) + "\n" for _ in range(3)), encoding="utf-8")
-    warnings: list[str] = []
-    manifest = tag_to_folder(client, [str(tmp_path / "es.jsonl")], tmp_path / "out", TagSettings.make(tag_model),
-                             warn=warnings.append)
-    assert warnings == [SPANISH_WARNING] and manifest["counts"]["documents"] == 3
-    write_files(tmp_path / "en", [ENGLISH])
-    tag_to_folder(client, [str(tmp_path / "en")], tmp_path / "out-en", TagSettings.make(tag_model), warn=warnings.append)
-    assert warnings == [SPANISH_WARNING]
+    import warnings
+
+    from hgner.commands.arguments import flag_names
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        manifest = tag_to_folder(client, [str(tmp_path / "es.jsonl")], tmp_path / "out", TagSettings(tag_model))
+        write_files(tmp_path / "en", [ENGLISH])
+        tag_to_folder(client, [str(tmp_path / "en")], tmp_path / "out-en", TagSettings(tag_model))
+    assert [w.message.render(flag_names()) for w in caught] == [SPANISH_WARNING]
+    assert manifest["counts"]["documents"] == 3
 
 
 def test_folder_inputs_leave_out_earlier_output_and_refuse_the_out_folder(client, tag_model, tmp_path):
     write_files(tmp_path / "in", documents(2))
-    settings = TagSettings.make(tag_model)
+    settings = TagSettings(tag_model)
     tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "in" / "out", settings)
     manifest = tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "out2", settings)
     assert manifest["counts"]["documents"] == 2  # not the first job's part file
-    with pytest.raises(HgnerError, match="inside, the --out folder"):
+    with pytest.raises(HgnerError, match="inside, the out folder"):
         tag_to_folder(client, [str(tmp_path / "in")], tmp_path / "in", settings)
 
 
 def test_bad_records_name_file_and_line(client, tag_model, tmp_path):
     (tmp_path / "in.jsonl").write_text('{"text": "Jim Smith ."}\n{"body": "no text"}\n')
     with pytest.raises(HgnerError, match=r"in\.jsonl:2: expected an object with a text field 'text', got keys 'body'"):
-        tag_to_folder(client, [str(tmp_path / "in.jsonl")], tmp_path / "out", TagSettings.make(tag_model))
+        tag_to_folder(client, [str(tmp_path / "in.jsonl")], tmp_path / "out", TagSettings(tag_model))
     with pytest.raises(HgnerError, match="no such file or folder"):
-        tag_to_folder(client, [str(tmp_path / "missing")], tmp_path / "out2", TagSettings.make(tag_model))
+        tag_to_folder(client, [str(tmp_path / "missing")], tmp_path / "out2", TagSettings(tag_model))
 
 
 def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):
     texts = documents(40, sentences=60)
     write_files(tmp_path / "in", texts)
-    settings = TagSettings.make(tag_model)
+    settings = TagSettings(tag_model)
     out = tmp_path / "out"
     with connect("local:2") as client:
         pids = set(client.run(os.getpid).values())
@@ -184,15 +194,16 @@ def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):
 
 def test_evaluate_on_the_cluster_gives_the_local_numbers(client, tiny_model, tiny_corpus):
     """With the model's calibration and with another one (--calibration), which the workers use too."""
-    from hgner.evaluation import evaluate
+    from hgner.distributed.evaluate import cluster_outcomes
+    from hgner.evaluation import EvaluateOptions, evaluate
     from hgner.model import CrfModel
 
-    settings = dict(sweeps=[20], seeds=[0, 1], progress=False)
+    options = EvaluateOptions(decoders=("viterbi", "gibbs", "herded"), sweeps=(20,), seeds=2)
     timing = {"decode_seconds", "total_seconds"}
     figures = []
     for model in (tiny_model, CrfModel.load(tiny_model.directory, 0.05)):
-        local = evaluate(model, tiny_corpus, ["viterbi", "gibbs", "herded"], **settings)
-        remote = evaluate(model, tiny_corpus, ["viterbi", "gibbs", "herded"], client=client, **settings)
+        local = evaluate(model, tiny_corpus, options).to_json()
+        remote = evaluate(model, tiny_corpus, options, outcomes=cluster_outcomes(client)).to_json()
         figures.append([{k: v for k, v in r.items() if k not in timing} for r in local["results"]])
         assert [{k: v for k, v in r.items() if k not in timing} for r in remote["results"]] == figures[-1]
         assert remote["calibration"] == local["calibration"] == model.calibration
@@ -222,7 +233,7 @@ def test_parquet_in_and_out(client, tag_model, tmp_path):
 
     texts = documents(5)
     pyarrow.parquet.write_table(pyarrow.table({"body": texts}), tmp_path / "news.parquet", row_group_size=2)
-    settings = TagSettings.make(tag_model)
+    settings = TagSettings(tag_model)
     manifest = tag_to_folder(client, [str(tmp_path / "news.parquet")], tmp_path / "out", settings,
                              text_column="body", part_format="parquet")
     assert manifest["counts"]["parts"] == 3
@@ -263,7 +274,7 @@ def test_a_peer_that_accepts_and_never_answers_is_an_error_not_a_hang(monkeypatc
     import time
 
     from hgner import deadline
-    from hgner.cluster import connect
+    from hgner.distributed.connect import connect
     from hgner.errors import HgnerError
 
     monkeypatch.setattr(deadline, "CONNECT_SECONDS", 3.0)
@@ -280,7 +291,8 @@ def test_a_peer_that_accepts_and_never_answers_is_an_error_not_a_hang(monkeypatc
 def test_a_scheduler_that_stops_answering_is_an_error_not_a_hang(monkeypatch):
     import threading
 
-    from hgner import cluster, deadline
+    from hgner import deadline
+    from hgner.distributed import connect as cluster
     from hgner.errors import HgnerError
 
     monkeypatch.setattr(deadline, "CALL_SECONDS", 0.3)
@@ -300,6 +312,6 @@ def test_a_scheduler_that_stops_answering_is_an_error_not_a_hang(monkeypatch):
             never.wait()
 
     with pytest.raises(HgnerError, match="stopped answering"):
-        cluster._result(Client(), Future())
+        cluster.result(Client(), Future())
     with pytest.raises(HgnerError, match="stopped answering"):
-        list(cluster._answered(Client(), iter(lambda: never.wait(), True)))
+        list(cluster.answered(Client(), iter(lambda: never.wait(), True)))

@@ -133,7 +133,7 @@ def test_columns_are_split_at_ascii_whitespace_only():
         ("bad_columns.conll", 5, "expected 4 columns (as on line 3), got 3"),
         ("bad_tag.conll", 4, "malformed tag 'I--ORG' (expected O or B-/I-/E-/S- followed by a type)"),
         ("bad_scheme.conll", 8, "tag 'I-LOC' after O: BIOES I-/E- must continue a B- chunk of the same type (scheme BIOES); "
-                                "BIOES was detected from 'E-PER' on line 4: --scheme IOB1 or IOB2 reads the file leniently"),
+                                "BIOES was detected from 'E-PER' on line 4: scheme IOB1 or IOB2 reads the file leniently"),
         ("non_utf8.conll", 2, "not UTF-8 (byte 0xe9 at column 4)"),
     ],
 )

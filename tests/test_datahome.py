@@ -5,6 +5,7 @@ source, the mirror, offline errors, and ``hgner corpora list|fetch|verify|info``
 from __future__ import annotations
 
 import http.server
+import logging
 import os
 import re
 import threading
@@ -89,13 +90,14 @@ def files_in(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
 
 
-def test_a_download_that_succeeds(server, home, use_sources, capsys):
+def test_a_download_that_succeeds(server, home, use_sources, caplog):
+    caplog.set_level(logging.INFO, logger="hgner")
     use_sources(url(server, "good"))
     corpus = load_corpus("tiny")
     assert corpus.n_tokens == 21 and corpus.name == "tiny" and corpus.file == str(home / "tiny" / CORPUS_FILE.name)
     assert files_in(home) == [f"tiny/{CORPUS_FILE.name}"]
     assert (home / "tiny" / CORPUS_FILE.name).read_bytes() == GOOD
-    err = capsys.readouterr().err
+    err = caplog.text
     assert f"hgner: corpus tiny is not in the data home {home}; fetching {CORPUS_FILE.name} ({len(GOOD):,} bytes)" in err
     assert "size and sha256 verified" in err
     load_corpus("tiny")  # present now: read, not fetched again
@@ -113,11 +115,12 @@ def test_a_sha256_mismatch_is_an_error_and_leaves_nothing(server, home, use_sour
     assert files_in(home) == [] and not (home / "tiny").exists()
 
 
-def test_a_connection_cut_mid_file_leaves_no_partial_file_and_the_next_source_is_used(server, home, use_sources, capsys):
+def test_a_connection_cut_mid_file_leaves_no_partial_file_and_the_next_source_is_used(server, home, use_sources, caplog):
+    caplog.set_level(logging.INFO, logger="hgner")
     use_sources(url(server, "cut"), url(server, "good"))
     assert load_corpus("tiny").n_tokens == 21
     assert server.requests == [f"/cut/{CORPUS_FILE.name}", f"/good/{CORPUS_FILE.name}"]
-    assert f"cut after {len(GOOD) // 2:,} of {len(GOOD):,} bytes" in capsys.readouterr().err
+    assert f"cut after {len(GOOD) // 2:,} of {len(GOOD):,} bytes" in caplog.text
     assert files_in(home) == [f"tiny/{CORPUS_FILE.name}"]
 
 
@@ -128,11 +131,12 @@ def test_a_cut_with_no_other_source_leaves_nothing(server, home, use_sources):
     assert files_in(home) == []
 
 
-def test_a_404_then_success_from_the_second_source(server, home, use_sources, capsys):
+def test_a_404_then_success_from_the_second_source(server, home, use_sources, caplog):
+    caplog.set_level(logging.INFO, logger="hgner")
     use_sources(url(server, "gone"), url(server, "good"))
     assert load_corpus("tiny").n_tokens == 21
     assert server.requests == [f"/gone/{CORPUS_FILE.name}", f"/good/{CORPUS_FILE.name}"]
-    assert "HTTP 404 Not Found" in capsys.readouterr().err
+    assert "HTTP 404 Not Found" in caplog.text
 
 
 def test_the_mirror_is_tried_first_and_still_verified(server, home, use_sources, monkeypatch):
@@ -257,9 +261,10 @@ def test_nltk_packages_offline_say_how_to_get_them(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
-def test_nltk_packages_are_downloaded_into_the_data_home(tmp_path, monkeypatch, capsys):
+def test_nltk_packages_are_downloaded_into_the_data_home(tmp_path, monkeypatch, caplog):
     """nltk.download is called for the manifest's package with the data home's nltk_data folder
     (replaced here by a stand-in that writes the package, so nothing reaches the internet)."""
+    caplog.set_level(logging.INFO, logger="hgner")
     import zipfile
 
     import nltk
@@ -280,11 +285,37 @@ def test_nltk_packages_are_downloaded_into_the_data_home(tmp_path, monkeypatch, 
     corpus = load_corpus("nltk:conll2002/esp.testa")
     assert corpus.name == "nltk:conll2002/esp.testa" and corpus.sentences[0].tokens == ["Sao", "Paulo"]
     assert calls == [("conll2002", str(tmp_path / "nltk_data"), True, True)]
-    assert f"fetching NLTK's conll2002 package into {tmp_path / 'nltk_data'}" in capsys.readouterr().err
+    assert f"fetching NLTK's conll2002 package into {tmp_path / 'nltk_data'}" in caplog.text
     load_corpus("nltk:conll2002/esp.testa", offline=True)  # installed now
     assert len(calls) == 1
     with pytest.raises(HgnerError, match="the conll2002 package NLTK found at .* has no esp.testb"):
         load_corpus("nltk:conll2002/esp.testb")
+
+
+def test_hgner_mirror_serves_nltk_packages_offline_too(tmp_path, monkeypatch, caplog):
+    """A mirror laid out as NLTK's data folder (``nltk_data/corpora/PACKAGE.zip``) gives the package,
+    copied into the data home, before NLTK's downloader is asked (offline too: a folder mirror)."""
+    import zipfile
+
+    import nltk
+
+    caplog.set_level(logging.INFO, logger="hgner")
+    mirror = tmp_path / "mirror" / "nltk_data" / "corpora"
+    mirror.mkdir(parents=True)
+    with zipfile.ZipFile(mirror / "conll2002.zip", "w") as archive:
+        archive.writestr("conll2002/esp.testa", "Sao B-LOC\nPaulo I-LOC\n")
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path / "home"))
+    monkeypatch.setenv("HGNER_MIRROR", str(tmp_path / "mirror"))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nowhere")])
+    monkeypatch.setattr(nltk, "download", lambda *args, **kwargs: pytest.fail("the mirror has the package"))
+    corpus = load_corpus("nltk:conll2002/esp.testa", offline=True)
+    assert corpus.sentences[0].tokens == ["Sao", "Paulo"]
+    assert (tmp_path / "home" / "nltk_data" / "corpora" / "conll2002.zip").is_file()
+    assert "copying NLTK's conll2002 package from HGNER_MIRROR" in caplog.text
+    (mirror / "conll2002.zip").write_bytes(b"not a zip")  # a damaged copy on the mirror is an error, not a crash
+    (tmp_path / "home" / "nltk_data" / "corpora" / "conll2002.zip").unlink()
+    with pytest.raises(HgnerError, match="conll2002.zip"):
+        load_corpus("nltk:conll2002/esp.testa", offline=True)
 
 
 def test_a_failed_nltk_download_is_one_line(tmp_path, monkeypatch):

@@ -34,24 +34,26 @@ def test_unary_equals_strings_on_random_documents(shipped, document):
 
 
 def test_unary_equals_strings_with_word_clusters(tmp_path, tiny_corpus):
-    from hgner.model import train
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
 
     config = features.FeatureConfig(truecase=True, document=True, word_clusters=True, lowercase_clusters=True)
     clusters = {"0101": ["Paris", "London"], "0111": ["John", "smith"], "11": ["said", "Unseen"], "10": ["Smith"]}
-    model = train(tiny_corpus, tmp_path / "m", config=config, word_clusters=clusters, max_iterations=20, c1=0)
+    model = train(tiny_corpus, tmp_path / "m", TrainOptions(config=config, max_iterations=20, c1=0), WordTables(word_clusters=clusters))
     assert any(a.startswith("c4=") for a in model.attribute_index)
     assert any(a.startswith("lc4=") for a in model.attribute_index)  # Smith: its own cluster and smith's
     assert_same_unary(model, [[WORDS[:10], WORDS[10:]], [WORDS], [["SMITH", "SAID", "IN", "PARIS"]]])
 
 
 def test_unary_equals_strings_with_neighbour_clusters_and_frequencies(tmp_path, tiny_corpus):
-    from hgner.model import train
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
 
     pytest.importorskip("wordfreq", reason="wordfreq is not installed (no shipped model uses word frequencies)")
     config = features.FeatureConfig(truecase=True, document=True, word_clusters=True, neighbour_clusters=1,
                                      frequency="en")
     clusters = {"0101": ["Paris", "London"], "0111": ["John", "smith"], "11": ["said", "Unseen"], "10": ["Smith"]}
-    model = train(tiny_corpus, tmp_path / "m", config=config, word_clusters=clusters, max_iterations=20, c1=0)
+    model = train(tiny_corpus, tmp_path / "m", TrainOptions(config=config, max_iterations=20, c1=0), WordTables(word_clusters=clusters))
     assert any(a.startswith("-1:c4=") for a in model.attribute_index)
     assert any(a.startswith("zf=") for a in model.attribute_index)
     assert_same_unary(model, [[WORDS[:10], WORDS[10:]], [WORDS], [["SMITH", "SAID", "IN", "PARIS"]]])
@@ -59,11 +61,11 @@ def test_unary_equals_strings_with_neighbour_clusters_and_frequencies(tmp_path, 
 
 def test_unary_equals_strings_with_caseless_features(tmp_path, tiny_corpus):
     from hgner.augment import case_augmented
-    from hgner.model import train
+    from hgner.training.crf import train
+    from hgner.training import TrainOptions, WordTables
 
     config = features.FeatureConfig(truecase=True, document=True, conjunctions=True, caseless_features=True)
-    model = train(case_augmented(tiny_corpus, ("lower", "upper")), tmp_path / "m", config=config, max_iterations=20,
-                  c1=0)
+    model = train(case_augmented(tiny_corpus, ("lower", "upper")), tmp_path / "m", TrainOptions(config=config, max_iterations=20, c1=0))
     assert any(a.startswith("~w=") for a in model.attribute_index)
     assert any(a.startswith("~-1:l=") for a in model.attribute_index)
     lowered = [[w.lower() for w in WORDS[:10]], [w.lower() for w in WORDS[10:]]]

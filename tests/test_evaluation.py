@@ -1,7 +1,8 @@
 import pytest
 
 from hgner.decoders.chain import viterbi
-from hgner.evaluation import in_scheme, plan_runs
+from hgner.evaluation.runs import in_scheme
+from hgner.evaluation import EvaluateOptions
 from tag_support import FIXTURE, tag_model  # noqa: F401  (fixture)
 
 
@@ -21,7 +22,7 @@ def test_predictions_in_the_corpus_scheme(tags, model_scheme, mode, expected):
 
 
 def test_plan_runs_expands_sweeps_and_seeds_only_where_accepted():
-    runs = plan_runs(["viterbi", "herded", "gibbs"], [100, 800], [0, 1])
+    runs = EvaluateOptions(decoders=("viterbi", "herded", "gibbs"), sweeps=(100, 800), seeds=2).runs
     assert [(r.decoder, r.sweeps, r.seed) for r in runs] == [
         ("viterbi", None, None),
         ("herded", 100, None), ("herded", 800, None),
@@ -32,15 +33,18 @@ def test_plan_runs_expands_sweeps_and_seeds_only_where_accepted():
 def test_report_table_fits_the_longest_name():
     import io
 
-    from hgner.evaluation import format_report
+    from hgner.evaluation import Report
+    from hgner.evaluation.report import format_report
 
     def row(decoder, graph="skip"):
         return {"decoder": decoder, "sweeps": 100, "seed": 0, "f1": 80.0, "precision": 80.0, "recall": 80.0,
-                "macro_f1": 80.0, "decode_seconds": 1.0, "total_seconds": 2.0, "viterbi_agreement": 0.9, "graph": graph}
+                "macro_f1": 80.0, "decode_seconds": 1.0, "total_seconds": 2.0, "viterbi_agreement": 0.9, "graph": graph,
+                "settings": {}, "per_type": {}, "consistency_disagreement": 0.0, "stats_mean": {}, "stats_max": {}}
 
-    report = {"model": "m", "corpus": "c", "documents": 1, "sentences": 1, "tokens": 1, "scheme": "IOB2",
-              "mode": "conlleval", "graph": "skip", "notes": [],
-              "results": [row("viterbi", "chain"), row("doublemin-gibbs"), row("herded-shared")]}
+    report = Report.from_json({"model": "m", "corpus": "c", "documents": 1, "sentences": 1, "tokens": 1,
+                               "scheme": "IOB2", "mode": "conlleval", "graph": "skip", "notes": [], "settings": {},
+                               "build_seconds": 0.0,
+                               "results": [row("viterbi", "chain"), row("doublemin-gibbs"), row("herded-shared")]})
     out = io.StringIO()
     format_report(report, out)
     table = [line for line in out.getvalue().splitlines()[1:] if not line.startswith("note")]
@@ -51,16 +55,16 @@ def test_report_table_fits_the_longest_name():
 def test_a_viterbi_run_is_the_reference_labelling(tag_model, monkeypatch):
     """With a viterbi run in the plan its labels are the reference (no second Viterbi decode), and
     every figure but the seconds is the one computed against a separate reference decode."""
-    from hgner import evaluation
     from hgner.corpus import read_conll
+    from hgner.evaluation import evaluate, runs
     from hgner.model import CrfModel
 
     model, corpus = CrfModel.load(tag_model), read_conll(FIXTURE)
     calls = []
-    monkeypatch.setattr(evaluation, "viterbi", lambda graph: calls.append(graph) or viterbi(graph))
+    monkeypatch.setattr(runs, "viterbi", lambda graph: calls.append(graph) or viterbi(graph))
 
     def figures(decoders):
-        report = evaluation.evaluate(model, corpus, decoders, sweeps=[20], progress=False)
+        report = evaluate(model, corpus, EvaluateOptions(decoders=tuple(decoders), sweeps=(20,))).to_json()
         return {r["decoder"]: {k: v for k, v in r.items() if "seconds" not in k} for r in report["results"]}
 
     with_viterbi = figures(["herded", "viterbi", "exact"])

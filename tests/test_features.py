@@ -364,7 +364,8 @@ def test_resources_round_trip(tmp_path):
 @pytest.mark.parametrize("name", ["en-conll03", "en-3class"])
 def test_shipped_models_load_by_name_and_tag(name):
     from hgner.decoders.chain import viterbi
-    from hgner.model import CrfModel, builtin_models
+    from hgner.model import CrfModel
+    from hgner.modelfiles import builtin_models
 
     assert name in builtin_models()
     model = CrfModel.load(name)

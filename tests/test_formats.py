@@ -12,7 +12,10 @@ import pytest
 from hgner import registry
 from hgner.cli import main
 from hgner.errors import HgnerError
-from hgner.tag import Entity, Tagger, folder_files, html_section
+from hgner.tagging.settings import TagSettings
+from hgner.tagging.tagger import Entity, Tagger
+from hgner.tagging.inputs import folder_files
+from hgner.tagging.writers import html_section
 from tag_support import SENTENCE, tag_model  # noqa: F401  (fixture)
 
 SECOND = "Jim Smith flew from Paris to\nLondon on Monday ."
@@ -192,10 +195,10 @@ def test_min_confidence(tag_model, capsys):
 
 
 def test_min_confidence_keeps_entities_without_confidence(tag_model):
-    notes = []
-    tagger = Tagger(tag_model, "crfsuite", warn=notes.append, min_confidence=0.99)
-    assert [e.text for e in tagger.tag(SENTENCE)] == ["Angela Merkel", "United Nations", "Tokyo"]
-    assert len(notes) == 1 and "gives no confidences" in notes[0]
+    tagger = Tagger(TagSettings(tag_model, "crfsuite", min_confidence=0.99))
+    with pytest.warns(UserWarning, match="gives no confidences") as caught:
+        assert [e.text for e in tagger.tag(SENTENCE)] == ["Angela Merkel", "United Nations", "Tokyo"]
+    assert len(caught) == 1
 
 
 def test_set_decoder_settings(tag_model, capsys):
@@ -213,7 +216,7 @@ def test_set_decoder_settings(tag_model, capsys):
 
 def test_skip_graph_picks_a_decoder_for_skip_edges(tag_model, capsys):
     from hgner.decoders import decoder_class
-    from hgner.tag import SKIP_DEFAULT_DECODER
+    from hgner.tagging.settings import SKIP_DEFAULT_DECODER
 
     assert not decoder_class(SKIP_DEFAULT_DECODER).chain_only
     text = "Angela Merkel met Jim Smith . Later Smith met Merkel ."

@@ -13,7 +13,8 @@ import pytest
 from hgner import crfsuite_format
 from hgner.errors import ModelError
 from hgner.integrity import SEAL_FILE
-from hgner.model import META_FILE, MODEL_FILE, CrfModel, builtin_models, refresh_files, shipped_models_dir
+from hgner.modelfiles import META_FILE, MODEL_FILE, builtin_models, refresh_files, shipped_models_dir
+from hgner.model import CrfModel
 
 
 @pytest.fixture()
@@ -29,8 +30,9 @@ def header(data):
 
 def use_with_crfsuite(directory):
     """Load the model and tag with crfsuite's own decoder in a child process: (exit status, stderr)."""
-    code = ("import sys\nfrom hgner.tag import Tagger\nfrom hgner.errors import HgnerError\n"
-            "try:\n    list(Tagger(sys.argv[1], 'crfsuite').tag_text('Angela Merkel visited Paris .'))\n"
+    code = ("import sys\nfrom hgner.tagging.tagger import Tagger\nfrom hgner.tagging.settings import TagSettings\n"
+            "from hgner.errors import HgnerError\n"
+            "try:\n    list(Tagger(TagSettings(sys.argv[1], 'crfsuite')).tag_text('Angela Merkel visited Paris .'))\n"
             "except HgnerError as e:\n    print(e, file=sys.stderr); sys.exit(2)\n")
     result = subprocess.run([sys.executable, "-c", code, str(directory)], capture_output=True, text=True, timeout=120)
     return result.returncode, result.stderr

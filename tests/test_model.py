@@ -7,7 +7,10 @@ import pytest
 
 from hgner.errors import ModelError
 from hgner.integrity import SEAL_FILE
-from hgner.model import META_FILE, MODEL_FILE, CrfModel, train
+from hgner.modelfiles import META_FILE, MODEL_FILE
+from hgner.model import CrfModel
+from hgner.training.crf import train
+from hgner.training import TrainOptions, WordTables
 
 
 def test_model_directory_is_crfsuite_plus_json(tiny_model):
@@ -22,7 +25,7 @@ def test_model_directory_is_crfsuite_plus_json(tiny_model):
 
 def test_training_leaves_no_temp_files(tmp_path, tiny_corpus):
     before = set(os.listdir(tempfile.gettempdir()))
-    train(tiny_corpus, tmp_path / "m", max_iterations=5)
+    train(tiny_corpus, tmp_path / "m", TrainOptions(max_iterations=5))
     assert set(os.listdir(tempfile.gettempdir())) - before == set()
 
 
@@ -42,7 +45,7 @@ def test_unary_is_the_sum_of_state_weights(tiny_model):
 
 
 def test_label_map_drops_a_type(tmp_path, tiny_corpus):
-    model = train(tiny_corpus, tmp_path / "m", max_iterations=5, label_map={"ORG": "O"})
+    model = train(tiny_corpus, tmp_path / "m", TrainOptions(max_iterations=5, label_map={"ORG": "O"}))
     assert model.entity_types == ["LOC", "PER"]
 
 
@@ -64,7 +67,7 @@ def test_binary_weights_agree_with_crfsuite_dump(tiny_model):
 
 
 def test_binary_reader_refuses_other_files(tmp_path):
-    from hgner.model import read_crfsuite_weights
+    from hgner.crfsuite_adapter import read_crfsuite_weights
 
     (tmp_path / "x").write_bytes(b"not a model at all, just some bytes" * 3)
     with pytest.raises(ValueError, match="not a crfsuite CRF1d model"):
@@ -77,15 +80,19 @@ def test_binary_reader_refuses_other_files(tmp_path):
 def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, monkeypatch):
     import shutil
 
-    from hgner import model
+    from hgner import modelfiles
+    from hgner.commands.arguments import flag_names
+    from hgner.errors import render
 
     for name in ("es-conll02", "nl-conll02"):
-        shutil.copytree(model.shipped_models_dir() / name, tmp_path / name)
+        shutil.copytree(modelfiles.shipped_models_dir() / name, tmp_path / name)
     (tmp_path / "nl-conll02" / "meta.json").write_text("{", encoding="utf-8")
-    monkeypatch.setattr(model, "shipped_models_dir", lambda: tmp_path)
-    assert model.shipped_languages() == {"es": ["es-conll02"]}
-    assert model.model_advice("es") == "for 'es' text use --model es-conll02"
-    assert model.model_advice("nl") == "no shipped model is for 'nl': hgner train --lang nl builds one"
+    monkeypatch.setattr(modelfiles, "shipped_models_dir", lambda: tmp_path)
+    assert modelfiles.shipped_languages() == {"es": ["es-conll02"]}
+    assert render(modelfiles.model_advice("es")) == "for 'es' text use model es-conll02"
+    assert render(modelfiles.model_advice("es"), flag_names()) == "for 'es' text use --model es-conll02"
+    assert (render(modelfiles.model_advice("nl"), flag_names())
+            == "no shipped model is for 'nl': hgner train with --lang nl builds one")
 
 
 @pytest.mark.parametrize("clusters, message", [
@@ -102,7 +109,7 @@ def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, cluste
     from hgner.features import FeatureConfig
 
     with pytest.raises(ModelError) as error:
-        train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True), word_clusters=clusters)
+        train(tiny_corpus, tmp_path / "m", TrainOptions(config=FeatureConfig(word_clusters=True)), WordTables(word_clusters=clusters))
     assert message in str(error.value) and not (tmp_path / "m").exists()
 
 
@@ -111,44 +118,42 @@ def test_tables_given_without_their_features_are_refused(tmp_path, tiny_corpus):
     from hgner.features import FeatureConfig
 
     with pytest.raises(ModelError, match="word clusters given but config.word_clusters is false"):
-        train(tiny_corpus, tmp_path / "m", word_clusters={"01": ["Paris"]})
+        train(tiny_corpus, tmp_path / "m", TrainOptions(), WordTables(word_clusters={"01": ["Paris"]}))
     with pytest.raises(ModelError, match="gazetteer given but config.gazetteer is false"):
-        train(tiny_corpus, tmp_path / "m", gazetteer={"LOC": ["paris"]})
+        train(tiny_corpus, tmp_path / "m", TrainOptions(), WordTables(gazetteer={"LOC": ["paris"]}))
     with pytest.raises(HgnerError, match="word_clusters_sources: expected a string or None, got 5"):
-        train(tiny_corpus, tmp_path / "m", word_clusters_sources=5)
-    with pytest.raises(ModelError, match="lowercase_clusters adds to the word-cluster features"):
-        train(tiny_corpus, tmp_path / "m", config=FeatureConfig(lowercase_clusters=True))
+        train(tiny_corpus, tmp_path / "m", TrainOptions(), WordTables(word_clusters_sources=5))
+    with pytest.raises(ModelError, match="lowercase_clusters and neighbour_clusters add to the word-cluster features"):
+        train(tiny_corpus, tmp_path / "m", TrainOptions(config=FeatureConfig(lowercase_clusters=True)))
 
 
 def test_where_a_table_came_from_is_recorded_on_one_line(tmp_path, tiny_corpus):
     from hgner.features import FeatureConfig
 
-    model = train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True), max_iterations=2,
-                  word_clusters={"01": ["Paris"]}, word_clusters_sources="a\nb" + "c" * 3000)
+    model = train(tiny_corpus, tmp_path / "m", TrainOptions(config=FeatureConfig(word_clusters=True), max_iterations=2), WordTables(word_clusters={"01": ["Paris"]}, word_clusters_sources="a\nb" + "c" * 3000))
     recorded = model.metadata["word_clusters_sources"]
     assert recorded.startswith("a\\nbccc") and recorded.endswith("...") and len(recorded) == 2000
 
 
 def test_a_model_that_fails_its_checks_never_replaces_the_previous_one(tmp_path, tiny_corpus):
     out = tmp_path / "m"
-    train(tiny_corpus, out, max_iterations=2)
+    train(tiny_corpus, out, TrainOptions(max_iterations=2))
     before = {f.name: f.read_bytes() for f in out.iterdir()}
 
     def damage(model):  # a file written after meta.json recorded its checksum
         (model.directory / "model.crfsuite").write_bytes(b"damaged")
 
     with pytest.raises(ModelError, match="model.crfsuite"):
-        train(tiny_corpus, out, max_iterations=2, finish=damage)
+        train(tiny_corpus, out, TrainOptions(max_iterations=2), finish=damage)
     assert {f.name: f.read_bytes() for f in out.iterdir()} == before
     assert not [f for f in tmp_path.iterdir() if f.name != "m"]  # no workspace left behind
 
 
 def test_word_clusters_too_big_to_load_again_are_refused(tmp_path, tiny_corpus, monkeypatch):
-    from hgner import model
     from hgner.features import FeatureConfig
+    from hgner.training import crf
 
-    monkeypatch.setattr(model, "MAX_JSON_BYTES", 10)
+    monkeypatch.setattr(crf, "MAX_JSON_BYTES", 10)
     with pytest.raises(ModelError, match=r"^word clusters \(c.txt\) would make a word_clusters.json of 27 bytes, "
                                          "expected at most 10: keep fewer entries"):
-        train(tiny_corpus, tmp_path / "m", config=FeatureConfig(word_clusters=True),
-              word_clusters={"0110": ["Paris", "London"]}, word_clusters_sources="c.txt")
+        train(tiny_corpus, tmp_path / "m", TrainOptions(config=FeatureConfig(word_clusters=True)), WordTables(word_clusters={"0110": ["Paris", "London"]}, word_clusters_sources="c.txt"))

@@ -11,11 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hgner import skip
+from hgner.training import skip as skip_training
 from hgner.corpus import Corpus, Document, Sentence
 from hgner.errors import ModelError
 from hgner.features import RECOMMENDED
 from hgner.integrity import seal
-from hgner.model import META_FILE, MODEL_FILE, SEALED_FILES, CrfModel, refresh_files, train
+from hgner.modelfiles import META_FILE, MODEL_FILE, SEALED_FILES, refresh_files
+from hgner.model import CrfModel
+from hgner.training.crf import train
+from hgner.training import TrainOptions, WordTables
 from hgner.validation import check, check_string_table
 
 
@@ -25,9 +29,8 @@ def full_model(tmp_path_factory, tiny_corpus):
     from dataclasses import replace
 
     directory = tmp_path_factory.mktemp("full") / "model"
-    model = train(tiny_corpus, directory, config=replace(RECOMMENDED, gazetteer=True), max_iterations=20,
-                  gazetteer={"LOC": ["paris", "new york"]})
-    skip.save(skip.estimate(tiny_corpus, model), directory)
+    model = train(tiny_corpus, directory, TrainOptions(config=replace(RECOMMENDED, gazetteer=True), max_iterations=20), WordTables(gazetteer={"LOC": ["paris", "new york"]}))
+    skip.save(skip_training.estimate(tiny_corpus, model), directory)
     return directory
 
 
@@ -162,7 +165,7 @@ def test_crfsuite_reader_refuses_a_resealed_truncated_model(copy):
 def test_retraining_swaps_the_model_in_and_keeps_other_files(copy, tiny_corpus):
     (copy / "NOTES.md").write_text("mine")
     assert (copy / "skip.npz").is_file()
-    model = train(tiny_corpus, copy, max_iterations=5)
+    model = train(tiny_corpus, copy, TrainOptions(max_iterations=5))
     assert (copy / "NOTES.md").read_text() == "mine"
     assert not (copy / "skip.npz").exists() and not (copy / "gazetteer.json").exists()  # the old model's files
     assert sorted(model.metadata["files"]) == [MODEL_FILE]
@@ -178,7 +181,7 @@ def test_a_failed_retrain_leaves_the_previous_model(copy, tiny_corpus, monkeypat
 
     monkeypatch.setattr(sklearn_crfsuite.CRF, "fit", fail)
     with pytest.raises(KeyboardInterrupt):
-        train(tiny_corpus, copy, max_iterations=5)
+        train(tiny_corpus, copy, TrainOptions(max_iterations=5))
     assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
     assert sorted(p.name for p in copy.parent.iterdir()) == ["copy"]
     CrfModel.load(copy)
@@ -187,11 +190,11 @@ def test_a_failed_retrain_leaves_the_previous_model(copy, tiny_corpus, monkeypat
 def test_training_refuses_bad_targets(tmp_path, tiny_corpus):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ModelError, match="exists and is not a directory"):
-        train(tiny_corpus, tmp_path / "file", max_iterations=5)
+        train(tiny_corpus, tmp_path / "file", TrainOptions(max_iterations=5))
     (tmp_path / "folder").mkdir()
     (tmp_path / "folder" / "data.txt").write_text("x")
     with pytest.raises(ModelError, match="is not a model directory"):
-        train(tiny_corpus, tmp_path / "folder", max_iterations=5)
+        train(tiny_corpus, tmp_path / "folder", TrainOptions(max_iterations=5))
     assert (tmp_path / "folder" / "data.txt").read_text() == "x"
 
 
@@ -200,7 +203,7 @@ def test_a_read_only_model_directory_is_left_alone(copy, tiny_corpus):
     copy.chmod(stat.S_IRUSR | stat.S_IXUSR)
     try:
         with pytest.raises(ModelError, match="read-only"):
-            train(tiny_corpus, copy, max_iterations=5)
+            train(tiny_corpus, copy, TrainOptions(max_iterations=5))
     finally:
         copy.chmod(stat.S_IRWXU)
     assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
@@ -217,26 +220,26 @@ def corpus_of(tags_per_sentence):
         ([], None, "is empty"),
         ([[]], None, "is empty"),
         ([["O", "O"]], None, "has no entity types: every tag is O"),
-        ([["B-PER", "O"]], {"PER": "O"}, "no entity types left after --drop-type PER"),
+        ([["B-PER", "O"]], {"PER": "O"}, "no entity types left after dropping PER \\(drop_types: it removes every type\\)"),
         ([["B-PER", "I-PER"]], None, "has a single label"),
         ([["B-<b>", "O"]], None, "label 'I-<b>' is not O or"),
     ],
 )
 def test_training_data_is_validated(tmp_path, tags, label_map, message):
     with pytest.raises(ModelError, match=message):
-        train(corpus_of(tags), tmp_path / "m", max_iterations=5, label_map=label_map)
+        train(corpus_of(tags), tmp_path / "m", TrainOptions(max_iterations=5, label_map=label_map))
     assert not (tmp_path / "m").exists()
 
 
 @pytest.mark.parametrize(("c1", "c2", "iterations"), [(math.nan, 0, 5), (-1, 0, 5), (0, math.inf, 5), (0, 0, 0)])
 def test_training_settings_are_validated(tmp_path, tiny_corpus, c1, c2, iterations):
     with pytest.raises(ModelError):
-        train(tiny_corpus, tmp_path / "m", c1=c1, c2=c2, max_iterations=iterations)
+        train(tiny_corpus, tmp_path / "m", TrainOptions(c1=c1, c2=c2, max_iterations=iterations))
 
 
 def test_training_that_stops_before_its_first_iteration_is_an_error(tmp_path, tiny_corpus):
     with pytest.raises(ModelError, match="stopped before its first iteration"):
-        train(tiny_corpus, tmp_path / "m", c1=1e9, max_iterations=5)
+        train(tiny_corpus, tmp_path / "m", TrainOptions(c1=1e9, max_iterations=5))
     assert not (tmp_path / "m").exists()
 
 
@@ -261,7 +264,7 @@ def test_fast_table_check_agrees_with_jsonschema(table, schema, tmp_path_factory
 def test_retraining_through_a_symlink_replaces_the_directory_and_keeps_the_link(copy, tiny_corpus, tmp_path):
     link = tmp_path / "link"
     link.symlink_to(copy)
-    train(tiny_corpus, link, max_iterations=5)
+    train(tiny_corpus, link, TrainOptions(max_iterations=5))
     assert link.is_symlink() and not (copy / "skip.npz").exists()
     assert CrfModel.load(link).metadata["files"].keys() == {MODEL_FILE}
 
@@ -298,11 +301,11 @@ def test_retraining_swaps_in_one_step_and_a_signal_between_renames_waits(copy, t
     import os
     import signal
 
-    from hgner import model as model_module
+    from hgner import modelfiles as model_module
     from hgner import process
 
     (copy / "NOTES.md").write_text("mine")
-    train(tiny_corpus, copy, max_iterations=5)  # RENAME_EXCHANGE where the system has it
+    train(tiny_corpus, copy, TrainOptions(max_iterations=5))  # RENAME_EXCHANGE where the system has it
     assert (copy / "NOTES.md").read_text() == "mine" and CrfModel.load(copy)
     assert [p.name for p in copy.parent.iterdir() if p.name.startswith(".")] == []
 
@@ -320,7 +323,7 @@ def test_retraining_swaps_in_one_step_and_a_signal_between_renames_waits(copy, t
     previous = process.install()
     try:
         with pytest.raises(process.Terminated):
-            train(tiny_corpus, copy, max_iterations=5)
+            train(tiny_corpus, copy, TrainOptions(max_iterations=5))
     finally:
         process.restore(previous)
         process.received.clear()

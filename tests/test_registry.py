@@ -14,7 +14,7 @@ import pytest
 from hgner import registry
 from hgner.decoders import (Decoder, Decoding, Setting, SettingError, available_decoders, decoder_class,
                             decoder_settings, make_decoder, register)
-from hgner.decoders.settings import parse_assignments
+from hgner.commands.arguments import assignments as parse_assignments
 from hgner.errors import HgnerError, UnknownNameError
 from hgner.graph import FactorGraph
 

@@ -1,21 +1,28 @@
 import io
 
-from hgner.report import counted, format_table3, plot
+from hgner.text import counted
+
+from hgner.evaluation import Report, RunResult
+from hgner.evaluation.report import format_table3, plot
 
 
 def result(decoder, f1, sweeps=None, seed=None, seconds=1.0):
-    return {"decoder": decoder, "sweeps": sweeps, "seed": seed, "f1": f1, "decode_seconds": seconds}
+    return RunResult(decoder=decoder, sweeps=sweeps, seed=seed, graph="chain", settings={}, f1=f1, precision=f1,
+                     recall=f1, macro_f1=f1, per_type={}, decode_seconds=seconds, total_seconds=seconds,
+                     viterbi_agreement=1.0, consistency_disagreement=0.0, stats_mean={}, stats_max={})
 
 
-REPORT = {
-    "model": "m", "corpus": "c", "graph": "chain",
-    "results": [
-        result("viterbi", 84.81, seconds=0.5),
-        result("gibbs", 84.0, 100, 0), result("gibbs", 84.2, 100, 1),
-        result("gibbs", 84.5, 400, 0), result("gibbs", 84.5, 400, 1),
-        result("herded", 84.7, 100), result("herded", 84.75, 400),
-    ],
-}
+def report_of(results):
+    return Report(corpus="c", model="m", scheme="IOB2", mode="conlleval", graph="chain", settings={}, input="tokens",
+                  documents=1, sentences=1, tokens=1, build_seconds=0.0, notes=[], results=results)
+
+
+REPORT = report_of([
+    result("viterbi", 84.81, seconds=0.5),
+    result("gibbs", 84.0, 100, 0), result("gibbs", 84.2, 100, 1),
+    result("gibbs", 84.5, 400, 0), result("gibbs", 84.5, 400, 1),
+    result("herded", 84.7, 100), result("herded", 84.75, 400),
+])
 
 
 def test_table3_layout():
@@ -29,7 +36,7 @@ def test_table3_layout():
 
 
 def test_table3_columns_fit_the_longest_name():
-    report = {**REPORT, "results": [*REPORT["results"], result("doublemin-gibbs", 83.0, 100), result("herded-shared", 84.0, 400)]}
+    report = report_of([*REPORT.results, result("doublemin-gibbs", 83.0, 100), result("herded-shared", 84.0, 400)])
     out = io.StringIO()
     format_table3(report, out)
     lines = out.getvalue().splitlines()

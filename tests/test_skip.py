@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from hgner import schemes, skip
+from hgner.training import skip as skip_training
 from hgner.corpus import Corpus, Document, Sentence
 from hgner.decoders import make_decoder
 from hgner.errors import GraphError, ModelError
-from hgner.evaluation import evaluate
+from hgner.evaluation import EvaluateOptions, evaluate
 from hgner.model import CrfModel
 from hgner.pipeline import Pipeline
 
@@ -65,7 +66,7 @@ def hand_corpus() -> Corpus:
 
 
 def test_estimate_counts_label_pairs(tiny_model):
-    table = skip.estimate(hand_corpus(), tiny_model)
+    table = skip_training.estimate(hand_corpus(), tiny_model)
     index = {label: k for k, label in enumerate(tiny_model.labels)}
     per, loc = (index[schemes.render([(0, 1, t)], 1, tiny_model.scheme)[0]] for t in ("PER", "LOC"))
     expected = np.zeros((len(index), len(index)))
@@ -73,15 +74,15 @@ def test_estimate_counts_label_pairs(tiny_model):
     expected[loc, per] = 1
     np.testing.assert_array_equal(table.counts, expected)
     assert table.info["edges"] == 3 and table.weight == 1.0
-    np.testing.assert_allclose(table.log_ratio, skip.log_ratio(expected))
+    np.testing.assert_allclose(table.log_ratio, skip_training.log_ratio(expected))
 
 
 def test_log_ratio_formula():
     counts = np.array([[3.0, 0.0], [1.0, 2.0]])
     joint = (counts + 0.5) / 8.0
     expected = np.log(joint / np.outer(joint.sum(1), joint.sum(0)))
-    np.testing.assert_allclose(skip.log_ratio(counts), expected)
-    assert skip.log_ratio(np.eye(2) * 50)[0, 0] > 0 > skip.log_ratio(np.eye(2) * 50)[0, 1]
+    np.testing.assert_allclose(skip_training.log_ratio(counts), expected)
+    assert skip_training.log_ratio(np.eye(2) * 50)[0, 0] > 0 > skip_training.log_ratio(np.eye(2) * 50)[0, 1]
 
 
 @pytest.fixture
@@ -90,7 +91,7 @@ def skip_model(tmp_path, tiny_model, tiny_corpus) -> CrfModel:
     directory = tmp_path / "tiny-skip"
     shutil.copytree(tiny_model.directory, directory)
     model = CrfModel.load(directory)
-    estimated = skip.estimate(tiny_corpus, model)
+    estimated = skip_training.estimate(tiny_corpus, model)
     skip.save(skip.SkipModel(estimated.config, estimated.labels, estimated.counts, estimated.log_ratio, 0.5,
                              estimated.info), directory)
     return CrfModel.load(directory)  # meta.json now records the skip files
@@ -98,7 +99,7 @@ def skip_model(tmp_path, tiny_model, tiny_corpus) -> CrfModel:
 
 def test_save_load_round_trip(skip_model, tiny_corpus):
     loaded = skip.load(skip_model)
-    estimated = skip.estimate(tiny_corpus, skip_model)
+    estimated = skip_training.estimate(tiny_corpus, skip_model)
     assert loaded.labels == skip_model.labels and loaded.config == estimated.config and loaded.weight == 0.5
     np.testing.assert_array_equal(loaded.counts, estimated.counts)
     np.testing.assert_array_equal(loaded.log_ratio, estimated.log_ratio)
@@ -136,8 +137,8 @@ def test_weight_zero_leaves_the_skip_edges_out(skip_model):
 
 
 def test_evaluate_skip_report(skip_model, tiny_corpus):
-    report = evaluate(skip_model, tiny_corpus, ["viterbi", "exact", "gibbs", "herded"], graph="skip", sweeps=[50],
-                      progress=False)
+    report = evaluate(skip_model, tiny_corpus, EvaluateOptions(decoders=("viterbi", "exact", "gibbs", "herded"),
+                                                               graph="skip", sweeps=(50,))).to_json()
     rows = {r["decoder"]: r for r in report["results"]}
     assert rows["viterbi"]["graph"] == "chain" and rows["exact"]["graph"] == "skip"
     assert rows["exact"]["certified_fraction"] == 1.0
@@ -163,31 +164,31 @@ def function_word_corpus() -> Corpus:
 
 def test_function_words_are_learned_plus_stop_words():
     corpus = function_word_corpus()
-    learned = skip.function_words(corpus, None, min_count=3, o_fraction=0.95)
+    learned = skip_training.function_words(corpus, None, min_count=3, o_fraction=0.95)
     assert learned == ("el",)  # 4 of 4 capitalised occurrences are O; Casa is O in only 2 of 3
-    assert skip.function_words(corpus, None, min_count=3, o_fraction=0.6) == ("casa", "el")
-    assert skip.function_words(corpus, None, min_count=5) == ()  # nothing seen capitalised 5 times
-    words = skip.function_words(corpus, "es", min_count=3, o_fraction=0.95)
+    assert skip_training.function_words(corpus, None, min_count=3, o_fraction=0.6) == ("casa", "el")
+    assert skip_training.function_words(corpus, None, min_count=5) == ()  # nothing seen capitalised 5 times
+    words = skip_training.function_words(corpus, "es", min_count=3, o_fraction=0.95)
     assert {"el", "pero", "la"} <= set(words)  # learned, and spaCy's Spanish stop words (La even in La Caixa)
     assert not {"anoche", "casa", "banco", "madrid"} & set(words)
     assert set(words) == {"el"} | skip.stop_words("es") and list(words) == sorted(words)
     with pytest.raises(ModelError, match="spaCy has no language"):
-        skip.function_words(corpus, "xx-nope")
+        skip_training.function_words(corpus, "xx-nope")
 
 
 def test_tune_never_loses_to_the_chain(skip_model, tiny_corpus):
     table = skip.load(skip_model)
-    tuned = skip.tune(table, skip_model, tiny_corpus, weights=(0.0, 0.5, 50.0))
+    tuned = skip_training.tune(table, skip_model, tiny_corpus, weights=(0.0, 0.5, 50.0))
     rows = tuned.info["tuning"]
     held_out = tuned.info["held_out"]
-    assert held_out["pairs"] == 2 * skip.HALVINGS and (tuned.weight == 0.0 or held_out["mean_gain"] > 0)
+    assert held_out["pairs"] == 2 * skip_training.HALVINGS and (tuned.weight == 0.0 or held_out["mean_gain"] > 0)
     assert [r["weight"] for r in rows] == [0.0, 0.5, 50.0]
     best = max(r["f1"] for r in rows)
     assert next(r for r in rows if r["weight"] == tuned.weight)["f1"] == best >= rows[0]["f1"]
     assert tuned.weight == min(r["weight"] for r in rows if r["f1"] == best)  # ties go to the smaller weight
     # a table that only pushes repeated names apart loses to the chain: weight 0 is kept
     repel = skip.SkipModel(table.config, table.labels, table.counts, -20.0 * np.eye(len(table.labels)))
-    assert skip.tune(repel, skip_model, tiny_corpus, weights=(0.0, 1.0)).weight == 0.0
+    assert skip_training.tune(repel, skip_model, tiny_corpus, weights=(0.0, 1.0)).weight == 0.0
 
 
 def test_weight_counts_give_the_f1_evaluate_gives(skip_model, tiny_corpus):
@@ -196,11 +197,11 @@ def test_weight_counts_give_the_f1_evaluate_gives(skip_model, tiny_corpus):
     regrouped = Corpus("regrouped", tiny_corpus.scheme, [Document(f"d{i}", tiny_corpus.sentences[i:i + 7])
                                                          for i in range(0, len(tiny_corpus.sentences), 7)])
     table = replace(skip.load(skip_model), weight=0.5)
-    counts, certified = skip.weight_counts(table, skip_model, regrouped, weights=(0.0, 0.5))
+    counts, certified = skip_training.weight_counts(table, skip_model, regrouped, weights=(0.0, 0.5))
     assert counts.shape == (2, len(regrouped.documents), 3) and certified[0] == 1.0
     skip.save(table, skip_model.directory)
-    report = evaluate(skip_model, regrouped, ["viterbi", "exact"], graph="skip", progress=False)
-    assert list(skip.grid_f1(counts)) == [round(row["f1"], 3) for row in report["results"]]
+    report = evaluate(skip_model, regrouped, EvaluateOptions(decoders=("viterbi", "exact"), graph="skip")).to_json()
+    assert list(skip_training.grid_f1(counts)) == [round(row["f1"], 3) for row in report["results"]]
 
 
 def _lucky_counts() -> np.ndarray:
@@ -216,33 +217,33 @@ def _lucky_counts() -> np.ndarray:
 
 def test_held_out_gains_score_the_weight_picked_on_the_other_half():
     counts = _lucky_counts()
-    assert list(skip.grid_f1(counts)) == [90.0, 91.0]
-    gains, picked = skip.held_out_gains(counts, np.random.default_rng(0), halvings=4)
+    assert list(skip_training.grid_f1(counts)) == [90.0, 91.0]
+    gains, picked = skip_training.held_out_gains(counts, np.random.default_rng(0), halvings=4)
     assert len(gains) == len(picked) == 8
     # the half with document 0 picks weight 1, which loses 10 F1 on the other half; the other half
     # picks the chain: no gain
     assert sorted(gains.tolist()) == [-10.0] * 4 + [0.0] * 4 and sorted(picked.tolist()) == [0] * 4 + [1] * 4
-    empty = skip.held_out_gains(counts[:, :1], np.random.default_rng(0))
+    empty = skip_training.held_out_gains(counts[:, :1], np.random.default_rng(0))
     assert empty[0].size == empty[1].size == 0  # one document cannot be halved
 
 
 def test_tune_keeps_the_chain_when_the_weight_does_not_carry_over(skip_model, tiny_corpus, monkeypatch):
-    monkeypatch.setattr(skip, "weight_counts", lambda *args: (_lucky_counts(), [1.0, 1.0]))
-    tuned = skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.0, 1.0))
+    monkeypatch.setattr(skip_training, "weight_counts", lambda *args: (_lucky_counts(), [1.0, 1.0]))
+    tuned = skip_training.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.0, 1.0))
     assert [row["f1"] for row in tuned.info["tuning"]] == [90.0, 91.0]  # weight 1 is better on the whole set
-    assert tuned.weight == 0.0 and skip.tuned_f1(tuned) == 90.0
-    assert tuned.info["held_out"] == {"halvings": skip.HALVINGS, "pairs": 60, "mean_gain": -5.0, "below_chain": 30}
-    assert skip.tuning_summary(tuned) == (
+    assert tuned.weight == 0.0 and skip_training.tuned_f1(tuned) == 90.0
+    assert tuned.info["held_out"] == {"halvings": skip_training.HALVINGS, "pairs": 60, "mean_gain": -5.0, "below_chain": 30}
+    assert skip_training.tuning_summary(tuned) == (
         "weight 0, skip edges left out: skip-chain F1 91.00 with exact at weight 1.0 on synthetic against the "
         "chain's 90.00, but a weight chosen on half of its documents scores -5.00 F1 against the chain on the "
         "other half on average")
     with pytest.raises(ValueError, match="must start with 0"):
-        skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.5, 1.0))
+        skip_training.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.5, 1.0))
 
 
 def test_a_dev_corpus_of_one_document_keeps_its_weight_unchecked(skip_model, tiny_corpus, monkeypatch):
-    monkeypatch.setattr(skip, "weight_counts", lambda *args: (_lucky_counts()[:, :1], [1.0, 1.0]))
-    tuned = skip.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.0, 1.0))
+    monkeypatch.setattr(skip_training, "weight_counts", lambda *args: (_lucky_counts()[:, :1], [1.0, 1.0]))
+    tuned = skip_training.tune(skip.load(skip_model), skip_model, tiny_corpus, weights=(0.0, 1.0))
     assert tuned.weight == 1.0 and tuned.info["held_out"] is None
-    assert skip.tuning_summary(tuned).endswith("not checked on held-out documents: it has one document, "
+    assert skip_training.tuning_summary(tuned).endswith("not checked on held-out documents: it has one document, "
                                                "which cannot be halved)")

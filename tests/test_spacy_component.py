@@ -15,7 +15,8 @@ from spacy import displacy
 
 import hgner.spacy_component  # noqa: F401  (registers the factory when running from a source tree)
 from hgner.errors import HgnerError
-from hgner.tag import Tagger
+from hgner.tagging.tagger import Tagger
+from hgner.tagging.settings import TagSettings
 from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
 TEXTS = [SENTENCE, "Jim Smith flew from Paris to London on Monday .\n\nThe French minister met Maria Lopez of Reuters .",
@@ -59,7 +60,7 @@ def test_import_is_cheap():
 
 def test_same_entities_as_hgner_tag(tag_model):
     nlp = pipeline(tag_model)
-    tagger = Tagger(tag_model)
+    tagger = Tagger(TagSettings(tag_model))
     for text in TEXTS:
         doc = nlp(text)
         expected = [(e.start, e.end, e.label, e.confidence) for g in tagger.tag_text(text) for e in g.entities]
@@ -76,7 +77,7 @@ def test_entity_ending_inside_a_doc_token_covers_the_token():
     nlp.tokenizer = make_tokenizer(nlp)
     nlp.add_pipe("hgner", config={"model": "en-conll03"})
     text = "He joined Lear Corp.\nThe company said nothing ."
-    assert [(e.end, e.label) for e in Tagger("en-conll03").tag(text)] == [(19, "ORG")]
+    assert [(e.end, e.label) for e in Tagger(TagSettings("en-conll03")).tag(text)] == [(19, "ORG")]
     assert [(e.text, e.label_) for e in nlp(text).ents] == [("Lear Corp.", "ORG")]
 
 

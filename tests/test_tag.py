@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from hgner import tokenizer
 from hgner.integrity import seal
-from hgner.model import SEALED_FILES
-from hgner import tag, tokenizer
+from hgner.modelfiles import SEALED_FILES
+from hgner.tagging import tagger as tag
+from hgner.training import skip as skip_training
 from hgner.cli import main
-from hgner.tag import Tagger, text_blocks
+from hgner.tagging.tagger import Tagger, text_blocks
+from hgner.tagging.settings import TagSettings
 from tag_support import (COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, run_hgner,  # noqa: F401  (fixture)
                          subprocess_env, tag_model)
 
@@ -113,18 +116,20 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
 
 
 def test_a_folder_gives_the_same_files_with_and_without_cluster(tmp_path):
-    from hgner.cluster import find_inputs
+    from hgner.distributed.inputs import find_inputs
 
     folder = tmp_path / "in"
     for name in ["a.txt", "b.md", ".hidden.txt", ".git/x.txt", "sub/c.txt", "sub/d.csv", "sub/.e.txt", "sub/.cache/f.txt",
                  "sub/deeper/g.txt"]:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text("Jim Smith .", encoding="utf-8")
-    for pattern, expected in [(tag.DEFAULT_GLOB, ["a.txt", "sub/c.txt", "sub/deeper/g.txt"]), ("*.md", ["b.md"])]:
-        plain = [i.path for i in tag.resolve_inputs([str(folder)], pattern=pattern)]
+    from hgner.tagging.inputs import DEFAULT_GLOB, resolve_inputs
+
+    for pattern, expected in [(DEFAULT_GLOB, ["a.txt", "sub/c.txt", "sub/deeper/g.txt"]), ("*.md", ["b.md"])]:
+        plain = [i.path for i in resolve_inputs([str(folder)], pattern=pattern)]
         assert plain == find_inputs([str(folder)], pattern=pattern) == [str(folder / name) for name in expected]
     with pytest.raises(tag.HgnerError, match="a directory with no files matching '\\*.rst'"):
-        tag.resolve_inputs([str(folder)], pattern="*.rst")
+        resolve_inputs([str(folder)], pattern="*.rst")
     with pytest.raises(tag.HgnerError, match="a directory with no files matching '\\*.rst' or '\\*.jsonl'"):
         find_inputs([str(folder)], pattern="*.rst")
 
@@ -140,7 +145,7 @@ def test_empty_input_gives_empty_output(tag_model, capsys, monkeypatch):
 
 
 def test_blank_text_is_not_tokenized_and_would_give_no_tokens(tag_model, monkeypatch):
-    tagger = Tagger(tag_model)
+    tagger = Tagger(TagSettings(tag_model))
     blank = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
     assert tagger.tokenizer(blank) == [] and tagger.tag(blank) == [] and list(tagger.pipe([blank, ""])) == [[], []]
     monkeypatch.setattr(tagger, "sentences", lambda text: pytest.fail("blank text tokenized"))
@@ -176,7 +181,7 @@ def test_a_model_is_tagged_with_the_rules_it_records(tag_model, tmp_path, capsys
     meta["tokenizer"] = {"name": "hgner.conll", "version": 1}
     (copy / "meta.json").write_text(json.dumps(meta))
     seal(copy, SEALED_FILES)  # resealed: the checks behind the seal are tested
-    assert Tagger(copy).tokenizer.version == 1 and Tagger(tag_model).tokenizer.version == tokenizer.VERSION
+    assert Tagger(TagSettings(copy)).tokenizer.version == 1 and Tagger(TagSettings(tag_model)).tokenizer.version == tokenizer.VERSION
     assert main(["tag", "--model", str(copy), SENTENCE]) == 0
     assert capsys.readouterr().err == ""
 
@@ -185,24 +190,24 @@ def test_chunked_decoding_equals_whole(tag_model, monkeypatch):
     """Small blocks and groups (as for a 5 MB text) keep the offsets right, and on this text the
     entities too (in general a group's document attributes see only its own sentences: hgner.tag)."""
     text = " ".join([MESSY] * 20)
-    whole = [e for g in Tagger(tag_model).tag_text(text) for e in g.entities]
+    whole = [e for g in Tagger(TagSettings(tag_model)).tag_text(text) for e in g.entities]
     monkeypatch.setattr(tag, "BLOCK_CHARS", 150)
     monkeypatch.setattr(tag, "CHAIN_GROUP_TOKENS", 25)
     assert all(end - start <= 150 for start, end in text_blocks(text, 150))
-    groups = list(Tagger(tag_model).tag_text(text))
+    groups = list(Tagger(TagSettings(tag_model)).tag_text(text))
     assert len(groups) > 10
     assert [e for g in groups for e in g.entities] == whole
     assert all(text[e.start:e.end] == e.text for e in whole)
 
 
 def test_confidence_null_without_marginals(tag_model):
-    (group,) = Tagger(tag_model, decoder="crfsuite").tag_text(SENTENCE)
+    (group,) = Tagger(TagSettings(tag_model, decoder="crfsuite")).tag_text(SENTENCE)
     assert group.entities and all(e.confidence is None for e in group.entities)
     assert json.loads(json.dumps(group.entities[0].to_json()))["confidence"] is None
 
 
 def test_confidence_is_min_token_marginal(tag_model):
-    tagger = Tagger(tag_model)
+    tagger = Tagger(TagSettings(tag_model))
     (group,) = tagger.tag_text(SENTENCE)
     result = tagger.pipeline.decode([s.tokens for s in group.sentences])
     person = group.entities[0]
@@ -211,16 +216,16 @@ def test_confidence_is_min_token_marginal(tag_model):
 
 
 def test_sampler_confidences(tag_model):
-    (group,) = Tagger(tag_model, decoder="herded", sweeps=50).tag_text(SENTENCE)
+    (group,) = Tagger(TagSettings(tag_model, decoder="herded", sweeps=50)).tag_text(SENTENCE)
     assert group.entities and all(e.confidence is not None and 0 < e.confidence <= 1 for e in group.entities)
-    (group,) = Tagger(tag_model, decoder="gibbs", sweeps=50, seed=1).tag_text(SENTENCE)
+    (group,) = Tagger(TagSettings(tag_model, decoder="gibbs", sweeps=50, seed=1)).tag_text(SENTENCE)
     assert group.entities and all(e.confidence is None for e in group.entities)  # annealed: no marginals
 
 
 def test_skip_graph_without_a_skip_potential_says_how_to_build_it(tag_model):
     result = run_hgner(["tag", "--model", str(tag_model), "--graph", "skip", "--decoder", "gibbs", SENTENCE])
     assert result.returncode == 2
-    assert "has no skip potential" in one_line_error(result.stderr) and "hgner train --train CORPUS --dev CORPUS" in result.stderr
+    assert "has no skip potential" in one_line_error(result.stderr) and "a model trained with a development corpus (--dev" in result.stderr
 
 
 def test_skip_graph_tags_with_a_skip_potential(tag_model, tmp_path):
@@ -231,7 +236,7 @@ def test_skip_graph_tags_with_a_skip_potential(tag_model, tmp_path):
 
     directory = tmp_path / "with-skip"
     shutil.copytree(tag_model, directory)
-    skip.save(skip.estimate(load_corpus(str(FIXTURE)), CrfModel.load(directory)), directory)
+    skip.save(skip_training.estimate(load_corpus(str(FIXTURE)), CrfModel.load(directory)), directory)
     result = run_hgner(["tag", "--model", str(directory), "--graph", "skip", "--decoder", "gibbs", "--seed", "0", SENTENCE])
     assert result.returncode == 0, result.stderr
     assert "[Angela Merkel](PER)" in result.stdout
@@ -278,7 +283,7 @@ def test_a_subfolder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
     import os
 
     from hgner.errors import HgnerError
-    from hgner.tag import folder_files
+    from hgner.tagging.inputs import folder_files
 
     (tmp_path / "a.txt").write_text("Jim\n")
     (tmp_path / "locked").mkdir()

@@ -244,9 +244,10 @@ def test_chunks_tokenized_alone_first_give_spacys_tokens(pieces):
 
 @pytest.fixture(scope="module")
 def tagger(tag_model):
-    from hgner.tag import Tagger
+    from hgner.tagging.tagger import Tagger
+    from hgner.tagging.settings import TagSettings
 
-    return Tagger(tag_model, warn=lambda message: None)
+    return Tagger(TagSettings(tag_model))
 
 
 from tag_support import tag_model  # noqa: E402,F401  (fixture)

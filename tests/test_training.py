@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hgner.integrity import seal
-from hgner.model import SEALED_FILES
+from hgner.modelfiles import SEALED_FILES
 from hgner import skip
 from hgner.cli import main
 from hgner.model import CrfModel
@@ -23,7 +23,7 @@ def test_train_then_evaluate_skip_end_to_end(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--lang", "es", "--documents", "6", "--scheme", "IOB2",
                  "--out", str(out), "--max-iterations", "30"]) == 0
     err = capsys.readouterr().err
-    assert "scheme IOB2 (--scheme; detected IOB1" in err and "skip potential:" in err and "weight" in err
+    assert "scheme IOB2 (given; detected IOB1" in err and "skip potential:" in err and "weight" in err
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
     assert meta["language"] == "es" and meta["documents"] == "6" and meta["training"]["corpus_scheme"] == "IOB2"
     assert meta["dev"]["documents"] == "6" and meta["dev"]["skip"]["decoder"] == "exact"
@@ -55,7 +55,7 @@ def test_evaluate_skip_without_potential_names_the_command(tmp_path, capsys):
     assert main(["evaluate", "--model", str(out), "--corpus", SPANISH, "--graph", "skip", "--decoders", "exact"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err  # one line: the error comes before any other output
-    assert "has no skip potential" in err and "hgner train --train CORPUS --dev CORPUS" in err
+    assert "has no skip potential" in err and "a model trained with a development corpus (--dev" in err
 
 
 @pytest.mark.parametrize("language", ["zz", "lex_attrs", "en.stop_words", "__init__"])  # not spacy.lang's modules
@@ -86,7 +86,7 @@ def test_model_directory_has_the_umask_permissions_and_its_language_is_checked(t
 @pytest.mark.parametrize("name, language", [("es-conll02", "es"), ("nl-conll02", "nl")])
 def test_shipped_conll02_models_are_complete(name, language):
     from hgner.decoders.chain import viterbi
-    from hgner.model import builtin_models
+    from hgner.modelfiles import builtin_models
 
     assert name in builtin_models()
     model = CrfModel.load(name)
@@ -268,7 +268,7 @@ def test_a_word_clusters_json_file_is_checked_like_a_models(tmp_path, capsys):
 def test_train_warns_when_the_corpus_looks_like_another_language(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--max-iterations", "2"]) == 0
     warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
-    assert len(warning) == 1 and warning[0].startswith(f"warning: training corpus {SPANISH}: of its 53 most frequent")
+    assert len(warning) == 1 and warning[0].startswith(f"hgner train: warning: training corpus {SPANISH}: of its 53 most frequent")
     assert "28% are spaCy stop words of 'es' and 2% of 'en', the language recorded in the model" in warning[0]
     assert warning[0].endswith("train with --lang es")
     assert json.loads((tmp_path / "m" / "meta.json").read_text())["language"] == "en"  # a warning, not a refusal
@@ -285,7 +285,7 @@ def test_train_warns_when_the_dev_corpus_is_in_another_language_than_the_trainin
     assert main(["train", "--train", SPANISH, "--lang", "es", "--dev", str(dev), "--out", str(tmp_path / "m"),
                  "--max-iterations", "2"]) == 0
     warning = [line for line in capsys.readouterr().err.splitlines() if "stop words" in line]
-    assert len(warning) == 1 and warning[0].startswith(f"warning: development corpus {dev}: of its 61 most frequent")
+    assert len(warning) == 1 and warning[0].startswith(f"hgner train: warning: development corpus {dev}: of its 61 most frequent")
     assert "'en'" in warning[0] and "--lang" not in warning[0] and "training corpus's language" in warning[0]
     # both corpora in the same other language: the training corpus's warning (--lang es) is said once
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--out", str(tmp_path / "m"),
@@ -329,7 +329,7 @@ def test_dev_types_the_model_lacks_and_a_dev_corpus_in_another_language_are_warn
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--lang", "en", "--out", str(tmp_path / "en"),
                  "--max-iterations", "2"]) == 0
     err = capsys.readouterr().err
-    assert f"warning: training corpus {SPANISH}: of its 53 most frequent words, 28% are spaCy stop words of 'es'" in err
+    assert f"hgner train: warning: training corpus {SPANISH}: of its 53 most frequent words, 28% are spaCy stop words of 'es'" in err
     assert err.count("stop words of") == 1  # the dev corpus is in the same language: said once
     assert main(["train", "--train", SPANISH, "--dev", SPANISH, "--out", str(tmp_path / "none"), "--drop-type", "LOC",
                  "--drop-type", "ORG", "--drop-type", "PER"]) == 2

@@ -5,14 +5,25 @@ from __future__ import annotations
 import argparse
 import os
 
+from .. import commands
 from ..errors import HgnerError
-from ..server.settings import (API_KEY_VARIABLE, DEFAULT_HOST, DEFAULT_MAX_CHARS, DEFAULT_MAX_DOCUMENTS,
-                               DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_TIMEOUT, ServerSettings)
+from ..server.settings import (
+    API_KEY_VARIABLE,
+    DEFAULT_HOST,
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MAX_DOCUMENTS,
+    DEFAULT_MAX_QUEUE,
+    DEFAULT_PORT,
+    DEFAULT_TIMEOUT,
+    ServerSettings,
+)
+
+NAME = "serve"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "serve", help="serve a JSON API and a web page where decoders compete on your text",
+        NAME, help=commands.COMMANDS[NAME],
         description="Serve /v1/tag, /v1/compare, /v1/models, /v1/decoders, /health, /ready, /metrics and a web page "
                     "at / (pip install 'hgner[serve]'). Models load once per worker, at startup; a request can name "
                     "only the models given here.")
@@ -45,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     """Check the options and the models' names, then serve until SIGTERM (exit status 0)."""
     from ..api import available_models
-    from ..model import model_directory, model_name, read_metadata
+    from ..modelfiles import model_directory, model_name, read_metadata
 
     models: dict[str, str] = {}
     for given in args.model or available_models():

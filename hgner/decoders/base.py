@@ -11,7 +11,7 @@ capabilities by class attributes; callers ask them (``decoder.gives_marginals``,
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -56,6 +56,7 @@ class Decoder(ABC):
     """
 
     name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""  # one line on what it is, for ``hgner decoders``
     gives_marginals: bool = False
     certifies: ClassVar[bool] = False
     exact: ClassVar[bool] = False
@@ -81,6 +82,16 @@ class Decoder(ABC):
 
 CAPABILITIES = ("gives_marginals", "certifies", "exact", "searches_map", "chain_only", "decodes_features")
 """The capability attributes of :class:`Decoder`, as ``hgner decoders`` lists them."""
+
+CAPABILITY_WORDS = {
+    "gives_marginals": "confidences",
+    "certifies": "certifies its optimum",
+    "exact": "always the exact MAP",
+    "searches_map": "best labelling visited",
+    "chain_only": "chain graphs only",
+    "decodes_features": "crfsuite's own tagger",
+}
+"""What each capability means, in the words ``hgner decoders`` and ``hgner serve``'s page use."""
 
 D = type[Decoder]
 
@@ -119,15 +130,15 @@ def decoder_settings(name: str) -> dict[str, Setting]:
     return dict(decoder_class(name).settings)
 
 
-def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,
-                 shared: Mapping[str, Any] | None = None, **more: Any) -> Decoder:
-    """Decoder ``name`` built with ``settings`` and ``more`` (strict: a setting it does not take is an
-    :class:`UnknownNameError` listing the valid ones; strings are parsed by the annotations), plus
-    the ``shared`` options it takes (lenient: one command line's ``sweeps``/``seed`` drive exact
-    and sampling decoders alike). None values count as not given."""
-    cls = decoder_class(name)
-    known = cls.settings
-    given = {**(settings or {}), **more}
+def decoder_arguments(name: str, settings: Mapping[str, Any] | None = None, /, *,
+                      shared: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The checked constructor keywords of decoder ``name`` for ``settings`` (strict: a setting it
+    does not take is an :class:`UnknownNameError` listing the valid ones; strings are parsed by
+    the annotations) plus the ``shared`` options it takes (lenient: one command line's
+    ``sweeps``/``seed`` drive exact and sampling decoders alike). None values count as not given.
+    Nothing is built: :func:`make_decoder` builds from these."""
+    known = decoder_class(name).settings
+    given = dict(settings or {})
     unknown = sorted(set(given) - set(known))
     if unknown:
         raise UnknownNameError(f"{name} setting", unknown[0], known)
@@ -136,6 +147,46 @@ def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,
         for key, value in given.items():
             if value is not None:
                 chosen[key] = known[key].read(value)
-        return cls(**chosen)
     except SettingError as error:
         raise SettingError(f"decoder {name!r}: {error}") from None
+    return chosen
+
+
+def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,
+                 shared: Mapping[str, Any] | None = None, **more: Any) -> Decoder:
+    """Decoder ``name`` built with ``settings`` and ``more`` plus the ``shared`` options it takes
+    (see :func:`decoder_arguments`)."""
+    arguments = decoder_arguments(name, {**(settings or {}), **more}, shared=shared)
+    try:
+        return decoder_class(name)(**arguments)
+    except SettingError as error:
+        raise SettingError(f"decoder {name!r}: {error}") from None
+
+
+def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """For each decoder, the ``settings`` its constructor accepts, as values of their types (text
+    is parsed). A setting that none of ``decoders`` accepts is an :class:`UnknownNameError` listing
+    the ones they do; a value a decoder cannot take is a :class:`SettingError` naming it."""
+    options = {name: decoder_settings(name) for name in decoders}
+    valid = set().union(*options.values())
+    for name in settings:
+        if name not in valid:
+            raise UnknownNameError(f"{'/'.join(decoders)} setting", name, valid)
+    per_decoder = {}
+    for decoder, accepted in options.items():
+        try:
+            per_decoder[decoder] = {k: accepted[k].read(v) for k, v in settings.items() if k in accepted}
+        except SettingError as error:
+            raise SettingError(f"decoder {decoder!r}: {error}") from None
+    return per_decoder
+
+
+def describe_decoder(name: str, shared: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Decoder ``name`` as ``hgner decoders`` and ``hgner serve``'s ``/v1/decoders`` show it: its
+    one-line summary, its capabilities (of an instance built with ``shared``, e.g. the
+    ``marginals`` hgner tag gives viterbi) and its settings (type, default, valid values)."""
+    decoder = make_decoder(name, shared=shared)
+    settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
+                for s in decoder_settings(name).values()]
+    return {"name": name, "summary": decoder_class(name).summary,
+            "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES}, "settings": settings}

@@ -188,6 +188,8 @@ class Viterbi(Decoder):
         marginals: also run forward-backward so each label gets its exact marginal (confidence).
     """
 
+    summary = "exact MAP of a chain by max-sum; exact marginals by forward-backward when asked (tag asks)"
+
     exact = True
     chain_only = True
 

@@ -14,6 +14,8 @@ class CrfsuiteReference(Decoder):
     """crfsuite's own tagger, for checking that our Viterbi equals it. It decodes the model's
     features sentence by sentence, so it cannot decode a bare graph."""
 
+    summary = "crfsuite's own Viterbi on the model's features: the reference hgner's viterbi must equal"
+
     exact = True
     chain_only = True
     decodes_features = True

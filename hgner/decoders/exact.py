@@ -30,8 +30,8 @@ import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .settings import Bounds
 from .chain import _incoming_tables, _viterbi
+from .settings import Bounds
 
 TOLERANCE = 1e-9  # relative: a component is certified when bound - score <= TOLERANCE * max(1, |score|)
 
@@ -55,7 +55,7 @@ def _skip_paths(graph: FactorGraph) -> tuple[np.ndarray, np.ndarray]:
     members: list[set[int]] = []
     tails: dict[int, list[int]] = {}
     for (a, b), t in zip(graph.edges[graph.n_chain_edges:].tolist(), graph.edge_potential[graph.n_chain_edges:].tolist()):
-        for tail, head, table in ((a, b, t), (b, a, t + n_tables)):
+        for tail, head, table in ((a, b, t), (b, a, t + n_tables)):  # noqa: B007  (the last one is used after the loop)
             path = next((p for p in tails.get(tail, []) if head not in members[p]), None)
             if path is not None:
                 tails[tail].remove(path)
@@ -146,6 +146,8 @@ class ExactMap(Decoder):
     ``search_labellings`` (cover labellings solved by Viterbi in the search).
     """
 
+    summary = "certified MAP of any graph: dual decomposition plus exact search, with a certificate per document"
+
     exact = False
     certifies = True
 
@@ -167,7 +169,7 @@ class ExactMap(Decoder):
         labels = np.zeros(graph.n_variables, np.int64)
         factor, stall = np.ones(n_comp), np.zeros(n_comp, np.int64)
         eye = np.eye(graph.n_labels)
-        for iteration in range(1, self.iterations + 1):
+        for iteration in range(1, self.iterations + 1):  # noqa: B007  (read after the loop)
             y, z, dual = problem.solve_slaves(lam)
             primal = problem.primal(y)
             better = primal > score

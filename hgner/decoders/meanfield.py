@@ -78,6 +78,8 @@ class MeanField(Decoder):
     largest |change| of q in the last sweep (0 at a fixed point).
     """
 
+    summary = "damped naive mean field: deterministic approximate marginals, their argmax as labels"
+
     searches_map = False
     gives_marginals = True
 

@@ -440,6 +440,8 @@ class MinGibbs(_MinibatchGibbs):
     """MIN-Gibbs (Algorithm 2): every candidate label's energy from a fresh bias-adjusted Poisson
     minibatch (estimator (2)), the current label's from the cache; unbiased. See the module docstring."""
 
+    summary = "MIN-Gibbs: Gibbs on minibatch estimates of each conditional's factors"
+
     _mode = MIN_GIBBS
 
 
@@ -447,6 +449,8 @@ class MinGibbs(_MinibatchGibbs):
 class MinibatchGibbsProposalMH(_MinibatchGibbs):
     """MGPMH (Algorithm 4): a minibatch Gibbs proposal, accepted on the exact energy difference;
     unbiased. See the module docstring."""
+
+    summary = "MGPMH: minibatch Gibbs proposals corrected by a Metropolis-Hastings test"
 
     _mode = MGPMH
 
@@ -456,6 +460,8 @@ class DoubleMinGibbs(_MinibatchGibbs):
     """DoubleMIN-Gibbs (Algorithm 5): the MGPMH proposal (``batch_size``) and an estimator-(2)
     acceptance test against the cached energy (``accept_batch_size``, expected minibatch size > 0);
     unbiased. Adds stat ``mean_accept_batch``. See the module docstring."""
+
+    summary = "DoubleMIN-Gibbs: minibatch proposals accepted on a second minibatch"
 
     _mode = DOUBLE_MIN
 

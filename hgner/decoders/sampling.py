@@ -1,10 +1,11 @@
 """Annealed Gibbs sampling (``gibbs``) on any factor graph.
 
 It scans the variables in the fixed order 0..n-1 (one pass is a *sweep*), starts from the argmax
-of each variable's unary (or, with ``start="viterbi"``, from the chains' Viterbi labelling), keeps the score of the current labelling up to date from local score
-differences and returns the highest-scoring labelling among the states at the end of each sweep.
-At constant temperature it estimates marginals by sample frequencies: every variable's label is
-counted after each of its updates, over all sweeps. Herded Gibbs and its variants are in
+of each variable's unary (or, with ``start="viterbi"``, from the chains' Viterbi labelling), keeps
+the score of the current labelling up to date from local score differences and returns the
+highest-scoring labelling among the states at the end of each sweep. At constant temperature it
+estimates marginals by sample frequencies: every variable's label is counted after each of its
+updates, over all sweeps. Herded Gibbs and its variants are in
 :mod:`hgner.decoders.herding`.
 """
 
@@ -17,10 +18,19 @@ import numpy as np
 
 from ..graph import FactorGraph
 from .base import Decoder, Decoding, register
-from .kernels import BestLabelling, draw, graph_arrays, initial_labels, keep_best, local_scores, relabel, \
-    run_in_slices, sweep_stats, uniform_blocks
+from .kernels import (
+    BestLabelling,
+    draw,
+    graph_arrays,
+    initial_labels,
+    keep_best,
+    local_scores,
+    relabel,
+    run_in_slices,
+    sweep_stats,
+    uniform_blocks,
+)
 from .settings import Seed, Start, Sweeps, Temperature, TimeLimit
-
 
 
 @numba.njit(cache=True, nogil=True)
@@ -82,6 +92,8 @@ class AnnealedGibbs(Decoder):
     updates (constant schedule only), and stats ``updates``, ``best_sweep`` (0-based),
     ``best_score``, ``final_temperature`` (and ``stopped_at_sweep`` when the time limit hit).
     """
+
+    summary = "annealed Gibbs sampling with a cooling schedule, as Stanford NER decodes"
 
     def __init__(self, *, sweeps: Sweeps = 100, seed: Seed = 0,
                  schedule: Literal["linear", "exponential", "constant"] = "linear",

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import inspect
 import math
+import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Union
 
 import numpy as np
 
-from ..errors import HgnerError, UnknownNameError
+from ..errors import HgnerError
 
 MAX_SWEEPS = 100_000_000  # the largest ``sweeps`` any sampler accepts (use ``time_limit`` to bound time)
 
@@ -45,7 +46,7 @@ MAX_BATCH_SIZE = 1e9  # an expected minibatch size: beyond any graph's factor co
 BatchSize = Annotated[float, Bounds(0, MAX_BATCH_SIZE, low_open=True)]
 # far below any useful temperature: sweeps are then argmax updates; lower ones underflow 1 / T
 Temperature = Annotated[float, Bounds(1e-6)]
-TimeLimit = Annotated[Optional[float], Bounds(0, low_open=True)]
+TimeLimit = Annotated[float | None, Bounds(0, low_open=True)]
 # a sampler's first labelling: each unary's argmax, or the Viterbi labelling of the graph's chains
 Start = Literal["argmax", "viterbi"]
 
@@ -127,7 +128,7 @@ class Setting:
             pass
         return self.check(value)
 
-    def _in_bounds(self, value: float) -> bool:
+    def _in_bounds(self, value: Any) -> bool:
         b = self.bounds
         if math.isnan(value) or (b.finite and math.isinf(value)):
             return False
@@ -159,7 +160,7 @@ def _setting(name: str, hint: Any, default: Any) -> Setting:
         hint, *extras = typing.get_args(hint)
         bounds = next((e for e in extras if isinstance(e, Bounds)), bounds)
     optional = False
-    if typing.get_origin(hint) is Union and type(None) in typing.get_args(hint):
+    if typing.get_origin(hint) in (Union, types.UnionType) and type(None) in typing.get_args(hint):
         optional = True
         (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
     if typing.get_origin(hint) is Literal:
@@ -184,44 +185,3 @@ def checked(settings: dict[str, Setting], init: Callable[..., None]) -> Callable
     wrapper.__doc__ = init.__doc__
     wrapper.__qualname__ = init.__qualname__
     return wrapper
-
-
-# ----------------------------------------------------------------------------- settings given by name
-# ``--set NAME=VALUE`` (repeatable) in ``hgner tag`` and ``hgner evaluate``, ``decoder_settings``
-# in the spaCy component, keywords of :func:`hgner.load`.
-
-
-def parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
-    """``NAME=VALUE`` strings as ``{NAME: VALUE}``; the values stay strings (the decoder's settings
-    converter turns them into its constructor's types). A malformed assignment, or a name given
-    twice, is a one-line :class:`HgnerError`."""
-    settings: dict[str, str] = {}
-    for assignment in assignments:
-        name, equals, value = assignment.partition("=")
-        name = name.strip()
-        if not equals or not name.isidentifier():
-            raise HgnerError(f"--set {assignment!r}: expected NAME=VALUE, e.g. --set damping=0.5")
-        if name in settings:
-            raise HgnerError(f"--set {assignment!r}: {name} is already set to {settings[name]!r}")
-        settings[name] = value
-    return settings
-
-
-def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """For each decoder, the ``settings`` its constructor accepts, as values of their types (text
-    is parsed). A setting that none of ``decoders`` accepts is an :class:`UnknownNameError` listing
-    the ones they do; a value a decoder cannot take is a :class:`SettingError` naming it."""
-    from .base import decoder_settings
-
-    options = {name: decoder_settings(name) for name in decoders}
-    valid = set().union(*options.values())
-    for name in settings:
-        if name not in valid:
-            raise UnknownNameError(f"{'/'.join(decoders)} setting", name, valid)
-    per_decoder = {}
-    for decoder, accepted in options.items():
-        try:
-            per_decoder[decoder] = {k: accepted[k].read(v) for k, v in settings.items() if k in accepted}
-        except SettingError as error:
-            raise SettingError(f"decoder {decoder!r}: {error}") from None
-    return per_decoder

@@ -32,12 +32,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
 from ..errors import HgnerError
+from ..version import __version__
 from .engine import CompareOptions, Engine, TagOptions, decoder_infos
 from .limits import Admission, Deadline, NotReady, Refused, TooLarge
-from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
+from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
 from .settings import SETTINGS_VARIABLE, ServerSettings, check_address
 
 log = logging.getLogger("hgner")
@@ -407,9 +407,9 @@ def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) 
     """Run the server until SIGTERM or SIGINT, which stop it taking connections, let the requests
     in flight finish (up to the timeout), and return 0."""
     check_address(settings.host, settings.port)
-    config_options: dict[str, Any] = dict(host=settings.host, port=settings.port, log_level="info",
-                                          timeout_graceful_shutdown=int(settings.timeout) + 5, access_log=False,
-                                          server_header=False, lifespan="on")
+    config_options: dict[str, Any] = {"host": settings.host, "port": settings.port, "log_level": "info",
+                                      "timeout_graceful_shutdown": int(settings.timeout) + 5, "access_log": False,
+                                      "server_header": False, "lifespan": "on"}
     if settings.workers == 1:
         server = _Server(uvicorn.Config(create_app(settings), **config_options))
         server.run()

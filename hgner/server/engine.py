@@ -10,15 +10,25 @@ An :class:`Engine` is used from one thread at a time (the server's decoding thre
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
+import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import HgnerError, UnknownNameError
+from ..api import model_info
+from ..decoders import available_decoders, decoder_class, decoder_settings, describe_decoder, make_decoder, settings_per_decoder
+from ..errors import HgnerError, HgnerWarning, UnknownNameError
+from ..graphkinds import check_graph_kind
+from ..model import CrfModel
+from ..modelfiles import SKIP_FILES
+from ..pipeline import Pipeline
+from ..tagging.settings import TagSettings
+from ..tagging.tagger import LANGUAGE_SAMPLE_WORDS, Tagger, add_to_language_sample, entities
 from .limits import Deadline
 
 TAGGER_CACHE = 64  # taggers kept per worker (one per model, decoder, graph and settings asked)
@@ -63,19 +73,13 @@ class Engine:
         self.models: dict[str, Any] = {}  # name -> CrfModel
         self.ready = False
         self._taggers: OrderedDict[tuple, Any] = OrderedDict()
-        self._warnings: list[str] = []
-        self._decoders: dict[tuple[str | None, str], tuple[str, list[str]]] = {}
 
     # ------------------------------------------------------------------ startup
     def load(self, warm: bool = True) -> None:
         """Load every model; with ``warm``, compile every decoder's kernels on a short text."""
-        from ..model import CrfModel
-
         for name, path in self.paths.items():
             self.models[name] = CrfModel.load(path)
         if warm:
-            from ..decoders import available_decoders
-
             first = next(iter(self.models))
             for name in self.models:
                 self.tag([WARM_UP_TEXT], TagOptions(name, tokens=True), Deadline.after(3600))
@@ -86,8 +90,6 @@ class Engine:
     # ------------------------------------------------------------------ listings
     def model_infos(self) -> list[dict[str, Any]]:
         """``/v1/models``: what ``hgner models`` shows of each served model."""
-        from ..api import model_info
-
         rows = []
         for name, path in self.paths.items():
             info = model_info(path)
@@ -101,14 +103,18 @@ class Engine:
     def tag(self, texts: Sequence[str], options: TagOptions,
             deadline: Deadline) -> tuple[list[dict[str, Any]], list[str], str, int]:
         """Each text's ``{"entities": [...], "tokens": [...]?}``, the warnings, the decoder's name
-        and the number of tokens tagged, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut` once ``deadline`` passes (checked
-        between groups of sentences)."""
-        from ..tag import LANGUAGE_SAMPLE_WORDS, add_to_language_sample
+        and the number of tokens tagged, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut`
+        once ``deadline`` passes (checked between groups of sentences)."""
+        with warnings.catch_warnings(record=True) as caught:  # (one request at a time per worker)
+            warnings.simplefilter("always")
+            tagger = self._tagger(options)
+            results, count = self._tag_texts(tagger, texts, options, deadline)
+        notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, HgnerWarning)))
+        return results, notes, tagger.decoder_name, count
 
-        warnings: list[str] = []
-        self._warnings = warnings  # the taggers' warn callback adds to it (one request at a time)
-        decoder = self._decoder_for_graph(options.decoder, options.graph, warnings.append)
-        tagger = self._tagger(options, decoder)
+    def _tag_texts(self, tagger: Any, texts: Sequence[str], options: TagOptions,
+                   deadline: Deadline) -> tuple[list[dict[str, Any]], int]:
+        """Each text's entities (and tokens), and the number of tokens tagged."""
         results = []
         count = 0
         sample: list[str] | None = []
@@ -128,48 +134,29 @@ class Engine:
             results.append({"entities": entities, "tokens": tokens} if options.tokens else {"entities": entities})
         if sample:
             tagger.check_language(sample[:LANGUAGE_SAMPLE_WORDS])
-        return results, warnings, decoder, count
+        return results, count
 
-    def _decoder_for_graph(self, name: str | None, graph: str, warn: Callable[[str], None]) -> str:
-        """:func:`~hgner.tag.decoder_for_graph`, remembered (a registry lookup reads the entry
-        points: milliseconds) with its warning, which is given again each time."""
-        from ..tag import decoder_for_graph
-
-        key = (name, graph)
-        if key not in self._decoders:
-            notes: list[str] = []
-            self._decoders[key] = (decoder_for_graph(name, graph, notes.append), notes)
-        decoder, notes = self._decoders[key]
-        for note in notes:
-            warn(note)
-        return decoder
-
-    def _tagger(self, options: TagOptions, decoder: str) -> Any:
-        """The cached :class:`~hgner.tag.Tagger` for ``options`` (built, so checked, on first use;
-        decoders that take a ``time_limit`` get the server's timeout unless the request gives one)."""
-        from ..decoders import decoder_settings
-        from ..tag import Tagger
-
+    def _tagger(self, options: TagOptions) -> Any:
+        """The cached :class:`~hgner.tagging.tagger.Tagger` for ``options``: the
+        :class:`~hgner.tagging.settings.TagSettings` every front end builds (checked, and the
+        decoder chosen for the graph with its warning, on every request: a warning is given again
+        each time); a decoder that takes a ``time_limit`` gets the request's, at most the server's
+        timeout (:func:`bounded_time_limit`)."""
         model = self.model(options.model)
-        settings = dict(options.settings)
-        key = (options.model, decoder, options.graph, options.sweeps, options.seed, options.min_confidence,
-               tuple(sorted((k, type(v).__name__, v) for k, v in settings.items())))
+        settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps,
+                               options.seed, dict(options.settings), options.min_confidence)
+        known = decoder_settings(str(settings.decoder))
+        if "time_limit" in known:
+            limit = bounded_time_limit(known["time_limit"], options.settings.get("time_limit"), self.timeout)
+            settings = dataclasses.replace(settings, decoder_settings={**settings.decoder_settings, "time_limit": limit})
+        key = (options.model, settings)
         tagger = self._taggers.get(key)
         if tagger is None:
-            known = decoder_settings(decoder)
-            if "time_limit" in known:
-                settings["time_limit"] = bounded_time_limit(known["time_limit"], settings.get("time_limit"), self.timeout)
-            tagger = Tagger(model, decoder, options.graph, options.sweeps, options.seed, warn=self._warn,
-                            settings=settings, min_confidence=options.min_confidence)
-            self._taggers[key] = tagger
+            tagger = self._taggers[key] = Tagger(settings, model)
             if len(self._taggers) > TAGGER_CACHE:
                 self._taggers.popitem(last=False)
         self._taggers.move_to_end(key)
         return tagger
-
-    def _warn(self, message: str) -> None:
-        if message not in self._warnings:
-            self._warnings.append(message)
 
     def model(self, name: str) -> Any:
         """The loaded model served as ``name``; :class:`UnknownNameError` lists the served ones."""
@@ -183,11 +170,6 @@ class Engine:
         decoder its entities, tags, graph score, whether it reached the certified optimum (exact's
         score when exact certifies it), its agreement with Viterbi (share of tokens), marginals
         (when it gives them) and seconds."""
-        from ..decoders import decoder_class, make_decoder
-        from ..decoders.settings import settings_per_decoder
-        from ..graphkinds import check_graph_kind
-        from ..pipeline import Pipeline
-
         model = self.model(options.model)
         check_graph_kind(options.graph)
         names = list(dict.fromkeys(options.decoders))
@@ -196,7 +178,7 @@ class Engine:
         for name in names:
             decoder_class(name)  # an unknown name lists the valid ones
         per_decoder = settings_per_decoder(dict(options.settings), names)
-        tagger = self._tagger(TagOptions(options.model), "viterbi")
+        tagger = self._tagger(TagOptions(options.model, "viterbi"))
         sentences = list(tagger.sentences(text))
         started = time.perf_counter()
         builder = Pipeline(model, make_decoder("viterbi"), options.graph)
@@ -219,9 +201,6 @@ def _decode(model: Any, name: str, prepared: Any, options: CompareOptions, setti
             deadline: Deadline) -> tuple[Any, float, str]:
     """Decoder ``name`` on the prepared graph (the chain for a chain-only decoder): its result,
     seconds and the graph decoded. A decoder that takes ``time_limit`` gets the time left."""
-    from ..decoders import decoder_class, decoder_settings, make_decoder
-    from ..pipeline import Pipeline
-
     deadline.check()
     settings = dict(settings)
     cls = decoder_class(name)
@@ -248,12 +227,10 @@ def bounded_time_limit(setting: Any, given: Any, seconds: float) -> Any:
     return seconds if value is None else min(value, seconds)
 
 
-def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sentences: Sequence[Any],
+def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sentences: list[Any],
               prepared: Any, optimum: float | None, reference: Any) -> dict[str, Any]:
     """One decoder's row of ``/v1/compare``: entities, tags, score in the graph asked for, whether
     it reached the certified ``optimum``, agreement with Viterbi's labels ``reference`` (tokens,)."""
-    from ..tag import entities
-
     score = float(prepared.graph.score(result.labels))
     reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
     return {
@@ -270,24 +247,14 @@ def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sen
 
 @functools.cache
 def decoder_infos() -> list[dict[str, Any]]:
-    """Every decoder with its capabilities (default settings) and settings, as ``hgner decoders``:
-    built once per worker (about 20 ms of registry lookups that ``/v1/decoders`` would otherwise
-    spend on the event loop at each request; the registry does not change while serving)."""
-    from ..decoders import CAPABILITIES, available_decoders, decoder_settings, make_decoder
-
-    listing = []
-    for name in available_decoders():
-        decoder = make_decoder(name)
-        settings = [{"name": s.name, "type": s.type.__name__, "default": s.default, "valid": s.describe()}
-                    for s in decoder_settings(name).values()]
-        listing.append({"name": name, "capabilities": {c: bool(getattr(decoder, c)) for c in CAPABILITIES},
-                        "settings": settings})
-    return listing
+    """Every decoder as ``hgner decoders`` shows it (:func:`~hgner.decoders.describe_decoder`, with
+    the default settings): built once per worker (about 20 ms of registry lookups that
+    ``/v1/decoders`` would otherwise spend on the event loop at each request; the registry does not
+    change while serving)."""
+    return [describe_decoder(name) for name in available_decoders()]
 
 
 def _has_skip(metadata: Mapping[str, Any]) -> bool:
-    from ..model import SKIP_FILES
-
     return all(f in metadata.get("files", {}) for f in SKIP_FILES)
 
 

@@ -5,25 +5,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
-                      model_validator)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
 
 from ..decoders.settings import MAX_SWEEPS
 from ..errors import HgnerError
 from ..graphkinds import GRAPH_KINDS
+from ..tagging.tagger import check_text
 from .engine import COMPARE_DECODERS
 
 MAX_SEED = 2**63 - 1
 
-SettingValue = Union[StrictBool, StrictInt, StrictFloat, StrictStr, None]
+SettingValue = Union[StrictBool, StrictInt, StrictFloat, StrictStr, None]  # noqa: UP007  (a runtime alias)
 Graph = Literal[GRAPH_KINDS]  # type: ignore[valid-type]
 
 
 def _unicode_text(text: str) -> str:
     """``text`` when UTF-8 can encode it (JSON escapes can carry lone surrogates), checked as
     ``hgner tag`` checks a text; pydantic then names the field (``documents.2.text``)."""
-    from ..tag import check_text
-
     try:
         check_text(text, "text")
     except HgnerError as error:
@@ -155,7 +153,7 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
-ERRORS = {status: {"model": ErrorResponse, "description": text} for status, text in (
+ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorResponse, "description": text} for status, text in (
     (401, "missing or wrong API key"), (413, "body, text or batch over the limits"),
     (422, "malformed JSON, unknown field, bad setting, unknown model or decoder"),
     (429, "queue full (see Retry-After)"), (503, "models still loading"), (504, "over the timeout"))}

@@ -10,9 +10,9 @@ import ipaddress
 import json
 import os
 import socket
-from urllib.parse import urlsplit
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import HgnerError
 

@@ -60,7 +60,8 @@ def test_tiny_model_matches_crfsuite(tiny_model, tiny_corpus):
 def test_shipped_model_matches_crfsuite_on_eng_testb(conll2003):
     """Every sentence of eng.testb: identical labels; marginals within 1e-6 (checked on a sample)."""
     from hgner.corpus import read_conll
-    from hgner.model import CrfModel, builtin_models
+    from hgner.model import CrfModel
+    from hgner.modelfiles import builtin_models
 
     if "en-conll03" not in builtin_models():
         pytest.skip("the shipped model en-conll03 is not installed")

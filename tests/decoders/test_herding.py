@@ -15,8 +15,8 @@ from hgner.toy import brute_marginals, two_variable_model
 from decoder_support import loglog_slope, small_graph
 from hgner.decoders import herding, make_decoder
 from hgner.decoders.herding import HerdedGibbs, initial_capacity, table_bytes
-from hgner.decoders.herding import (BoundedErrorGibbs, DiscretizedHerdedGibbs, RandomlyDiscretizedHerdedGibbs,
-                                   table_groups)
+from hgner.decoders.herding_bins import BoundedErrorGibbs, DiscretizedHerdedGibbs, RandomlyDiscretizedHerdedGibbs
+from hgner.decoders.herding import table_groups
 from hgner.errors import HgnerError
 from hgner.graph import FactorGraph
 

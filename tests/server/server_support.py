@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from hgner.model import model_directory
+from hgner.modelfiles import model_directory
 from hgner.server.settings import ServerSettings
 
 MODEL = "en-conll03"

@@ -90,7 +90,7 @@ def test_tag_gives_the_entities_of_hgner_tag(client, capsys, options):
 
 
 def test_long_document_split_as_hgner_tag_splits_it(client, capsys):
-    from hgner.tag import BLOCK_CHARS
+    from hgner.tagging.tagger import BLOCK_CHARS
 
     text = (TEXT * (BLOCK_CHARS // len(TEXT) + 40))[: BLOCK_CHARS + 5_000]
     answer = client.post("/v1/tag", json={"text": text}).json()

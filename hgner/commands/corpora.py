@@ -6,12 +6,34 @@ import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from . import datahome
-from .catalog import Manifest, Split, catalogue, find_manifest, resolve
-from .errors import HgnerError
-from .report import aligned
+from .. import commands, datahome
+from ..catalog import Manifest, Split, catalogue, find_manifest, resolve
+from ..corpus import load_corpus
+from ..errors import HgnerError
+from ..text import aligned
+from .arguments import OFFLINE_HELP
+
+NAME = "corpora"
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME],
+        description="The corpus catalogue (corpora/*.json) and the data home ($HGNER_DATA, else the user data "
+                    "folder). A missing corpus is fetched from $HGNER_MIRROR (a folder or URL laid out as "
+                    "CORPUS/FILE) first, then its public sources; every file's size and sha256 are verified.")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="every corpus split: counts once present, license, present or not, path")
+    fetch_parser = actions.add_parser("fetch", help="fetch and verify corpora (a corpus name fetches all its splits)")
+    fetch_parser.add_argument("names", nargs="+", metavar="NAME",
+                              help="corpus or split, e.g. conll2003 wikigold nltk:ieer")
+    fetch_parser.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    verify_parser = actions.add_parser("verify", help="check the sha256 of the files present (exit 1 on a mismatch)")
+    verify_parser.add_argument("names", nargs="*", metavar="NAME", help="corpora or splits (default: all)")
+    info_parser = actions.add_parser("info", help="a corpus's manifest: splits, sources, label map, license, citation")
+    info_parser.add_argument("name", metavar="NAME")
+    return parser
 
 
 def _split_location(manifest: Manifest, split: Split) -> tuple[bool, str]:
@@ -39,15 +61,12 @@ def _selected(names: Iterable[str]) -> list[tuple[Manifest, list[Split]]]:
         if found is None:
             raise HgnerError(f"corpus {name!r}: not in the catalogue (corpora: {', '.join(catalogue())})")
         manifest, split = found
-        whole = split is None or name == manifest.name
-        chosen.append((manifest, list(manifest.splits.values()) if whole else [split]))
+        chosen.append((manifest, [split] if split is not None and name != manifest.name else list(manifest.splits.values())))
     return chosen
 
 
 def list_corpora(out: TextIO) -> int:
     """One row per split: name, counts once present, license, present or not, path."""
-    from .corpus import load_corpus
-
     rows = [("name", "documents", "sentences", "tokens", "present", "license", "path")]
     for manifest in catalogue().values():
         for split in manifest.splits.values():
@@ -136,12 +155,14 @@ def info(name: str, out: TextIO) -> int:
     return 0
 
 
+ACTIONS = {
+    "list": lambda args: list_corpora(sys.stdout),
+    "fetch": lambda args: fetch(args.names, datahome.is_offline(args.offline), sys.stdout),
+    "verify": lambda args: verify(args.names, sys.stdout),
+    "info": lambda args: info(args.name, sys.stdout),
+}
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``hgner corpora`` subcommands."""
-    if args.action == "list":
-        return list_corpora(sys.stdout)
-    if args.action == "fetch":
-        return fetch(args.names, datahome.is_offline(args.offline), sys.stdout)
-    if args.action == "verify":
-        return verify(args.names, sys.stdout)
-    return info(args.name, sys.stdout)
+    return ACTIONS[args.action](args)

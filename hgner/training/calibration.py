@@ -22,11 +22,13 @@ import sys
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
-from .corpus import Corpus
-from .errors import HgnerError
-from .graph import FactorGraph
-from .model import CrfModel
+from ..corpus import Corpus
+from ..decoders.chain import forward_backward
+from ..errors import HgnerError
+from ..graph import FactorGraph
+from ..model import CrfModel
 
 BOUNDS = (0.05, 5.0)  # the factors searched
 
@@ -44,20 +46,19 @@ def fit(model: CrfModel, corpus: Corpus, *, progress: bool = False) -> dict[str,
     ``calibration`` records it: ``factor`` (3 decimals), ``corpus``, ``sentences`` (those whose
     gold labels the model has; others are left out) and the mean gold NLL per sentence at factor
     1 and at the factor."""
-    from scipy.optimize import minimize_scalar
-    from tqdm import tqdm
-
-    from .decoders.chain import forward_backward
+    from scipy.optimize import minimize_scalar  # (scipy loads with training, not with every import)
 
     index = {label: k for k, label in enumerate(model.labels)}
-    pieces, lengths, gold = [], [], []
+    pieces: list[np.ndarray] = []
+    lengths: list[int] = []
+    gold: list[int] = []
     for document in tqdm(corpus.documents, desc=f"calibration: featurising {corpus.name}", unit="doc",
                          disable=not progress, file=sys.stderr, leave=False):
         scores = model.document_unary([s.tokens for s in document.sentences])
         start = 0
         for sentence in document.sentences:
             end = start + len(sentence.tokens)
-            tags = model.gold_labels(sentence.tags)
+            tags = model.gold_labels(sentence.tags or [])
             if tags and all(tag in index for tag in tags):
                 pieces.append(scores[start:end])
                 lengths.append(len(tags))

@@ -1,0 +1,93 @@
+"""``hgner models``: the shipped models and those saved in the data home's ``models/`` folder, one
+row each; ``hgner models info NAME``: one model in full."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .. import commands
+from ..api import ModelInfo, available_models, model_info
+from ..model import CrfModel
+from ..modelfiles import META_FILE, SKIP_FILES
+from ..text import aligned, printable
+
+NAME = "models"
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME])
+    actions = parser.add_subparsers(dest="models_command", metavar="info")
+    info = actions.add_parser("info", help="everything meta.json says about one model")
+    info.add_argument("name", metavar="NAME", help="a model name or a model directory")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """``hgner models``: one row per model; ``hgner models info NAME``: one model in full, after
+    loading it as every command does (files against the sizes and sha256 sums ``meta.json``
+    records, and the checks of :class:`~hgner.model.CrfModel`)."""
+    if args.models_command == "info":
+        info = model_info(args.name)
+        CrfModel.load(info.path)  # a damaged or inconsistent model is the one-line error loading it gives
+        sys.stdout.write(format_model_info(info))
+        return 0
+    infos = [model_info(name) for name in available_models()]
+    rows = [("name", "language", "labels", "scheme", "dev F1", "test F1", "size", "path")]
+    for info in infos:
+        rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
+                     _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
+    sys.stdout.writelines(printable(line) + "\n" for line in aligned(rows))
+    return 0
+
+
+def _scores(scores: dict[str, float]) -> str:
+    return ", ".join(f"{f1:.2f} ({corpus})" for corpus, f1 in scores.items()) or "-"
+
+
+def _calibration(record: dict | None) -> str:
+    """``meta.json``'s calibration record."""
+    if record is None:
+        return "none (every potential as trained)"
+    fitted = f", fitted on {record['corpus']}" if "corpus" in record else ""
+    return f"every potential times {record['factor']}{fitted}"
+
+
+def _skip_potential(meta: dict) -> str:
+    """Whether the model has a skip potential (as :func:`hgner.skip.load` decides) and its weight
+    (as ``meta.json``'s dev record gives it)."""
+    if not all(f in meta.get("files", {}) for f in SKIP_FILES):
+        return "no (--graph skip needs one)"
+    weight = meta.get("dev", {}).get("skip", {}).get("weight")
+    if weight is None:
+        return "yes"
+    return f"yes, weight {weight:g}" + (" (skip edges left out: the skip graph is the chain)" if weight == 0 else "")
+
+
+def format_model_info(info: ModelInfo) -> str:
+    """The summary, then the training record and the features (for a model whose files were verified)."""
+    meta = info.metadata
+    training = meta.get("training", {})
+    lines = [
+        ("name", info.name), ("path", str(info.path)), ("language", info.language), ("labels", ", ".join(info.labels)),
+        ("scheme", info.scheme), ("dev F1", _scores(info.dev)), ("test F1", _scores(info.test)),
+        ("size", f"{info.size:,} bytes"),
+        ("files", f"{', '.join(sorted(meta['files']))} (sizes and sha256 as {META_FILE} records)"),
+        ("tokenizer", meta.get("tokenizer", "-")),
+        ("label map", ", ".join(f"{a} -> {b}" for a, b in meta.get("label_map", {}).items()) or "-"),
+        ("training corpus", f"{training.get('corpus', '-')} (sha256 {training.get('sha256', '-')})"),
+        ("training", ", ".join(f"{k} {training[k]}" for k in ("sentences", "tokens", "algorithm", "c1", "c2",
+                                                              "max_iterations", "iterations", "loss", "seconds")
+                               if k in training) or "-"),
+        ("features", ", ".join(f"{k}={v}" for k, v in meta.get("features", {}).items()) or "-"),
+        ("gazetteer", meta.get("gazetteer_sources", "lists not described") if meta["features"].get("gazetteer")
+         else "-"),
+        ("word clusters", meta.get("word_clusters_sources", "not described")
+         if meta["features"].get("word_clusters") else "-"),
+        ("skip potential", _skip_potential(meta)),
+        ("calibration", _calibration(meta.get("calibration"))),
+        ("hgner version", meta.get("hgner_version", "-")),
+    ]
+    width = max(len(key) for key, _ in lines)
+    return "".join(f"{key + ':':<{width + 1}} {printable(value)}\n" for key, value in lines)

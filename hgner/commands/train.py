@@ -1,0 +1,163 @@
+"""``hgner train``: a model directory from a tagged corpus (:func:`hgner.training.build_model`).
+``--out NAME`` without a folder saves into the data home's ``models/`` folder, where ``--model
+NAME`` finds it."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .. import commands
+from ..augment import CASINGS
+from ..reading import NO_DOCUMENTS, check_documents, read_tagged
+from ..tokenizer import language_defaults
+from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
+
+NAME = "train"
+log = logging.getLogger("hgner")
+
+
+def _source(text: str) -> str:
+    """A model name, model directory or file to read a table from (``--gazetteer``, ``--word-clusters``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a model name, a model directory or a file, got {text!r}")
+    return text
+
+
+def _neighbour_count(text: str) -> int:
+    return 0 if text.strip() == "0" else positive_int(text, maximum=10)
+
+
+def _casings(text: str) -> tuple[str, ...]:
+    casings = tuple(v.strip() for v in text.split(","))
+    if not set(casings) <= set(CASINGS) or len(set(casings)) != len(casings):
+        raise argparse.ArgumentTypeError(f"expected {', '.join(CASINGS)} or both, comma-separated, got {text!r}")
+    return casings
+
+
+def _language(text: str) -> str:
+    """A language code spaCy has (checked before any corpus is read)."""
+    checked_by(language_defaults)(text)
+    return text
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME])
+    parser.add_argument("--train", required=True, metavar="CORPUS",
+                        help="training corpus (file, conll2003:train, nltk:...)")
+    parser.add_argument("--dev", metavar="CORPUS",
+                        help="development corpus: scored with Viterbi, tunes the skip potential's weight and fits the "
+                             "calibration factor on every potential (without it neither is written)")
+    parser.add_argument("--out", required=True, metavar="DIR|NAME",
+                        help="model directory to write (e.g. ./my-model); a NAME without a folder saves into the data "
+                             "home's models folder, where --model NAME finds it (hgner models lists it)")
+    parser.add_argument("--lang", type=_language, default="en", metavar="CODE",
+                        help="ISO code of the corpus language (default en): recorded in the model for tagging, and "
+                             "its spaCy stop words complete the skip edges' learned function words")
+    parser.add_argument("--scheme", type=scheme,
+                        help="tag scheme of the corpora (IOB1, IOB2/BIO, BIOES; detected and printed when omitted; "
+                             "given, it overrides leniently: tags are read as conlleval reads them)")
+    parser.add_argument("--documents", type=checked_by(check_documents), default="auto", metavar="corpus|sentence|N",
+                        help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
+                             f"(default auto: the corpus's own, groups of {NO_DOCUMENTS} sentences when it has none)")
+    parser.add_argument("--model-scheme", type=scheme, default="IO",
+                        help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
+                             "IOB1, IOB2 or BIOES (IOB2 and BIOES often a little better with Viterbi)")
+    parser.add_argument("--c1", type=nonnegative, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
+    parser.add_argument("--c2", type=nonnegative, default=0.01, help="L2 regularisation (default 0.01)")
+    parser.add_argument("--max-iterations", type=positive_int, default=150, help="L-BFGS iterations (default 150)")
+    _add_feature_arguments(parser)
+    parser.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
+                        help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
+    parser.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    return parser
+
+
+def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--features", choices=["recommended", "baseline"], default="recommended",
+                        help="recommended: the shipped models' features without their gazetteer (window, affixes, "
+                             "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
+    parser.add_argument("--gazetteer", type=_source, metavar="MODEL|FILE",
+                        help="add gazetteer features with these lists: a model's (a name or directory; the shipped "
+                             "models': GeoNames places, US first names and surnames) or a JSON file mapping list names "
+                             "to entries; one-token entries the training corpus usually writes in lower case are left "
+                             "out")
+    parser.add_argument("--word-clusters", type=_source, metavar="MODEL|FILE",
+                        help="add Brown word-cluster features with these clusters: a model's (a name or directory; "
+                             "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones), a model's "
+                             "word_clusters.json, or a file of Brown clusters, a line per word: PATH<TAB>WORD<TAB>COUNT "
+                             "(as Liang's wcluster writes them)")
+    parser.add_argument("--lowercase-clusters", action="store_true",
+                        help="with --word-clusters: a capitalised word also gets its lowercase form's cluster when both "
+                             "have one (es-conll02 uses it)")
+    parser.add_argument("--neighbour-clusters", type=_neighbour_count, default=0, metavar="K",
+                        help="with --word-clusters: the tokens up to K positions away (within the window) also give "
+                             "their clusters (default 0)")
+    parser.add_argument("--word-frequency", action="store_true",
+                        help="add each word's frequency bucket in the --lang language (wordfreq's Zipf scale)")
+    parser.add_argument("--outside-truecase", type=_source, metavar="MODEL|FILE",
+                        help="truecase caseless text (all lower or all upper case) with this table after the training "
+                             "corpus's own: a model's (en-conll03: spaCy's English word probabilities) or a JSON file "
+                             "mapping lowercase words to their usual spelling")
+    parser.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
+                        help="also train on a lowercased and/or uppercased copy of every training document")
+
+
+def out_directory(out: str) -> Path:
+    """Where ``--out`` writes: a bare name goes into the data home's ``models/`` folder."""
+    from ..modelfiles import is_bare_name, user_models_dir  # (startup: see hgner.commands)
+
+    return user_models_dir() / out if is_bare_name(out) else Path(out)
+
+
+def train_options(args: argparse.Namespace, documents: str) -> Any:
+    """The :class:`~hgner.training.options.TrainOptions` of the parsed arguments."""
+    from ..features import BASELINE, RECOMMENDED  # (startup: see hgner.commands)
+    from ..training.options import TrainOptions
+
+    config = RECOMMENDED if args.features == "recommended" else BASELINE
+    config = replace(config, gazetteer=bool(args.gazetteer), word_clusters=bool(args.word_clusters),
+                     lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
+                     frequency=args.lang if args.word_frequency else "", outside_truecase=bool(args.outside_truecase),
+                     caseless_features=bool(args.case_augment))
+    return TrainOptions(config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
+                        max_iterations=args.max_iterations, label_map=dict.fromkeys(args.drop_type, "O"),
+                        language=args.lang, documents=documents)
+
+
+def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
+    """The gazetteer, word clusters and outside truecasing table the arguments name, and the files
+    read (which the model must not overwrite)."""
+    from ..training.options import WordTables  # (startup: see hgner.commands)
+    from ..training.tables import read_gazetteer, read_outside_truecase, read_word_clusters
+
+    read = {"gazetteer": read_gazetteer, "word_clusters": read_word_clusters, "outside_truecase": read_outside_truecase}
+    given: dict[str, tuple[Any, Any, Any]] = {
+        name: reader(getattr(args, name)) if getattr(args, name) else (None, None, None) for name, reader in read.items()}
+    tables = WordTables(*given["gazetteer"][:2], *given["word_clusters"][:2], *given["outside_truecase"][:2])
+    return tables, [file for _, _, file in given.values()]
+
+
+def run(args: argparse.Namespace) -> int:
+    """``hgner train``: see ``hgner train --help``."""
+    from ..augment import case_augmented  # (startup: see hgner.commands)
+    from ..modelfiles import check_model_target
+    from ..training.build import build_model
+
+    options = train_options(args, args.documents)  # checked before anything is read: fail fast
+    tables, files = word_tables(args)
+    out = out_directory(args.out)
+    check_model_target(out, files)
+    train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, "training corpus",
+                                          offline=args.offline)
+    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, "development corpus",
+                                             offline=args.offline) if args.dev else (None, None))
+    train_corpus = case_augmented(train_corpus, args.case_augment) if args.case_augment else train_corpus
+    build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
+                dev_documents=dev_documents, progress=sys.stderr.isatty())
+    log.info("wrote %s", out)
+    return 0

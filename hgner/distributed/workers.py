@@ -1,0 +1,44 @@
+"""The worker side: each worker process builds one :class:`~hgner.tagging.tagger.Tagger` per
+:class:`~hgner.tagging.settings.TagSettings` (loading the model once, not once per document or
+task), found by a model reference that works on any machine of the cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..modelfiles import model_directory, shipped_models_dir
+from ..tagging.settings import TagSettings
+from ..tagging.tagger import Tagger
+
+_TAGGERS: dict[TagSettings, Tagger] = {}  # per worker process: one Tagger per settings
+
+
+def worker_tagger(settings: TagSettings) -> Tagger:
+    """This process's Tagger for ``settings``, built on first use."""
+    tagger = _TAGGERS.get(settings)
+    if tagger is None:
+        tagger = _TAGGERS[settings] = Tagger(settings)
+    return tagger
+
+
+def tag_text(tagger: Tagger, text: str) -> tuple[list[dict[str, Any]], int]:
+    """The entities of one document as JSON objects, and its number of tokens."""
+    entities, tokens = [], 0
+    for group in tagger.tag_text(text):
+        entities += [e.to_json() for e in group.entities]
+        tokens += sum(len(s.tokens) for s in group.sentences)
+    return entities, tokens
+
+
+def model_reference(directory: Path) -> str:
+    """How a worker finds the model in ``directory``: a shipped model by name, any other by its
+    absolute directory."""
+    directory = directory.resolve()
+    return directory.name if directory.parent == shipped_models_dir().resolve() else str(directory)
+
+
+
+def for_workers(settings: TagSettings) -> TagSettings:
+    """``settings`` with the model named as workers find it (:func:`model_reference`)."""
+    return settings.with_model(model_reference(model_directory(settings.model)))

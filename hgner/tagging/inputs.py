@@ -1,0 +1,145 @@
+"""What ``hgner tag`` reads: each input one document (a file, text given as an argument, or
+standard input), and the files of a folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from ..errors import HgnerError, named
+from ..fileio import decode_utf8, not_a_file, read_input
+from ..validation import check_argument
+
+DEFAULT_GLOB = "*.txt"  # files read from a directory input
+MAX_GLOB_PARTS = 32  # folder levels a glob pattern may name (pathlib's matching recurses per part)
+_PATH_SUFFIXES = (".txt", ".text", ".md", ".rst", ".conll")
+
+
+@dataclass(frozen=True)
+class Input:
+    """One document to tag: a file, standard input (``path == "-"``), or literal text. ``relative``
+    is a file's path below the directory argument it was found in (its name when given directly)."""
+
+    source: str
+    path: str | None = None
+    text: str | None = None
+    relative: str | None = None
+
+    @property
+    def name(self) -> str:
+        """A short name for headings: the file name, ``text`` or ``standard input``."""
+        if self.path is None:
+            return "text"
+        return "standard input" if self.path == "-" else Path(self.path).name
+
+    def read(self) -> str:
+        if self.text is not None:
+            return self.text
+        if self.path == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            try:
+                raw = read_input(str(self.path))
+            except OSError as error:
+                raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
+        return decode_utf8(raw, self.source)
+
+    def size(self) -> int:
+        """Bytes to tag, for the progress bar (0 when unknown: standard input)."""
+        if self.text is not None:
+            return len(self.text.encode("utf-8"))
+        return 0 if self.path in (None, "-") else os.path.getsize(str(self.path))
+
+
+def _looks_like_path(argument: str) -> bool:
+    return not any(c.isspace() for c in argument) and ("/" in argument or argument.endswith(_PATH_SUFFIXES))
+
+
+def check_text(text: str, name: str) -> None:
+    """An :class:`HgnerError` naming the argument ``name`` unless ``text`` is a str that UTF-8 can
+    encode (a lone surrogate, which no file or terminal gives, would fail inside spaCy)."""
+    check_argument(isinstance(text, str), name, "a str", text)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise HgnerError(f"{name}: not valid Unicode ({error.reason} at character {error.start})") from None
+
+
+def check_glob(pattern: str) -> str:
+    """``pattern`` when it is a ``--glob`` pattern inside a folder (``*.txt``, ``news/*.txt``), an
+    :class:`HgnerError` when it is empty, could reach outside the folder (absolute, or with a
+    ``..`` part: a file found there would have no place in the output folder) or names more than
+    :data:`MAX_GLOB_PARTS` levels."""
+    path = PurePath(pattern)
+    if not pattern or path.is_absolute() or ".." in path.parts or len(path.parts) > MAX_GLOB_PARTS:
+        raise HgnerError(f"glob pattern {pattern!r}: expected a pattern of file names inside the folder, such as "
+                         f"{DEFAULT_GLOB!r} or 'news/*.txt' (not absolute, no '..', at most {MAX_GLOB_PARTS} parts)")
+    if any("**" in part and part != "**" for part in path.parts):  # as pathlib's glob refuses them
+        raise HgnerError(f"glob pattern {pattern!r}: '**' must be a whole part of the pattern, as in '**/*.txt'")
+    return pattern
+
+
+def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_GLOB,
+                 exclude: str | Path | None = None) -> list[Path]:
+    """The files a folder input gives, for ``hgner tag`` and ``hgner tag --cluster`` alike: those
+    below ``directory``, recursively, that match a pattern (``--glob``; ``--cluster`` adds the
+    JSONL and Parquet patterns), sorted by path. Hidden ones (a name starting with ``.``, or below
+    such a folder inside ``directory``) and ``exclude``'s tree are left out. An
+    :class:`HgnerError` when there is none."""
+    root = Path(directory)
+    patterns = tuple(map(check_glob, (patterns,) if isinstance(patterns, str) else patterns))
+    skip = Path(exclude).resolve() if exclude is not None else None
+    for problem in _unlistable_folders(root):  # rglob skips them without a word
+        where = Path(problem.filename or root)
+        if not any(part.startswith(".") for part in where.relative_to(root).parts if where != root) \
+                and (skip is None or skip != where.resolve() and skip not in where.resolve().parents):
+            raise HgnerError(f"{where}: cannot list the folder ({problem.strerror or problem}); its files would be "
+                             "left out")
+    found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
+                    and not any(part.startswith(".") for part in p.relative_to(root).parts)
+                    and (skip is None or skip not in p.resolve().parents)})
+    if not found:
+        raise HgnerError(f"{directory}: a directory with no files matching {' or '.join(map(repr, patterns))} "
+                         f"(see {named('glob')})")
+    return found
+
+
+def _unlistable_folders(root: Path) -> list[OSError]:
+    """The errors listing ``root``'s folders gave (unreadable ones), walking as ``rglob`` does."""
+    problems: list[OSError] = []
+    for _ in os.walk(root, onerror=problems.append):
+        pass
+    return problems
+
+
+def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:
+    """The inputs of a folder: its :func:`folder_files`."""
+    root = Path(directory)
+    return [Input(str(p), path=str(p), relative=str(p.relative_to(root))) for p in folder_files(root, pattern)]
+
+
+def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = DEFAULT_GLOB) -> list[Input]:
+    """Inputs from positional arguments. ``reading`` is ``auto`` (an existing file is read as a file,
+    an existing directory gives its files matching ``pattern``, as :func:`folder_files` finds them; a missing path that
+    looks like one, with a ``/`` or a ``.txt``-like suffix and no spaces, is an error; anything else
+    is text), ``text`` or ``files``. No argument, or ``-``, is standard input."""
+    if not arguments:
+        return [Input("<stdin>", path="-")]
+    inputs = []
+    for argument in arguments:
+        if argument == "-" and reading != "text":
+            inputs.append(Input("<stdin>", path="-"))
+        elif reading == "text" or (reading == "auto" and not os.path.exists(argument) and not _looks_like_path(argument)):
+            inputs.append(Input("<text>", text=argument))
+        elif os.path.isdir(argument):
+            inputs += directory_inputs(argument, pattern)
+        elif os.path.isfile(argument):
+            inputs.append(Input(argument, path=argument, relative=Path(argument).name))
+        else:
+            hint = "" if reading == "files" else f" (use {named('text')} to tag the argument itself)"
+            raise HgnerError(f"{argument}: {not_a_file(argument)}{hint}")
+    return inputs

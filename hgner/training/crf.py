@@ -1,0 +1,221 @@
+"""Fitting a linear-chain CRF into a model folder: featurise the corpus, run crfsuite's L-BFGS
+(:mod:`hgner.crfsuite_adapter`), write the feature tables and ``meta.json``. :func:`train` does it
+atomically into a model directory; :func:`fit_into` into a workspace that a caller completes
+(``hgner train``'s development figures) before it is swapped in."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .. import schemes
+from ..corpus import Corpus
+from ..crfsuite_adapter import fit, read_crfsuite_weights
+from ..errors import ModelError, named
+from ..features import (
+    GAZETTEER_MAX_TOKENS,
+    TABLE_FILES,
+    FeatureResources,
+    document_features,
+    fit_gazetteer,
+    learn_truecase,
+)
+from ..fileio import file_sha256
+from ..model import CrfModel
+from ..modelfiles import MODEL_FILE, check_model_target, model_workspace, write_metadata
+from ..tokenizer import describe as describe_tokenizer
+from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
+from ..version import __version__
+from .options import TABLES, TrainOptions, WordTables
+
+
+def train(corpus: Corpus, out: str | Path, options: TrainOptions | None = None, tables: WordTables | None = None, *,
+          progress: bool = False, finish: Callable[[CrfModel], None] | None = None) -> CrfModel:
+    """Train a linear-chain CRF on ``corpus`` as ``options`` say and write the model directory
+    ``out``: built beside it and swapped in when complete and verified (a failed or interrupted
+    training leaves the previous model as it was; see :func:`~hgner.modelfiles.model_workspace`).
+    ``finish``, when given, is called with the built model before that, to add files to it. With
+    ``progress``, bars on standard error follow featurisation and the L-BFGS iterations."""
+    out = Path(out)
+    if out.is_symlink():  # a link to a model directory: replace the directory, keep the link
+        out = out.resolve()
+    check_model_target(out, [corpus.file])
+    with model_workspace(out) as work:
+        built = fit_into(work, corpus, options or TrainOptions(), tables or WordTables(), progress=progress,
+                         name=out.name)
+        if finish is not None:
+            finish(built)
+        model = CrfModel.load(work)  # checked as it will be loaded, before it replaces a previous model
+    model.directory = out  # the same files, swapped in
+    return model
+
+
+def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTables, *, progress: bool = False,
+             name: str | None = None) -> CrfModel:
+    """Train into the folder ``work``: gold tags put in ``options.scheme`` with its label map; the
+    truecasing table learned from ``corpus`` (``config.truecase``), the gazetteer fitted to it
+    (:func:`hgner.features.fit_gazetteer`), the word clusters as given; returns the model (its
+    files hashed into ``meta.json`` just now, not verified again)."""
+    resources = _resources(corpus, options, tables)
+    ys = [schemes.relabel_tags(s.tags or [], options.label_map, options.scheme) for s in corpus.sentences]
+    labels = check_training(corpus, ys, dict(options.label_map or {}))
+    xs = []
+    for document in tqdm(corpus.documents, desc="features", unit="doc", disable=not progress, file=sys.stderr,
+                         leave=False):
+        xs.extend(document_features([s.tokens for s in document.sentences], options.config, resources))
+    resource_files = resources.save(work)
+    started = time.perf_counter()
+    with tqdm(total=options.max_iterations, desc="L-BFGS", unit="iteration", disable=not progress, file=sys.stderr,
+              leave=False) as bar:
+        iterations = fit(xs, ys, work / MODEL_FILE, c1=options.c1, c2=options.c2,
+                         max_iterations=options.max_iterations, bar=bar)
+    seconds = time.perf_counter() - started
+    if not iterations:
+        raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={options.c1}, c2={options.c2}); "
+                         "smaller regularisation may help")
+    try:  # crfsuite does not report a short write (a full disk): read the file back
+        read_crfsuite_weights(work / MODEL_FILE)
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{work / MODEL_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
+    training = {"corpus": corpus.name, "corpus_scheme": corpus.scheme, "sha256": corpus_checksum(corpus),
+                "sentences": len(xs), "tokens": sum(len(x) for x in xs), "algorithm": "lbfgs", "c1": options.c1,
+                "c2": options.c2, "max_iterations": options.max_iterations, "iterations": len(iterations),
+                "loss": round(iterations[-1]["loss"], 2), "seconds": round(seconds, 1)}
+    metadata = _metadata(options, tables, resources, labels, training, name or work.name)
+    metadata["resources"] = resource_files
+    metadata["model_bytes"] = sum(p.stat().st_size for p in [work / MODEL_FILE, *(work / f for f in resource_files)])
+    metadata = _ordered(metadata)
+    write_metadata(work, metadata)
+    return CrfModel(work, metadata)
+
+
+_META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
+               "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
+               "word_clusters_sources", "outside_truecase_sources", "training", "model_bytes")
+
+
+def _ordered(metadata: dict[str, Any]) -> dict[str, Any]:
+    """``metadata`` with its keys in ``meta.json``'s order."""
+    return {key: metadata[key] for key in _META_ORDER if key in metadata}
+
+
+def _metadata(options: TrainOptions, tables: WordTables, resources: FeatureResources, labels: list[str],
+              training: dict[str, Any], name: str) -> dict[str, Any]:
+    """``meta.json`` of a model trained as ``options`` say (without its files)."""
+    metadata: dict[str, Any] = {
+        "name": options.name or name, "language": options.language, "scheme": options.scheme,
+        "documents": options.documents, "labels": labels, "features": options.config.to_json(),
+        "tokenizer": describe_tokenizer(), "hgner_version": __version__,
+        "crfsuite_version": _package_version("python-crfsuite"),
+        "sklearn_crfsuite_version": _package_version("sklearn-crfsuite"),
+        "label_map": dict(options.label_map or {}), "training": training,
+    }
+    for setting in TABLES:
+        _, sources = tables.table(setting)
+        if getattr(resources, setting) and sources:
+            metadata[f"{setting}_sources"] = source_line(sources)
+    return metadata
+
+
+def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> FeatureResources:
+    """The feature tables of a model trained on ``corpus``, checked before any training."""
+    config = options.config
+    for setting in TABLES:
+        _check_outside_table(setting, *tables.table(setting), getattr(config, setting))
+    truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
+    gazetteer, word_clusters = tables.gazetteer, tables.word_clusters
+    resources = FeatureResources(truecase=truecase if config.truecase else {},
+                                 gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
+                                 word_clusters=word_clusters if config.word_clusters and word_clusters else {},
+                                 outside_truecase=tables.outside_truecase if config.outside_truecase
+                                 and tables.outside_truecase else {})
+    problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
+    if problem is not None:
+        sources = tables.word_clusters_sources
+        raise ModelError(f"word clusters{f' ({sources})' if sources else ''}: {problem}")
+    if config.gazetteer and not resources.gazetteer:
+        raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
+                         f"{GAZETTEER_MAX_TOKENS} tokens that it does not usually write in lower case)")
+    return resources
+
+
+def corpus_checksum(corpus: Corpus) -> str:
+    """sha256 of the corpus file when it is one, else of its tokens and tags."""
+    if corpus.file is not None:
+        return file_sha256(corpus.file)
+    digest = hashlib.sha256()
+    for sentence in corpus.sentences:
+        digest.update("\n".join(f"{t} {g}" for t, g in zip(sentence.tokens, sentence.tags or [])).encode())
+        digest.update(b"\n\n")
+    return digest.hexdigest()
+
+
+def check_training(corpus: Corpus, ys: list[list[str]], label_map: dict[str, str] | None) -> list[str]:
+    """The sorted labels of the training tags ``ys``, or a :class:`ModelError` saying why
+    ``corpus`` cannot train a model: no tokens, no entity types, a single label, a bad label name."""
+    if not any(ys):
+        raise ModelError(f"training corpus {corpus.name} is empty (no tokens)")
+    labels = sorted({tag for tags in ys for tag in tags})
+    if labels == ["O"]:
+        dropped = sorted(t for t, new in (label_map or {}).items() if new == "O")
+        why = f" left after dropping {', '.join(dropped)} ({named('drop_types')}: it removes every type)" if dropped else ""
+        raise ModelError(f"training corpus {corpus.name} has no entity types{why}: every tag is O")
+    if len(labels) < 2:
+        raise ModelError(f"training corpus {corpus.name} has a single label ({labels[0]}); a CRF needs at least "
+                         "two (tokens outside entities are tagged O)")
+    bad = [label for label in labels if not schemes.is_wellformed(label)]
+    if bad:
+        raise ModelError(f"training corpus {corpus.name}: label {bad[0]!r} is not O or B-/I-/E-/S- and a type of "
+                         "letters, digits, '_', '.' or '-' (at most 64 characters)")
+    return labels
+
+
+def source_line(text: str) -> str:
+    """``text`` (where a table came from) as meta.json records it: one line of at most the
+    schema's ``maxLength`` of ``word_clusters_sources`` (and ``gazetteer_sources``) characters,
+    control characters shown as escapes, cut with ``...``."""
+    longest = load_schema("meta")["properties"]["word_clusters_sources"]["maxLength"]
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return line if len(line) <= longest else line[:longest - 3] + "..."
+
+
+def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> None:
+    """A gazetteer or word-cluster table given to :func:`train` (``setting``), with the text saying
+    where it came from: a :class:`ModelError` unless it is given exactly when ``used`` and is a
+    non-empty table the model will load again (its schema, UTF-8 text, a file of at most
+    :data:`~hgner.validation.MAX_JSON_BYTES`)."""
+    what = setting.replace("_", " ")
+    check_argument(sources is None or isinstance(sources, str), f"{setting}_sources", "a string or None", sources)
+    if table is not None and not used:
+        raise ModelError(f"{what} given but config.{setting} is false")
+    if not used:
+        return
+    if not table:
+        raise ModelError(f"config.{setting} needs {what}")
+    where = f"{what} ({sources})" if sources else what
+    check_string_table(table, setting, Path(where))
+    if not any(table.values()):
+        raise ModelError(f"config.{setting} needs {what}: every list given is empty")
+    try:
+        size = len(json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ModelError(f"{where}: a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not "
+                         "text") from None
+    if size > MAX_JSON_BYTES:
+        raise ModelError(f"{where} would make a {TABLE_FILES[setting]} of {size:,} bytes, expected at most "
+                         f"{MAX_JSON_BYTES:,}: keep fewer entries")
+
+
+def _package_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
