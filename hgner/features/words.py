@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..errors import ModelError
 from .config import CLUSTER_PREFIXES, GAZETTEER_MAX_TOKENS, FeatureConfig, FeatureResources
 
 
@@ -104,8 +105,11 @@ def frequency_attribute(word: str, language: str) -> str:
     for a word without a letter or digit."""
     if not any(c.isalnum() for c in word):
         return "zf=-"
-    from wordfreq import zipf_frequency
-
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError:
+        raise ModelError("word frequencies (the features' frequency setting) need the wordfreq package: "
+                         "pip install 'hgner[models]'") from None
     return f"zf={int(zipf_frequency(word, language))}"
 
 
