@@ -47,9 +47,9 @@ import numpy as np
 from .errors import ModelError, named
 from .fileio import atomic_write, write_text
 from .graph import FactorGraph
+from .languages import language_defaults
 from .model import CrfModel
 from .modelfiles import SKIP_FILES, refresh_files
-from .tokenizer import language_defaults
 from .validation import check, check_fields, read_json
 
 SKIP_ARRAYS, SKIP_META = SKIP_FILES  # skip.npz, skip.json

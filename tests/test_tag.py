@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hgner import tokenizer
+from hgner import languages, tokenizer
 from hgner.integrity import seal
 from hgner.modelfiles import SEALED_FILES
 from hgner.tagging import tagger as tag
@@ -262,7 +262,7 @@ def test_text_in_another_shipped_models_language_is_warned_about_once(tag_model,
     assert main(["tag", "--model", str(tag_model), "--format", "jsonl", str(tmp_path)]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "looks like" in line]
     assert warnings == [f"hgner tag: warning: {SPANISH_WARNING}"]
-    assert len({word.lower() for word in ENGLISH.split() if word.isalpha()}) >= tokenizer.MIN_TYPES  # judged
+    assert len({word.lower() for word in ENGLISH.split() if word.isalpha()}) >= languages.MIN_TYPES  # judged
     assert main(["tag", "--model", str(tag_model), ENGLISH]) == 0
     assert "looks like" not in capsys.readouterr().err
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hgner.tokenizer import (TextTokenizer, describe, likelier_language, make_tokenizer, recorded_version,
-                             split_sentences)
+from hgner.languages import likelier_language
+from hgner.tokenizer import TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
 
 TOKENIZER = TextTokenizer("en")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from .. import commands
 from ..augment import CASINGS
+from ..languages import language_defaults
 from ..reading import NO_DOCUMENTS, check_documents, read_tagged
-from ..tokenizer import language_defaults
 from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
 
 NAME = "train"

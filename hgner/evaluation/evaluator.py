@@ -36,6 +36,7 @@ from ..corpus import Corpus, write_conll
 from ..decoders import decoder_class
 from ..errors import HgnerError, named, warn
 from ..fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_inputs
+from ..languages import likelier_language
 from ..model import CrfModel
 from ..modelfiles import model_advice, model_language
 from ..rawtext import RawDocument, rebuild, score_spans
@@ -44,7 +45,7 @@ from ..scoring import Score, consistency_disagreement
 from ..skip import load as load_skip
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import TaggedGroup, Tagger
-from ..tokenizer import TokenizedSentence, likelier_language
+from ..tokenizer import TokenizedSentence
 from .options import EvaluateOptions, Run
 from .results import Report, RunResult
 from .runs import EvaluationPlan, OutcomeProducer, _is_reference, _Totals, gold_tags, local_outcomes

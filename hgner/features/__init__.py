@@ -86,15 +86,49 @@ featurised as it was trained) and resources (:class:`FeatureResources`, stored i
 directory as JSON, loaded with the model) are all a model needs to featurise text.
 """
 
-from .config import (BASELINE, CLUSTER_PREFIXES, GAZETTEER_FILE, GAZETTEER_MAX_TOKENS, RECOMMENDED, TABLE_FILES,
-                     OUTSIDE_TRUECASE_FILE, TRUECASE_FILE, WORD_CLUSTERS_FILE, FeatureConfig, FeatureResources)
+from .config import (
+                     BASELINE,
+                     CLUSTER_PREFIXES,
+                     GAZETTEER_FILE,
+                     GAZETTEER_MAX_TOKENS,
+                     OUTSIDE_TRUECASE_FILE,
+                     RECOMMENDED,
+                     TABLE_FILES,
+                     TRUECASE_FILE,
+                     WORD_CLUSTERS_FILE,
+                     FeatureConfig,
+                     FeatureResources,
+)
 from .document import document_features, sentence_features
 from .scores import ID_CACHE_TYPES, AttributeScores
 from .vocabulary import NGRAM_CACHE_ENTRIES, SLOT_ATTRIBUTES, Vocabulary, ragged_attribute
-from .words import (ALL_LOWER, ALL_UPPER, CAPITALISED, CASED, HAS_UPPER, JOINER, NAME_CASE, OWN_LOWERCASE, STARTS_ENTRY,
-                    caseless_sentences, context_attributes, context_width, fit_gazetteer, frequency_attribute,
-                    is_caseless, learn_truecase, left_bigram, neighbour_attributes, right_bigram, shape_trigram,
-                    short_shape, type_attributes, word_attributes, word_flags, word_shape)
+from .words import (
+                     ALL_LOWER,
+                     ALL_UPPER,
+                     CAPITALISED,
+                     CASED,
+                     HAS_UPPER,
+                     JOINER,
+                     NAME_CASE,
+                     OWN_LOWERCASE,
+                     STARTS_ENTRY,
+                     caseless_sentences,
+                     context_attributes,
+                     context_width,
+                     fit_gazetteer,
+                     frequency_attribute,
+                     is_caseless,
+                     learn_truecase,
+                     left_bigram,
+                     neighbour_attributes,
+                     right_bigram,
+                     shape_trigram,
+                     short_shape,
+                     type_attributes,
+                     word_attributes,
+                     word_flags,
+                     word_shape,
+)
 
 __all__ = [
     "ALL_LOWER", "ALL_UPPER", "BASELINE", "CAPITALISED", "CASED", "CLUSTER_PREFIXES", "GAZETTEER_FILE",

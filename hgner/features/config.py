@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from ..validation import check_fields
@@ -157,6 +157,6 @@ TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clu
                "outside_truecase": OUTSIDE_TRUECASE_FILE}
 
 
-@lru_cache(maxsize=None)  # one entry per cluster path and attribute name (c, lc)
+@cache  # one entry per cluster path and attribute name (c, lc)
 def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
     return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)

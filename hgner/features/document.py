@@ -9,10 +9,35 @@ from functools import partial
 import numpy as np
 
 from .config import GAZETTEER_MAX_TOKENS, FeatureConfig, FeatureResources
-from .vocabulary import (_GAZETTEER, _KIND, _MATCH_PLACES, _NO_CASE, _ORDER_DOCUMENT, _PAIR, _UNKNOWN_CASE, FLAGS, LOWER,
-                         SHAPE, SLOT_ATTRIBUTES, Vocabulary, _DocumentTables, _neighbours, ragged_attribute)
-from .words import (CASED, CASELESS_MARK, HAS_UPPER, JOINER, NAME_CASE, STARTS_ENTRY, caseless_sentences,
-                    context_attributes, marked, type_attributes)
+from .vocabulary import (
+    _GAZETTEER,
+    _KIND,
+    _MATCH_PLACES,
+    _NO_CASE,
+    _ORDER_DOCUMENT,
+    _PAIR,
+    _UNKNOWN_CASE,
+    FLAGS,
+    LOWER,
+    SHAPE,
+    SLOT_ATTRIBUTES,
+    Vocabulary,
+    _DocumentTables,
+    _neighbours,
+    ragged_attribute,
+)
+from .words import (
+    CASED,
+    CASELESS_MARK,
+    HAS_UPPER,
+    JOINER,
+    NAME_CASE,
+    STARTS_ENTRY,
+    caseless_sentences,
+    context_attributes,
+    marked,
+    type_attributes,
+)
 
 
 class _Document:

@@ -11,8 +11,18 @@ import numpy as np
 
 from ..lookup import Lookup
 from .config import FeatureResources
-from .words import (CAPITALISED, CASED, JOINER, OWN_LOWERCASE,
-                    STARTS_ENTRY, left_bigram, right_bigram, shape_trigram, short_shape, word_flags)
+from .words import (
+    CAPITALISED,
+    CASED,
+    JOINER,
+    OWN_LOWERCASE,
+    STARTS_ENTRY,
+    left_bigram,
+    right_bigram,
+    shape_trigram,
+    short_shape,
+    word_flags,
+)
 
 NGRAM_CACHE_ENTRIES = 500_000  # keys an attribute-id cache holds before it starts again
 _MARKS = ("<s>", "</s>")  # the neighbours of a sentence's first and last tokens: coded first

@@ -13,7 +13,6 @@ import numpy as np
 from ..errors import ModelError
 from .config import CLUSTER_PREFIXES, GAZETTEER_MAX_TOKENS, FeatureConfig, FeatureResources
 
-
 _NOT_WORD = re.compile(r"[^\w]")
 # matched against the word's shape, so that any upper-case letter counts (``É.``, ``Ö.S.``)
 _ACRONYM = re.compile(r"(?:X\.)+X?\.?|X\.X")

@@ -31,6 +31,7 @@ from typing import Any
 from .. import schemes
 from ..decoders import decoder_class
 from ..errors import HgnerError, ModelError, named, warn
+from ..languages import language_defaults, likelier_language
 from ..model import CrfModel
 from ..modelfiles import model_advice, model_language, shipped_languages
 from ..pipeline import DocumentResult, Pipeline
@@ -39,8 +40,6 @@ from ..tokenizer import (
     TextTokenizer,
     TokenizedSentence,
     describe,
-    language_defaults,
-    likelier_language,
     recorded_version,
 )
 from ..validation import check_argument
@@ -276,7 +275,7 @@ def add_to_language_sample(sample: list[str], text: str) -> bool:
 def language_warning(words: Iterable[str], language: str, model_name: str) -> str | None:
     """The warning for ``words`` (the first :data:`LANGUAGE_SAMPLE_WORDS` of the text tagged) that
     look more like the language of another shipped model than like ``language``, model
-    ``model_name``'s (:func:`~hgner.tokenizer.likelier_language`, among the shipped models'
+    ``model_name``'s (:func:`~hgner.languages.likelier_language`, among the shipped models'
     languages only: those are the ones it can point to), or None."""
     other = likelier_language(words, language, candidates=shipped_languages)
     if other is None:

@@ -12,10 +12,10 @@ from .. import schemes
 from ..corpus import Corpus
 from ..errors import HgnerError, named, warn
 from ..evaluation import EvaluateOptions, evaluate, unknown_types_warning
+from ..languages import likelier_language
 from ..model import CrfModel
 from ..modelfiles import SKIP_FILES, check_model_target, model_workspace, write_metadata
 from ..text import counted
-from ..tokenizer import likelier_language
 from . import calibration
 from . import skip as skip_training
 from .crf import fit_into

@@ -13,7 +13,8 @@ from typing import Any
 from .. import schemes
 from ..errors import ModelError, named
 from ..features import FeatureConfig
-from ..tokenizer import DEFAULT_LANGUAGE, language_defaults
+from ..languages import language_defaults
+from ..tokenizer import DEFAULT_LANGUAGE
 from ..validation import check_argument
 
 WordTable = dict[str, list[str]]  # list name or cluster path -> words
