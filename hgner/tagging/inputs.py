@@ -11,7 +11,6 @@ from pathlib import Path, PurePath
 
 from ..errors import HgnerError, named
 from ..fileio import decode_utf8, not_a_file, read_input
-from ..validation import check_argument
 
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
 MAX_GLOB_PARTS = 32  # folder levels a glob pattern may name (pathlib's matching recurses per part)
@@ -56,17 +55,6 @@ class Input:
 
 def _looks_like_path(argument: str) -> bool:
     return not any(c.isspace() for c in argument) and ("/" in argument or argument.endswith(_PATH_SUFFIXES))
-
-
-def check_text(text: str, name: str) -> None:
-    """An :class:`HgnerError` naming the argument ``name`` unless ``text`` is a str that UTF-8 can
-    encode (a lone surrogate, which no file or terminal gives, would fail inside spaCy)."""
-    check_argument(isinstance(text, str), name, "a str", text)
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise HgnerError(f"{name}: not valid Unicode ({error.reason} at character {error.start})") from None
 
 
 def check_glob(pattern: str) -> str:
