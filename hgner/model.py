@@ -113,10 +113,11 @@ class CrfModel:
         """Attributes of a document given as token lists, one list per sentence."""
         return document_features(sentences, self.feature_config, self.resources)
 
-    def document_unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
+    def document_unary(self, sentences: Sequence[Sequence[str]], documents: np.ndarray | None = None) -> np.ndarray:
         """(n, K) state scores of a document's tokens, per-word-type work cached (the tagging path):
-        equal to ``unary(features(sentences))`` bit for bit."""
-        return self.attribute_scores.unary(sentences)
+        equal to ``unary(features(sentences))`` bit for bit. With ``documents`` (S,), each
+        sentence's document number: several documents at once, each scored as if alone."""
+        return self.attribute_scores.unary(sentences, documents)
 
     def unary(self, features: Features) -> np.ndarray:
         """(n, K) state scores of a document's tokens from their attribute strings: attribute
@@ -140,10 +141,12 @@ class CrfModel:
         )
         return np.asarray(indicator @ self.state_weights)
 
-    def chain_graph(self, sentences: Sequence[Sequence[str]]) -> FactorGraph:
+    def chain_graph(self, sentences: Sequence[Sequence[str]], documents: np.ndarray | None = None) -> FactorGraph:
         """A document's factor graph: one chain per sentence, no edge across sentences; its
-        potentials are the CRF's scores times :attr:`calibration`."""
-        return FactorGraph.chain(self.calibration * self.document_unary(sentences), self.calibration * self.transitions,
+        potentials are the CRF's scores times :attr:`calibration`. ``documents``: as
+        :meth:`document_unary`'s."""
+        return FactorGraph.chain(self.calibration * self.document_unary(sentences, documents),
+                                 self.calibration * self.transitions,
                                  [len(s) for s in sentences], labels=self.labels)
 
     @cached_property

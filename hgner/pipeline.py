@@ -25,8 +25,13 @@ class DocumentGraph:
 
     def split(self, labels: np.ndarray) -> list[np.ndarray]:
         """Per-sentence pieces of a (n,) array."""
-        ends = np.cumsum([len(s) for s in self.sentences]).tolist()
-        return [labels[start:end] for start, end in zip([0, *ends], ends)]
+        return by_sentence(labels, self.sentences)
+
+
+def by_sentence(labels: np.ndarray, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    """Per-sentence pieces of a (n,) array over the tokens of ``sentences``."""
+    ends = np.cumsum([len(s) for s in sentences]).tolist()
+    return [labels[start:end] for start, end in zip([0, *ends], ends)]
 
 
 @dataclass
@@ -67,3 +72,24 @@ class Pipeline:
 
     def decode(self, sentences: Sequence[Sequence[str]]) -> DocumentResult:
         return self.decode_prepared(self.prepare(sentences))
+
+    def decode_documents(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[DocumentResult]:
+        """Each of several documents decoded as :meth:`decode` decodes it alone. On the chain
+        graph, with a :attr:`~hgner.decoders.Decoder.separable` decoder, they are featurised and
+        decoded together: one graph and one decoder call for all (short documents' fixed costs)."""
+        if self.graph_kind != "chain" or not self.decoder.separable or len(documents) < 2:
+            return [self.decode(sentences) for sentences in documents]
+        sentences = [sentence for document in documents for sentence in document]
+        numbers = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
+        graph = self.model.chain_graph(sentences, numbers)
+        decoding = self.decoder.decode(graph)
+        names = self.model.labels
+        results, token = [], 0
+        for document in documents:
+            size = sum(map(len, document))
+            labels = decoding.labels[token:token + size]
+            marginals = None if decoding.marginals is None else decoding.marginals[token:token + size]
+            tags = [list(map(names.__getitem__, piece.tolist())) for piece in by_sentence(labels, document)]
+            results.append(DocumentResult(tags, labels, marginals, dict(decoding.stats)))
+            token += size
+        return results

@@ -23,7 +23,9 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from .errors import HgnerError, ModelError, named
 from .fileio import read_input
@@ -166,10 +168,39 @@ def check(data: Any, schema: str | Path, path: Path, raises: type[HgnerError] = 
 
 
 def read_string_table(path: Path, schema_name: str) -> dict:
-    """The word table in ``path`` (JSON), checked against its schema by :func:`check_string_table`."""
+    """The word table in ``path`` (JSON), checked against its schema. A table that fits is decoded
+    and checked in one pass by :mod:`msgspec` (typed from the schema, :func:`_table_decoder`); any
+    other is read again by :func:`read_json` and :func:`check_string_table`, which name the
+    field and what was expected. A key repeated in the table keeps its last value."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise ModelError(f"{path}: {size} bytes, expected at most {MAX_JSON_BYTES}")
+        return _table_decoder(schema_name).decode(read_input(path).removeprefix(b"\xef\xbb\xbf"))
+    except (msgspec.DecodeError, OSError):
+        pass
     data = read_json(path)
     check_string_table(data, schema_name, path)
     return data
+
+
+@cache
+def _table_decoder(schema_name: str) -> msgspec.json.Decoder:
+    """A decoder of the word tables that ``schema_name``'s schema admits (the shape
+    :func:`check_string_table` reads)."""
+    schema = load_schema(schema_name)
+    names, values = schema.get("propertyNames", {}), schema["additionalProperties"]
+    strings = values.get("items", values)
+
+    def constrained(node: dict[str, Any]) -> Any:
+        meta = {"max_length": node.get("maxLength"), "min_length": node.get("minLength"), "pattern": node.get("pattern")}
+        if meta["pattern"] is not None:
+            meta["pattern"] = ecma_pattern(meta["pattern"]).pattern
+        meta = {key: value for key, value in meta.items() if value is not None}
+        return Annotated[str, msgspec.Meta(**meta)] if meta else str
+
+    value_type = list[constrained(strings)] if "items" in values else constrained(strings)  # type: ignore[misc]
+    return msgspec.json.Decoder(dict[constrained(names), value_type])  # type: ignore[misc]
 
 
 def check_string_table(data: Any, schema_name: str, path: Path) -> None:

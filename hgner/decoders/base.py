@@ -52,7 +52,10 @@ class Decoder(ABC):
       caller needs them;
     - ``chain_only``: refuses skip edges (evaluate gives it the chain graph);
     - ``decodes_features``: stands for the model's own tagger (crfsuite's) on the model's features,
-      not a graph decoder; :class:`~hgner.pipeline.Pipeline` runs the model's tagger instead.
+      not a graph decoder; :class:`~hgner.pipeline.Pipeline` runs the model's tagger instead;
+    - ``separable``: its answer for each sentence of a chain graph depends on that sentence alone
+      (no random stream or state shared between sentences), so
+      :meth:`~hgner.pipeline.Pipeline.decode_documents` decodes many short documents in one call.
     """
 
     name: ClassVar[str] = ""
@@ -63,6 +66,7 @@ class Decoder(ABC):
     searches_map: ClassVar[bool] = True
     chain_only: ClassVar[bool] = False
     decodes_features: ClassVar[bool] = False
+    separable: ClassVar[bool] = False
     settings: ClassVar[dict[str, Setting]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -192,6 +192,7 @@ class Viterbi(Decoder):
 
     exact = True
     chain_only = True
+    separable = True
 
     def __init__(self, *, marginals: bool = False) -> None:
         self.marginals = marginals

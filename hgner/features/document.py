@@ -46,7 +46,8 @@ class _Document:
     the tokens are featurised as (truecased in caseless sentences) and the document tables.
     ``rows``, ``lower``, ``shape``, ``flags``: (n,) those of the words."""
 
-    def __init__(self, sentences: Sequence[Sequence[str]], config: FeatureConfig, vocabulary: Vocabulary) -> None:
+    def __init__(self, sentences: Sequence[Sequence[str]], config: FeatureConfig, vocabulary: Vocabulary,
+                 documents: np.ndarray | None = None) -> None:
         self.config, self.vocabulary = config, vocabulary
         lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
         ends = np.cumsum(lengths)
@@ -54,19 +55,20 @@ class _Document:
         self.firsts, self.lasts = self.starts[lengths > 0], ends[lengths > 0] - 1
         self.sentence = np.repeat(np.arange(len(sentences)), lengths)  # (n,) each token's sentence
         self.position = np.arange(len(self.sentence)) - self.starts[self.sentence]  # (n,)
+        # several documents featurised at once, each as if alone: (S,) each sentence's document number
+        documents = np.zeros(len(sentences), np.int64) if documents is None else np.asarray(documents, np.int64)
+        self.document_key = documents[self.sentence] * _PAIR  # (n,) added to a lowercase code: a form of one document
         rows = vocabulary.of([token for tokens in sentences for token in tokens])
         lower, flags = vocabulary.table[rows, LOWER], vocabulary.table[rows, FLAGS]
         self.caseless = np.zeros(len(sentences), bool)
         if config.truecase:
             self.caseless = caseless_sentences(flags, self.sentence, len(sentences))
-            if not self.caseless.all() and not (flags & HAS_UPPER).any():
-                # a document without a capital letter is lowercased text: every sentence with a letter is caseless
-                self.caseless = np.bincount(self.sentence[(flags & CASED) != 0], minlength=len(sentences)) > 0
+            self._lowercased_documents(documents, flags)
         self.tables = None
         if config.truecase or config.document:
             before, after = _neighbours(lower, self.firsts, self.lasts)
-            self.tables = _DocumentTables(lower, flags, rows, self.position, ~self.caseless[self.sentence],
-                                          before, after, config.context)
+            self.tables = _DocumentTables(self.document_key + lower, flags, rows, self.position,
+                                          ~self.caseless[self.sentence], before, after, config.context)
         self.words = list(sentences)
         for si in np.flatnonzero(self.caseless).tolist():
             start = self.starts[si]
@@ -75,6 +77,18 @@ class _Document:
             rows[start:start + len(sentences[si])] = vocabulary.of(self.words[si])
         self.rows = rows
         self.lower, self.shape, self.flags = vocabulary.table[rows].T
+
+    def _lowercased_documents(self, documents: np.ndarray, flags: np.ndarray) -> None:
+        """A document without a capital letter is lowercased text: every sentence of it with a
+        letter is caseless (unless all of its sentences are already)."""
+        n_documents = int(documents.max()) + 1 if len(documents) else 0
+        token_documents = documents[self.sentence]
+        has_upper = np.bincount(token_documents[(flags & HAS_UPPER) != 0], minlength=n_documents) > 0
+        all_caseless = np.bincount(documents[~self.caseless], minlength=n_documents) == 0
+        lowercased = ~has_upper & ~all_caseless
+        if lowercased.any():
+            with_case = np.bincount(self.sentence[(flags & CASED) != 0], minlength=len(documents)) > 0
+            self.caseless = np.where(lowercased[documents], with_case, self.caseless)
 
     def _truecase(self, word: str, form: int) -> str:
         """The truecased form of ``word``, whose form number is ``form`` (see the module docstring)."""
@@ -109,7 +123,7 @@ class _Document:
         """(n,) each word's truecase-shape key: the shape code of its form in the document (its
         most frequent surface form there), else in the truecasing table, else _UNKNOWN_CASE;
         _NO_CASE for a word without a cased letter."""
-        forms = self.tables.forms_of(self.lower)
+        forms = self.tables.forms_of(self.document_key + self.lower)
         best = np.where(forms >= 0, self.tables.best[forms], -1)
         shapes = np.where(best >= 0, self.vocabulary.table[best, SHAPE], _UNKNOWN_CASE)
         cased = (self.flags & CASED) != 0

@@ -54,45 +54,52 @@ class AttributeScores:
     def _clear(self) -> None:
         vocabulary = self.vocabulary = Vocabulary(self.resources)
         marks = ("", CASELESS_MARK) if self.config.caseless_features else ("",)
-        # per mark and vocabulary row: its own attributes' summed weights, and the ids it gives its neighbours
+        # per mark and vocabulary row: its own attributes' summed weights, and the ids it gives its neighbours;
+        # the unmarked rows are made for every word type as it is first seen, the marked ones for the types of
+        # caseless sentences only, when first needed (``ready``)
         self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in marks}
         self.neighbour_ids = {mark: _Table(self.width * len(self.offsets), np.int64) for mark in marks}
+        self.ready = {mark: _Table(1, np.bool_) for mark in marks}
         get = self.index.get
         self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
                                       _vocabulary.NGRAM_CACHE_ENTRIES)
                          for kind, attribute in SLOT_ATTRIBUTES.items()}
         self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), _vocabulary.NGRAM_CACHE_ENTRIES)
 
-    def _add_types(self, words: list[str]) -> None:
-        """Computes for ``words``, new vocabulary rows, the summed weights (K,) of each word's own
-        attributes and the ids of the attributes it gives its neighbours, for each mark."""
-        for mark in self.sums:
-            self._add_marked_types(words, mark)
-
-    def _add_marked_types(self, words: list[str], mark: str) -> None:
-        attributes = [marked(type_attributes(word, self.config, self.vocabulary.resources), mark) for word in words]
-        lengths = np.fromiter(map(len, attributes), np.int64, len(words))
+    def _type_rows(self, rows: np.ndarray, mark: str) -> None:
+        """Makes, for the vocabulary ``rows`` (m,) that lack them, the summed weights (K,) of each
+        word's own attributes (with ``mark``) and the ids of the attributes it gives its neighbours."""
+        sums, neighbour_ids, ready = self.sums[mark], self.neighbour_ids[mark], self.ready[mark]
+        for table in (sums, neighbour_ids, ready):
+            table.resize(len(self.vocabulary))
+        rows = np.unique(rows[~ready.array[rows, 0]])
+        if not len(rows):
+            return
+        words = [self.vocabulary.words[row] for row in rows]
+        config, resources, get = self.config, self.vocabulary.resources, self.index.get
+        attributes = [marked(type_attributes(word, config, resources), mark) for word in words]
         starts = np.zeros(len(words) + 1, np.int64)
-        np.cumsum(lengths, out=starts[1:])
-        ids = np.fromiter(map(self.index.get, chain.from_iterable(attributes), repeat(-1)), np.int64, starts[-1])
-        sums = np.zeros((len(words), self.weights.shape[1]))
-        _add_weights(sums, self.weights, (np.zeros((len(words), 0), np.int64), starts, ids))
-        self.sums[mark].extend(sums)
-        neighbour_ids = np.full((len(words), self.width * len(self.offsets)), -1, np.int64)
-        get, resources = self.index.get, self.vocabulary.resources
-        for row, word in enumerate(words):
-            for k, offset in enumerate(self.offsets):
-                attributes = marked(context_attributes(word, offset, self.config, resources), mark)
-                neighbour_ids[row, k * self.width:k * self.width + len(attributes)] = [get(a, -1) for a in attributes]
-        self.neighbour_ids[mark].extend(neighbour_ids)
+        np.cumsum(np.fromiter(map(len, attributes), np.int64, len(words)), out=starts[1:])
+        ids = np.fromiter(map(get, chain.from_iterable(attributes), repeat(-1)), np.int64, starts[-1])
+        rows_sums = np.zeros((len(words), self.weights.shape[1]))
+        _add_weights(rows_sums, self.weights, (np.zeros((len(words), 0), np.int64), starts, ids))
+        sums.array[rows] = rows_sums
+        given = np.full((len(words), len(self.offsets), self.width), -1, np.int64)
+        for k, offset in enumerate(self.offsets):
+            for row, word in enumerate(words):
+                context = marked(context_attributes(word, offset, config, resources), mark)
+                given[row, k, :len(context)] = [get(attribute, -1) for attribute in context]
+        neighbour_ids.array[rows] = given.reshape(len(words), -1)
+        ready.array[rows] = True
 
-    def unary(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
-        """(n, K) state scores of a document's tokens (all sentences, in order)."""
+    def unary(self, sentences: Sequence[Sequence[str]], documents: np.ndarray | None = None) -> np.ndarray:
+        """(n, K) state scores of a document's tokens (all sentences, in order); with ``documents``
+        (S,), each sentence's document number, of several documents' at once, each featurised as
+        if alone."""
         if len(self.vocabulary) >= ID_CACHE_TYPES:
             self._clear()
-        document = _Document(sentences, self.config, self.vocabulary)
-        if len(self.sums[""]) < len(self.vocabulary):
-            self._add_types(self.vocabulary.words[len(self.sums[""]):])
+        document = _Document(sentences, self.config, self.vocabulary, documents)
+        self._type_rows(document.rows, "")
         rows = document.rows
         n = len(rows)
         unary = self.sums[""].array[rows]
@@ -102,6 +109,7 @@ class AttributeScores:
         _context_ids(ids, places, (self.neighbour_ids[""].array, self.offset_array, self.edge_ids))
         if CASELESS_MARK in self.sums and document.caseless.any():  # their marked rows (neighbours: same sentence)
             caseless = document.caseless[document.sentence]
+            self._type_rows(rows[caseless], CASELESS_MARK)
             unary[caseless] = self.sums[CASELESS_MARK].array[rows[caseless]]
             marked_ids = np.empty_like(ids)
             _context_ids(marked_ids, places, (self.neighbour_ids[CASELESS_MARK].array, self.offset_array, self.edge_ids))

@@ -48,10 +48,15 @@ class _Table:
         self.extend(np.asarray(row)[None])
 
     def extend(self, rows: np.ndarray) -> None:
-        while self.size + len(rows) > len(self.array):
+        start = self.size
+        self.resize(start + len(rows))
+        self.array[start:self.size] = rows
+
+    def resize(self, size: int) -> None:
+        """Holds ``size`` rows (new ones zero), doubling the array as often as needed."""
+        while size > len(self.array):
             self.array = np.concatenate([self.array, np.zeros_like(self.array)])
-        self.array[self.size:self.size + len(rows)] = rows
-        self.size += len(rows)
+        self.size = max(self.size, size)
 
 
 class _Codes(dict):
@@ -172,13 +177,14 @@ def _neighbours(codes: np.ndarray, firsts: np.ndarray, lasts: np.ndarray) -> tup
 
 class _DocumentTables:
     """What the document-level rules find, from the tokens of the cased sentences: for each
-    lowercase form of the document (its *form number*, the index of its code in ``codes``), its
+    lowercase form of the document (its *form number*, the index of its key in ``codes``), its
     most frequent surface form, and the document attributes of the capitalised tokens
     (``d:lower`` ... ``c+1:l=``, :func:`ragged_attribute`; ``tokens`` (m,) and ``keys`` (m,),
     each token's in order).
 
     Args:
-        lower, flags, rows: (n,) the tokens' lowercase codes, flags and vocabulary rows.
+        lower, flags, rows: (n,) the tokens' keys (lowercase code, plus the document number times
+            ``_PAIR`` when several documents are featurised at once), flags and vocabulary rows.
         position: (n,) each token's place in its sentence.
         cased_sentence: (n,) whether the token's sentence is cased (not caseless).
         before, after: (n,) the lowercase codes of each token's neighbours.
@@ -192,7 +198,7 @@ class _DocumentTables:
         self.best, self.tokens, self.keys = _document_tables(columns, len(self.codes), context)
 
     def forms_of(self, codes: np.ndarray) -> np.ndarray:
-        """(m,) the form numbers of lowercase ``codes`` (m,), -1 for a code not in the document."""
+        """(m,) the form numbers of the keys ``codes`` (m,), -1 for a key not in the document."""
         forms = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
         return np.where(self.codes[forms] == codes, forms, -1) if len(self.codes) else np.full(len(codes), -1)
 

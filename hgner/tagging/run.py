@@ -16,6 +16,7 @@ from .inputs import Input
 from .tagger import TaggedGroup, Tagger, add_to_language_sample
 from .writers import Writer
 
+BATCH_DOCUMENTS, BATCH_BYTES = 64, 200_000  # inputs read ahead and tagged together (_batches)
 PROGRESS_BYTES = 1_000_000  # show a progress bar (on a terminal) for more input than this, or several inputs
 
 
@@ -33,9 +34,14 @@ def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[In
     """Each input with its text and decoded groups, in input order. One job streams groups as they
     are decoded; several jobs tag whole inputs in forked worker processes (files only)."""
     if jobs <= 1 or len(inputs) < 2 or any(i.path == "-" for i in inputs):
-        for document in inputs:
-            text = document.read()
-            yield document, text, tagger.tag_text(text)
+        for batch in _batches(inputs):
+            texts: list[str] = []
+            try:
+                texts.extend(document.read() for document in batch)
+            except BaseException:  # an input that cannot be read: the ones before it are still tagged and written
+                yield from zip(batch, texts, tagger.tag_texts(texts, len(texts) or 1))
+                raise
+            yield from zip(batch, texts, tagger.tag_texts(texts, len(texts)))
         return
     global _worker_tagger
     tagger.pipeline.decode([["Warm", "up", "."]])  # load the kernels once, before forking
@@ -45,6 +51,25 @@ def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[In
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         for document, (text, groups) in zip(inputs, pool.imap(_tag_whole, inputs, chunksize=batch)):
             yield document, text, groups
+
+
+def _batches(inputs: list[Input]) -> Iterator[list[Input]]:
+    """``inputs`` in order, a few at a time: up to :data:`BATCH_DOCUMENTS` inputs and about
+    :data:`BATCH_BYTES` bytes (short documents are decoded together, long ones stream alone).
+    Standard input comes alone, after the inputs before it are written."""
+    batch: list[Input] = []
+    size = 0
+    for document in inputs:
+        if document.path == "-" and batch:
+            yield batch
+            batch, size = [], 0
+        batch.append(document)
+        size += document.size()
+        if len(batch) == BATCH_DOCUMENTS or size >= BATCH_BYTES or document.path == "-":
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bool, jobs: int = 1) -> None:

@@ -200,12 +200,21 @@ class Tagger:
         return [entity for group in self.tag_text(text) for entity in group.entities]
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[Entity]]:
-        """The entities of each text, in order, as :meth:`tag` gives them. Texts are taken
-        ``batch_size`` at a time and handed to the tokenizer's ``pipe``, then decoded one document each."""
+        """The entities of each text, in order, as :meth:`tag` gives them, tagged ``batch_size``
+        texts at a time (:meth:`tag_texts`)."""
         check_argument(isinstance(texts, Iterable) and not isinstance(texts, str), "texts",
                        "an iterable of texts (tag() takes one text)", texts)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise HgnerError(f"batch_size must be at least 1, got {batch_size!r}")
+        for groups in self.tag_texts(texts, batch_size):
+            yield [entity for group in groups for entity in group.entities]
+
+    def tag_texts(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[Iterable[TaggedGroup]]:
+        """The decoded groups of each text, in order, as :meth:`tag_text` gives them. Texts are taken
+        ``batch_size`` at a time; those of one group each are decoded together
+        (:meth:`~hgner.pipeline.Pipeline.decode_documents`: one graph and one decoder call for up
+        to a group's tokens), so short texts cost little more than their tokens. A longer text's
+        groups come lazily, as :meth:`tag_text`'s do."""
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise HgnerError(f"{named('batch_size')} must be at least 1, got {batch_size!r}")
         batch: list[str] = []
         for text in texts:
             check_text(text, "texts")
@@ -215,12 +224,40 @@ class Tagger:
                 batch = []
         yield from self._tag_batch(batch)
 
-    def _tag_batch(self, texts: list[str]) -> Iterator[list[Entity]]:
-        short = [t for t in texts if len(t) <= BLOCK_CHARS]  # longer texts are tokenized block by block
-        tokenized = self.tokenizer.pipe(short, batch_size=max(1, len(short)))
-        for text in texts:
-            sentences = next(tokenized) if len(text) <= BLOCK_CHARS else self.sentences(text)
-            yield [entity for group in self.tag_sentences(text, sentences) for entity in group.entities]
+    def _tag_batch(self, texts: list[str]) -> Iterator[Iterable[TaggedGroup]]:
+        # each text's sentences when it is short enough to be tokenized at once, else None
+        short = [len(text) <= BLOCK_CHARS and not text.isspace() for text in texts]
+        tokenized = self.tokenizer.pipe([text for text, small in zip(texts, short) if small], batch_size=len(texts) or 1)
+        sentences = [list(next(tokenized)) if small else None for small in short]
+        decoded: dict[int, TaggedGroup] = {}  # the texts of one group each, decoded together
+        together: list[int] = []
+        size = 0
+        for i, found in enumerate(sentences):
+            tokens = sum(len(s.tokens) for s in found) if found else self.group_tokens + 1
+            if tokens > self.group_tokens:
+                continue
+            if together and size + tokens > self.group_tokens:
+                decoded.update(self._decode_together(texts, sentences, together))
+                together, size = [], 0
+            together.append(i)
+            size += tokens
+        decoded.update(self._decode_together(texts, sentences, together))
+        for i, text in enumerate(texts):
+            if i in decoded:
+                yield [decoded[i]]
+            elif sentences[i] is not None:
+                yield self.tag_sentences(text, sentences[i])
+            else:
+                yield self.tag_text(text)
+
+    def _decode_together(self, texts: list[str], sentences: list[list[TokenizedSentence] | None],
+                         indices: list[int]) -> dict[int, TaggedGroup]:
+        """The group of each of the texts ``indices`` (each tokenized into ``sentences[i]``, at
+        least one token), decoded together."""
+        groups = [sentences[i] or [] for i in indices]
+        results = self.pipeline.decode_documents([[s.tokens for s in group] for group in groups])
+        return {i: self._kept(TaggedGroup(group, result.tags, entities(texts[i], group, result), result.marginals))
+                for i, group, result in zip(indices, groups, results)}
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         result = self.pipeline.decode([s.tokens for s in group])
