@@ -32,7 +32,7 @@ import dataclasses
 import inspect
 import json
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +47,7 @@ from .tokenizer import TextTokenizer, split_sentences
 from .validation import check, read_json
 
 if TYPE_CHECKING:
-    from .tagging.tagger import Tagger
+    from .tagging.tagger import TaggedGroup, Tagger
 
 CONFIDENCE = "hgner_confidence"
 CFG_FILE = "cfg"
@@ -122,13 +122,31 @@ class HgnerComponent:
                               f"model's training corpus (spacy.blank({trained!r}) matches the model)", stacklevel=2)
         return self._tagger
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
-        if doc.has_annotation("SENT_START"):
-            sentences = TextTokenizer.from_doc(doc, text)
-        else:  # hgner tag's own sentence rules, read off the tokens (the Doc is left alone)
-            sentences = split_sentences(doc, text)
+        return next(self.pipe([doc]))
+
+    def pipe(self, docs: Iterable[Doc], batch_size: int = 64) -> Iterator[Doc]:
+        """Each Doc with its entities, ``batch_size`` at a time: short Docs are decoded together
+        (:meth:`~hgner.tagging.tagger.Tagger.tag_tokenized`)."""
+        batch: list[Doc] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                yield from self._tag_docs(batch)
+                batch = []
+        yield from self._tag_docs(batch)
+
+    def _tag_docs(self, docs: list[Doc]) -> Iterator[Doc]:
+        texts = [doc.text for doc in docs]
+        # the Doc's sentences, else hgner tag's own sentence rules read off its tokens (the Doc is left alone)
+        sentences = [TextTokenizer.from_doc(doc, text) if doc.has_annotation("SENT_START") else split_sentences(doc, text)
+                     for doc, text in zip(docs, texts)]
+        for doc, groups in zip(docs, self.tagger.tag_tokenized(texts, list(sentences))):
+            self._add_entities(doc, groups)
+            yield doc
+
+    def _add_entities(self, doc: Doc, groups: Iterable[TaggedGroup]) -> None:
         spans = []
-        for group in self.tagger.tag_sentences(text, sentences):
+        for group in groups:
             for entity in group.entities:
                 # expand: an entity can end inside a Doc token, as "Corp" in "Corp." at a line end,
                 # whose final period hgner tag's sentence rules read as the full stop
@@ -143,7 +161,6 @@ class HgnerComponent:
             doc.spans[self.cfg["target"]] = spans
         else:
             doc.spans[self.cfg["target"]].extend(spans)
-        return doc
 
     def _set_ents(self, doc: Doc, spans: list[Span]) -> None:
         if self.cfg["overwrite"] or not doc.ents:

@@ -51,6 +51,20 @@ def test_load_tag_and_pipe(tag_model, monkeypatch):
         list(tagger.pipe(TEXTS, batch_size=0))
 
 
+@pytest.mark.parametrize("group_tokens", [12, 25, 20_000])
+def test_pipe_decodes_short_texts_together_as_each_alone(tag_model, group_tokens):
+    """Texts of one group each are decoded together up to a group's tokens; longer ones in groups
+    of their own. Entities, confidences, the label filter and the confidence threshold are each
+    text's own."""
+    texts = [*TEXTS, "Paris", "", " ", *TEXTS[::-1]]
+    for settings in ({}, {"labels": ["PER", "LOC"], "min_confidence": 0.6}):
+        tagger = hgner.load(tag_model, **settings)
+        tagger.group_tokens = group_tokens
+        expected = [tagger.tag(text) for text in texts]
+        assert list(tagger.pipe(texts, batch_size=4)) == expected
+        assert [[e for g in groups for e in g.entities] for groups in tagger.tag_texts(texts)] == expected
+
+
 def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
     sampled = hgner.load(tag_model, "gibbs", sweeps=30, seed=2, schedule="constant")
     assert sampled.pipeline.decoder.sweeps == 30 and sampled.pipeline.decoder.schedule == "constant"

@@ -115,3 +115,25 @@ def test_unary_equals_strings_on_ieer():
     model = CrfModel.load("en-3class")
     corpus = load_corpus("nltk:ieer")
     assert_same_unary(model, [[s.tokens for s in d.sentences] for d in corpus.documents])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.lists(st.sampled_from(WORDS + ["the", "man", "new", "york"]), min_size=1, max_size=8),
+                         min_size=1, max_size=3), min_size=1, max_size=5))
+def test_documents_scored_together_equal_each_alone(shipped, documents):
+    """Several documents in one call (each sentence numbered with its document) score as each alone:
+    the document tables, the caseless rule for a document without a capital letter, and the
+    truecasing never look across documents."""
+    alone = [shipped.document_unary(document) for document in documents]
+    numbers = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
+    together = shipped.document_unary([sentence for document in documents for sentence in document], numbers)
+    assert np.array_equal(together, np.concatenate(alone))
+
+
+def test_lowercased_document_beside_cased_ones(shipped):
+    """The caseless rule of a document without any capital letter applies to that document only."""
+    documents = [[["John", "Smith", "visited", "Paris", "."]], [["john", "smith", "visited", "paris", "."]]]
+    numbers = np.array([0, 1])
+    together = shipped.document_unary([s for d in documents for s in d], numbers)
+    assert np.array_equal(together, np.concatenate([shipped.document_unary(d) for d in documents]))
+    assert not np.array_equal(together[:5], together[5:])

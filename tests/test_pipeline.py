@@ -62,3 +62,17 @@ def test_viterbi_marginals_are_exact_and_sum_to_one(tiny_model, documents):
     result = Pipeline(tiny_model, make_decoder("viterbi", marginals=True)).decode(documents[0])
     np.testing.assert_allclose(result.marginals.sum(axis=1), 1.0)
     assert np.all(result.marginals[np.arange(len(result.labels)), result.labels] > 0)
+
+
+@pytest.mark.parametrize("name", available_decoders())
+def test_documents_decoded_together_equal_each_alone(tiny_model, documents, name):
+    """decode_documents gives each document what decode gives it alone, for every decoder (the
+    separable ones decode them in one graph)."""
+    pipeline = Pipeline(tiny_model, make_decoder(name, **{k: v for k, v in SHARED.items()
+                                                        if k in make_decoder(name).settings}))
+    alone = [pipeline.decode(sentences) for sentences in documents]
+    for got, expected in zip(pipeline.decode_documents(documents), alone, strict=True):
+        assert got.tags == expected.tags
+        np.testing.assert_array_equal(got.labels, expected.labels)
+        if expected.marginals is not None and pipeline.decoder.separable:
+            np.testing.assert_allclose(got.marginals, expected.marginals, rtol=0, atol=1e-12)

@@ -269,3 +269,11 @@ def test_to_disk_copies_only_the_sealed_files_and_refuses_links(tmp_path, tiny_m
     (model / "skip.npz").symlink_to("/dev/zero")  # a stray link: never followed
     with pytest.raises(HgnerError, match="skip.npz"):
         nlp.to_disk(tmp_path / "pipeline2")
+
+
+def test_pipe_equals_one_doc_at_a_time(tag_model):
+    """nlp.pipe decodes short Docs together (the component's pipe) and gives each Doc the
+    entities and confidences it gets alone."""
+    nlp = pipeline(tag_model)
+    alone = [ents(nlp(text)) for text in TEXTS]
+    assert [ents(doc) for doc in nlp.pipe(TEXTS, batch_size=3)] == alone

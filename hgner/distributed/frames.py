@@ -9,12 +9,12 @@ from typing import Any
 
 from ..errors import HgnerError
 from ..tagging.settings import DEFAULT_MODEL, TagSettings
-from .workers import for_workers, tag_text, worker_tagger
+from .workers import for_workers, tag_texts, worker_tagger
 
 
 def _tag_texts(texts: Iterable[str], settings: TagSettings) -> list[dict[str, Any]]:
-    tagger = worker_tagger(settings)
-    return [{"text": text, "entities": tag_text(tagger, text)[0]} for text in texts]
+    texts = list(texts)
+    return [{"text": text, "entities": entities} for text, (entities, _) in zip(texts, tag_texts(worker_tagger(settings), texts))]
 
 
 def tag_bag(bag: Any, model: str | Path = DEFAULT_MODEL, decoder: str | None = None, **settings: Any) -> Any:
@@ -26,9 +26,9 @@ def tag_bag(bag: Any, model: str | Path = DEFAULT_MODEL, decoder: str | None = N
 
 
 def _tag_frame(frame: Any, text_column: str, settings: TagSettings) -> Any:
-    tagger = worker_tagger(settings)
-    entities = [tag_text(tagger, text)[0] if isinstance(text, str) else [] for text in frame[text_column]]
-    return frame.assign(entities=entities)
+    texts = [text for text in frame[text_column] if isinstance(text, str)]
+    tagged = tag_texts(worker_tagger(settings), texts)
+    return frame.assign(entities=[next(tagged)[0] if isinstance(text, str) else [] for text in frame[text_column]])
 
 
 def tag_dataframe(ddf: Any, text_column: str = "text", model: str | Path = DEFAULT_MODEL,

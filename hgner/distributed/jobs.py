@@ -26,7 +26,7 @@ from ..validation import check, read_json
 from ..version import __version__
 from .connect import answered, close
 from .inputs import MANIFEST, PART_BYTES, Piece, _pyarrow_parquet, find_inputs, plan_parts, read_piece
-from .workers import for_workers, tag_text, worker_tagger
+from .workers import for_workers, tag_texts, worker_tagger
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -113,13 +113,12 @@ PART_REQUIREMENTS: dict[str, Callable[[], Any]] = {"parquet": _pyarrow_parquet}
 
 
 def _part_records(tagger: Tagger, job: PartJob, part: Part, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
-    for piece in part.pieces:
-        for source, text in read_piece(piece, job.text_column):
-            entities, tokens = tag_text(tagger, text)
-            counts["documents"] += 1
-            counts["tokens"] += tokens
-            counts["entities"] += len(entities)
-            yield jsonl_record(source, text if job.include_text else None, entities)
+    documents = [document for piece in part.pieces for document in read_piece(piece, job.text_column)]
+    for (source, text), (entities, tokens) in zip(documents, tag_texts(tagger, (text for _, text in documents))):
+        counts["documents"] += 1
+        counts["tokens"] += tokens
+        counts["entities"] += len(entities)
+        yield jsonl_record(source, text if job.include_text else None, entities)
 
 
 def tag_to_folder(client: Client, inputs: list[str], out: str | Path, settings: TagSettings, *,

@@ -4,6 +4,7 @@ task), found by a model reference that works on any machine of the cluster."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,15 @@ def worker_tagger(settings: TagSettings) -> Tagger:
     return tagger
 
 
-def tag_text(tagger: Tagger, text: str) -> tuple[list[dict[str, Any]], int]:
-    """The entities of one document as JSON objects, and its number of tokens."""
-    entities, tokens = [], 0
-    for group in tagger.tag_text(text):
-        entities += [e.to_json() for e in group.entities]
-        tokens += sum(len(s.tokens) for s in group.sentences)
-    return entities, tokens
+def tag_texts(tagger: Tagger, texts: Iterable[str]) -> Iterator[tuple[list[dict[str, Any]], int]]:
+    """The entities of each document as JSON objects, and its number of tokens, in order (short
+    documents decoded together: :meth:`~hgner.tagging.tagger.Tagger.tag_texts`)."""
+    for groups in tagger.tag_texts(texts):
+        entities, tokens = [], 0
+        for group in groups:
+            entities += [e.to_json() for e in group.entities]
+            tokens += sum(len(s.tokens) for s in group.sentences)
+        yield entities, tokens
 
 
 def model_reference(directory: Path) -> str:

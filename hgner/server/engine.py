@@ -118,14 +118,14 @@ class Engine:
         results = []
         count = 0
         sample: list[str] | None = []
-        for text in texts:
-            deadline.check()
+        deadline.check()
+        for text, groups in zip(texts, tagger.tag_texts(texts)):
             if sample is not None and add_to_language_sample(sample, text):
                 tagger.check_language(sample)
                 sample = None
             entities: list[dict[str, Any]] = []
             tokens: list[dict[str, Any]] = []
-            for group in tagger.tag_text(text):
+            for group in groups:
                 entities += [e.to_json() for e in group.entities]
                 count += sum(len(sentence.tokens) for sentence in group.sentences)
                 if options.tokens:

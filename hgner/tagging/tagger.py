@@ -225,10 +225,15 @@ class Tagger:
         yield from self._tag_batch(batch)
 
     def _tag_batch(self, texts: list[str]) -> Iterator[Iterable[TaggedGroup]]:
+        """:meth:`tag_tokenized` of ``texts``, the short ones tokenized together."""
         # each text's sentences when it is short enough to be tokenized at once, else None
         short = [len(text) <= BLOCK_CHARS and not text.isspace() for text in texts]
         tokenized = self.tokenizer.pipe([text for text, small in zip(texts, short) if small], batch_size=len(texts) or 1)
-        sentences = [list(next(tokenized)) if small else None for small in short]
+        return self.tag_tokenized(texts, [list(next(tokenized)) if small else None for small in short])
+
+    def tag_tokenized(self, texts: list[str], sentences: list[list[TokenizedSentence] | None]) -> Iterator[Iterable[TaggedGroup]]:
+        """The decoded groups of each text, as :meth:`tag_texts` gives them, from its sentences
+        (offsets into the text; None: tokenized here, block by block)."""
         decoded: dict[int, TaggedGroup] = {}  # the texts of one group each, decoded together
         together: list[int] = []
         size = 0
