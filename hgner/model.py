@@ -16,8 +16,9 @@ import numpy as np
 
 from . import schemes
 from .crfsuite_adapter import open_tagger, read_crfsuite_weights
-from .errors import HgnerError, ModelError, named
+from .errors import HgnerError, ModelError, named, warn
 from .features import TABLE_FILES, AttributeScores, FeatureConfig, FeatureResources, document_features
+from .features.typecache import TYPES_FILE, load_type_cache, made_for
 from .graph import FactorGraph
 from .integrity import SEAL_FILE
 from .modelfiles import (
@@ -34,6 +35,12 @@ from .modelfiles import (
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
+
+
+def type_cache_key(metadata: dict[str, Any]) -> str:
+    """The :func:`~hgner.features.typecache.made_for` of a model: its features, weights and word tables."""
+    depends = {MODEL_FILE, *TABLE_FILES.values()}
+    return made_for(metadata["features"], {k: v for k, v in metadata["files"].items() if k in depends})
 
 
 class CrfModel:
@@ -75,6 +82,15 @@ class CrfModel:
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
         self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config,
                                                 self.resources)
+        if TYPES_FILE in metadata.get("files", {}):  # the word types of the training corpus, made when it was built
+            scores = self.attribute_scores
+            types = load_type_cache(directory / TYPES_FILE, type_cache_key(metadata),
+                                    scores.marks, len(labels), len(attributes), scores.width * len(scores.offsets))
+            if types is not None:
+                scores.start_from(types)
+            else:
+                warn(f"{directory / TYPES_FILE}: made for other features, weights or word tables than the model's "
+                     "(a meta.json edited by hand?): not used; tagging is then slower at first, not different")
 
     @classmethod
     def load(cls, name_or_path: str | Path, calibration: float | None = None) -> CrfModel:

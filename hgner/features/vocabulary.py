@@ -99,6 +99,15 @@ class Vocabulary(dict):
         self.entries = Lookup(self._entry_lists, NGRAM_CACHE_ENTRIES)
         self.entry_lists = _Codes(())
 
+    def restore(self, words: list[str], lowers: list[str], shapes: list[str], rows: np.ndarray) -> None:
+        """Start from a saved state (:class:`~hgner.features.typecache.TypeCache`): the word types
+        ``words`` with their ``rows`` (T, 3), the codes' strings ``lowers`` and ``shapes`` after the
+        sentence marks."""
+        self.lowers, self.shapes = _Codes((*_MARKS, *lowers)), _Codes((*_MARKS, *shapes))
+        self.words = list(words)
+        self.update(zip(words, range(len(words))))
+        self.rows.extend(rows)
+
     @property
     def table(self) -> np.ndarray:
         """(types, 3) LOWER, SHAPE and FLAGS of each row (read it after :meth:`of`, which may grow it)."""

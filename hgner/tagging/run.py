@@ -34,14 +34,14 @@ def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[In
     """Each input with its text and decoded groups, in input order. One job streams groups as they
     are decoded; several jobs tag whole inputs in forked worker processes (files only)."""
     if jobs <= 1 or len(inputs) < 2 or any(i.path == "-" for i in inputs):
-        for batch in _batches(inputs):
+        for chunk in _batches(inputs):
             texts: list[str] = []
             try:
-                texts.extend(document.read() for document in batch)
+                texts.extend(document.read() for document in chunk)
             except BaseException:  # an input that cannot be read: the ones before it are still tagged and written
-                yield from zip(batch, texts, tagger.tag_texts(texts, len(texts) or 1))
+                yield from zip(chunk, texts, tagger.tag_texts(texts, len(texts) or 1))
                 raise
-            yield from zip(batch, texts, tagger.tag_texts(texts, len(texts)))
+            yield from zip(chunk, texts, tagger.tag_texts(texts, len(texts)))
         return
     global _worker_tagger
     tagger.pipeline.decode([["Warm", "up", "."]])  # load the kernels once, before forking

@@ -247,11 +247,11 @@ class Tagger:
             together.append(i)
             size += tokens
         decoded.update(self._decode_together(texts, sentences, together))
-        for i, text in enumerate(texts):
+        for i, (text, found) in enumerate(zip(texts, sentences)):
             if i in decoded:
                 yield [decoded[i]]
-            elif sentences[i] is not None:
-                yield self.tag_sentences(text, sentences[i])
+            elif found is not None:
+                yield self.tag_sentences(text, found)
             else:
                 yield self.tag_text(text)
 

@@ -23,13 +23,15 @@ from ..errors import ModelError, named
 from ..features import (
     GAZETTEER_MAX_TOKENS,
     TABLE_FILES,
+    AttributeScores,
     FeatureResources,
     document_features,
     fit_gazetteer,
     learn_truecase,
 )
+from ..features.typecache import TYPES_FILE
 from ..fileio import file_sha256
-from ..model import CrfModel
+from ..model import CrfModel, type_cache_key
 from ..modelfiles import MODEL_FILE, check_model_target, model_workspace, write_metadata
 from ..tokenizer import describe as describe_tokenizer
 from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
@@ -94,7 +96,19 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
     metadata["model_bytes"] = sum(p.stat().st_size for p in [work / MODEL_FILE, *(work / f for f in resource_files)])
     metadata = _ordered(metadata)
     write_metadata(work, metadata)
-    return CrfModel(work, metadata)
+    model = CrfModel(work, metadata)
+    write_type_cache(model, corpus)
+    return model
+
+
+def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
+    """Save with ``model`` the word types of its training ``corpus`` and their rows
+    (:mod:`hgner.features.typecache`): the state of its tagging path after scoring every document."""
+    scores = AttributeScores(model.attribute_index, model.state_weights, model.feature_config, model.resources)
+    for document in corpus.documents:
+        scores.unary([s.tokens for s in document.sentences])
+    scores.type_cache(type_cache_key(model.metadata)).save(model.directory / TYPES_FILE)
+    write_metadata(model.directory, model.metadata, changed=[TYPES_FILE])
 
 
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",

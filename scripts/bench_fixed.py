@@ -1,0 +1,176 @@
+"""Benchmark hgner's fixed costs (issue 39), optionally side by side with an earlier checkout in one run.
+
+Inputs, written to a temporary folder that is removed afterwards: the raw text of CoNLL-2003
+eng.train (tokens joined by spaces, one sentence per line, one file per document) repeated until
+it holds 1M and 2M tokens; eng.testb's and IEER's raw text, one file each; and 3,000 of eng.train's
+9-token sentences as separate texts. Figures (the issue's targets in brackets):
+
+* one process, ``hgner tag --format jsonl --files ...`` on 1M and 2M tokens: CPU seconds. The
+  steady state is the extra million tokens over the extra CPU seconds [>= 150,000 tokens/CPU-s],
+  and the fixed cost of a process is the 1M run's CPU seconds minus 1M tokens at the steady
+  state [<= 1.5 CPU-s].
+* ``hgner tag --cluster local:2`` on the 1M tokens: its wall time against the one-process run's
+  [>= 1.7x] and its CPU seconds against the one-process run's [<= 1.15x], with identical entities.
+* short texts: the 9-token texts through ``Tagger.pipe`` and through the spaCy component
+  (``nlp.pipe``, hgner's tokenizer), warm, in tokens per CPU-second [>= 80,000].
+* eng.testb's raw text in one command (``hgner tag --format conll``), wall seconds [<= 1.6 s on
+  a quiet machine].
+* with ``--baseline DIR`` (an earlier checkout of hgner, run from its folder with the same
+  interpreter and models): every figure for it too, and whether the outputs on eng.testb, IEER
+  and the 1M tokens are byte-identical.
+
+Wall seconds depend on what else runs on the machine: the script prints the load average before
+and after, and compares versions within one run only.
+
+Usage: python scripts/bench_fixed.py [--baseline DIR] [--runs 3] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_scale import raw_documents, write_repeated  # noqa: E402  (scripts/ is on the path when a script runs)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# runs ARGS and prints its wall seconds and CPU seconds (the command and its children)
+_MEASURE = """
+import resource, subprocess, sys, time
+started = time.perf_counter()
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(time.perf_counter() - started, usage.ru_utime + usage.ru_stime, code)
+"""
+
+# tokens per CPU-second of 9-token texts through Tagger.pipe and the spaCy component, warm
+_SHORT = """
+import json, sys, time
+import spacy
+import hgner
+from hgner.tokenizer import make_tokenizer
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+tokens = 9 * len(texts)
+tagger = hgner.load("en-conll03")
+list(tagger.pipe(texts))
+started = time.process_time()
+list(tagger.pipe(texts))
+pipe = tokens / (time.process_time() - started)
+nlp = spacy.blank("en")
+nlp.tokenizer = make_tokenizer(nlp)
+nlp.add_pipe("hgner", config={"model": "en-conll03"})
+list(nlp.pipe(texts))
+started = time.process_time()
+list(nlp.pipe(texts))
+print(json.dumps({"tagger_pipe": round(pipe), "spacy_pipe": round(tokens / (time.process_time() - started))}))
+"""
+
+
+class Version:
+    """One checkout of hgner, run as ``python -m hgner.cli`` with its folder first on the path."""
+
+    def __init__(self, name: str, root: Path) -> None:
+        self.name, self.root = name, root
+        self.environment = {**os.environ, "PYTHONPATH": str(root)}
+
+    def measure(self, args: list[str]) -> tuple[float, float]:
+        """Wall and CPU seconds of ``hgner ARGS`` (output discarded)."""
+        command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "hgner.cli", *args]
+        output = subprocess.run(command, capture_output=True, text=True, check=True, env=self.environment).stdout.split()
+        if output[2] != "0":
+            raise SystemExit(f"{self.name}: hgner {' '.join(args[:3])} ... failed with status {output[2]}")
+        return float(output[0]), float(output[1])
+
+    def short_texts(self, texts: Path) -> dict[str, int]:
+        output = subprocess.run([sys.executable, "-c", _SHORT, str(texts)], capture_output=True, text=True, check=True,
+                                env=self.environment, cwd=tempfile.gettempdir()).stdout
+        return json.loads(output)
+
+
+def median_run(version: Version, args: list[str], runs: int) -> dict[str, float]:
+    timings = [version.measure(args) for _ in range(runs)]
+    return {"wall_seconds": round(statistics.median(t[0] for t in timings), 2),
+            "cpu_seconds": round(statistics.median(t[1] for t in timings), 2)}
+
+
+def part_entities(folder: Path) -> list[list[dict]]:
+    return [json.loads(line)["entities"] for part in sorted(folder.glob("part-*.jsonl"))
+            for line in part.read_text(encoding="utf-8").splitlines()]
+
+
+def figures(version: Version, work: Path, inputs: dict[str, list[str]], runs: int) -> dict:
+    out = work / version.name
+    out.mkdir()
+    one = {size: median_run(version, ["tag", "--format", "jsonl", "-o", str(out / f"{size}.jsonl"), "--files", *paths],
+                            runs if size == "1M" else 1)
+           for size, paths in (("1M", inputs["1M"]), ("2M", inputs["2M"]))}
+    steady = inputs["tokens_1M"] / (one["2M"]["cpu_seconds"] - one["1M"]["cpu_seconds"])
+    cluster = median_run(version, ["tag", "--cluster", "local:2", str(work / "1M"), "--out", str(out / "cluster")], 1)
+    one_entities = [json.loads(line)["entities"] for line in (out / "1M.jsonl").read_text(encoding="utf-8").splitlines()]
+    testb = median_run(version, ["tag", "--format", "conll", "-o", str(out / "testb.conll"), inputs["testb"][0]], runs)
+    version.measure(["tag", "--format", "conll", "-o", str(out / "ieer.conll"), inputs["ieer"][0]])
+    return {
+        "one_process_1M": one["1M"], "one_process_2M": one["2M"],
+        "steady_tokens_per_cpu_second": round(steady),
+        "fixed_cpu_seconds": round(one["1M"]["cpu_seconds"] - inputs["tokens_1M"] / steady, 2),
+        "cluster_local_2": {**cluster, "speedup_over_one_process": round(one["1M"]["wall_seconds"] / cluster["wall_seconds"], 2),
+                            "cpu_over_one_process": round(cluster["cpu_seconds"] / one["1M"]["cpu_seconds"], 2),
+                            "identical_entities": part_entities(out / "cluster") == one_entities},
+        "testb_raw_one_command": testb,
+        "short_texts_tokens_per_cpu_second": version.short_texts(work / "short.json"),
+    }
+
+
+def write_inputs(work: Path) -> dict:
+    documents = raw_documents("conll2003:train")
+    paths_1m, tokens_1m = write_repeated(work / "1M", documents, 1_000_000)
+    paths_2m, _ = write_repeated(work / "2M", documents, 2_000_000)
+    inputs: dict = {"1M": paths_1m, "2M": paths_2m, "tokens_1M": tokens_1m}
+    for name, corpus in (("testb", "conll2003:testb"), ("ieer", "nltk:ieer")):
+        path = work / f"{name}.txt"
+        path.write_text("\n".join(text for text, _ in raw_documents(corpus)), encoding="utf-8")
+        inputs[name] = [str(path)]
+    sentences = [text.split("\n") for text, _ in documents]
+    nine = [line for lines in sentences for line in lines if len(line.split()) == 9][:3000]
+    (work / "short.json").write_text(json.dumps(nine), encoding="utf-8")
+    return inputs
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", type=Path, help="an earlier checkout of hgner to measure side by side")
+    parser.add_argument("--runs", type=int, default=3, help="repetitions of the short commands; medians (default 3)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args()
+    versions = [Version("current", ROOT)] + ([Version("baseline", args.baseline.resolve())] if args.baseline else [])
+    report: dict = {"cpus": os.cpu_count(), "load_average_before": load_average()}
+    with tempfile.TemporaryDirectory(prefix="hgner-bench-fixed-") as folder:
+        work = Path(folder)
+        inputs = write_inputs(work)
+        report["tokens_1M"] = inputs["tokens_1M"]
+        for version in versions:
+            report[version.name] = figures(version, work, inputs, args.runs)
+            print(version.name, json.dumps(report[version.name], indent=2), file=sys.stderr)
+        if args.baseline:
+            report["byte_identical_to_baseline"] = {
+                name: filecmp.cmp(work / "current" / name, work / "baseline" / name, shallow=False)
+                for name in ("testb.conll", "ieer.conll", "1M.jsonl")}
+    report["load_average_after"] = load_average()
+    print(json.dumps(report, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The word-type cache saved with a model (hgner/features/typecache.py): a model built by
+``train`` has one, tagging with it gives the same numbers bit for bit as without it, and a cache
+that does not fit the model is refused, naming the array."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hgner.errors import ModelError
+from hgner.features import AttributeScores
+from hgner.features.typecache import TYPES_FILE
+from hgner.integrity import seal
+from hgner.model import CrfModel
+from hgner.modelfiles import SEALED_FILES
+
+WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acme", "Corp", "of", "New", "York",
+         "unseenword", "Unseen", "Reuters", ",", "said", "the", "man"]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> CrfModel:
+    return CrfModel.load("en-conll03")  # caseless rows too
+
+
+@pytest.fixture
+def copy_model(tiny_model, tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(tiny_model.directory, target)
+    return target
+
+
+def without_cache(model: CrfModel) -> AttributeScores:
+    return AttributeScores(model.attribute_index, model.state_weights, model.feature_config, model.resources)
+
+
+def test_a_trained_model_records_its_training_word_types(tiny_model, tiny_corpus):
+    assert TYPES_FILE in tiny_model.metadata["files"]
+    loaded = CrfModel.load(tiny_model.directory)
+    assert {token for sentence in tiny_corpus.sentences for token in sentence.tokens} <= set(
+        loaded.attribute_scores.vocabulary.words)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=10), min_size=1, max_size=4))
+def test_scores_with_the_cache_equal_scores_without_it(shipped, document):
+    assert np.array_equal(shipped.document_unary(document), without_cache(shipped).unary(document))
+
+
+def test_the_tiny_corpus_scores_the_same_with_and_without_the_cache(tiny_model, tiny_corpus):
+    loaded, fresh = CrfModel.load(tiny_model.directory), without_cache(tiny_model)
+    for document in tiny_corpus.documents:
+        sentences = [s.tokens for s in document.sentences]
+        assert np.array_equal(loaded.document_unary(sentences), fresh.unary(sentences))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda a: a.update(rows=a["rows"][:-1]), "rows: expected shape"),
+    (lambda a: a.update(sums=np.full_like(a["sums"], np.inf)), "sums: expected finite numbers"),
+    (lambda a: a.update(neighbour_ids=a["neighbour_ids"] + 10**6), "neighbour_ids: expected attribute ids"),
+    (lambda a: a.update(words_utf8=np.frombuffer(b"\xff" * len(a["words_utf8"]), np.uint8)), "words: not UTF-8"),
+    (lambda a: a.pop("ready"), "holds"),
+])
+def test_a_cache_that_does_not_fit_is_refused(copy_model, change, message):
+    path = copy_model / TYPES_FILE
+    with np.load(path) as stored:
+        arrays = {name: stored[name] for name in stored.files}
+    change(arrays)
+    np.savez(path, **arrays)
+    from hgner.modelfiles import refresh_files
+
+    refresh_files(copy_model, [TYPES_FILE])  # resealed: only our checks stand between the file and tagging
+    seal(copy_model, SEALED_FILES)
+    with pytest.raises(ModelError, match=f"{TYPES_FILE}: .*{message}"):
+        CrfModel.load(copy_model)
