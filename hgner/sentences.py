@@ -90,7 +90,7 @@ def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> boo
     """
     if not ended and _ISO_DATE.fullmatch(following):
         return False
-    if ended or len(line) < WRAPPED_LINE_CHARS or last == ":" or not any(c.islower() for c in line):
+    if ended or len(line) < WRAPPED_LINE_CHARS or last == ":" or (last != "," and not any(c.islower() for c in line)):
         return True
     first = following[:1]
     if last[-1:] == ".":
