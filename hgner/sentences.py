@@ -31,6 +31,7 @@ rules), so a change to them applies to every model.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -141,6 +142,7 @@ def ends_headline(tokens: list[str], word: str) -> bool:
 _LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 DASHES = frozenset({"-", "--", "\u2013", "\u2014"})  # a dash spaced on both sides after a sentence end opens the next
 _QUOTES = frozenset("\"'«»‹›“”„‘’‚")
+_LIST_NUMBER = re.compile(r"(\d{1,2})\. ")  # a list number's candidates: then checked against the tokens
 LIST_ITEMS = 3  # the fewest items numbered one after another (1. 2. 3.) that make a list inside a paragraph
 
 
@@ -180,10 +182,12 @@ def list_markers(text: str, words: list[tuple[int, int]]) -> set[int]:
     markers: set[int] = set()
     run: list[int] = []
     previous = 0
-    for i, (start, end) in enumerate(words[:-2]):
-        if not (end - start <= 2 and text[start:end].isdigit() and words[i + 1] == (end, end + 1)
-                and text[end] == "." and text[end + 1:end + 2] == " "):
-            continue
+    starts = [start for start, _ in words]
+    for match in _LIST_NUMBER.finditer(text):
+        start, end = match.span(1)
+        i = bisect_left(starts, start)
+        if not (i + 2 < len(words) and words[i] == (start, end) and words[i + 1] == (end, end + 1)):
+            continue  # not a number token followed by a period token
         if start == 0 or text[start - 1] in "\n\r":
             markers.add(start)
         if not text[words[i + 2][0]].isupper():
@@ -236,36 +240,40 @@ class _Splitter:
         return (opens_sentence(self.text, start, word)
                 or ((word in DASHES or (word == '"' and not self.quoted)) and _spaced(self.text, start, word)))
 
-    def word(self, start: int, word: str, is_punct: bool) -> None:
-        text = self.text
-        if self.line_break:
-            self.line_break = False
-            end = self.offsets[-1][1]
-            line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
-            if line_ends_sentence(text[line_start:end], self.tokens[-1], self.ended, word):
-                self.close(True)
-        tokens = self.tokens
-        if word == "." and tokens and self.offsets[-1][1] == start and self.offsets[-1][0] in self.markers:
-            tokens[-1] += "."
-            self.offsets[-1] = (self.offsets[-1][0], start + 1)
-            return
-        opens = is_punct and self.opens(start, word)
-        if (start in self.markers or (self.ended and (not is_punct or opens))
-                or (tokens and word[:1].isupper() and _ISO_DATE.fullmatch(tokens[-1]))
-                or ends_headline(tokens, word)):
-            self.close(False)
-        elif tokens and not self.ended and abbreviation_ends(tokens[-1], word, opens, self.stops):
+    def line_end(self, following: str) -> None:
+        """At the first token after a single line break: end the sentence if the line ends one."""
+        self.line_break = False
+        text, end = self.text, self.offsets[-1][1]
+        line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+        if line_ends_sentence(text[line_start:end], self.tokens[-1], self.ended, following):
             self.close(True)
+
+    def word(self, start: int, word: str, is_punct: bool) -> None:
+        if self.line_break:
+            self.line_end(word)
         tokens = self.tokens
+        if tokens:
+            last = tokens[-1]
+            if word == "." and self.offsets[-1][1] == start and self.offsets[-1][0] in self.markers:
+                tokens[-1] += "."  # a list number keeps its period
+                self.offsets[-1] = (self.offsets[-1][0], start + 1)
+                return
+            opens = is_punct and (self.ended or last[-1] == ".") and self.opens(start, word)
+            if ((self.ended and (not is_punct or opens)) or start in self.markers
+                    or (word[:1].isupper() and (_ISO_DATE.fullmatch(last) or ends_headline(tokens, word)))):
+                self.close(False)
+            elif last[-1] == "." and not self.ended and abbreviation_ends(last, word, opens, self.stops):
+                self.close(True)
+            tokens = self.tokens
         tokens.append(word)
         self.offsets.append((start, start + len(word)))
         if word == '"':
             self.quoted = not self.quoted
-        if _ISO_DATE.fullmatch(word):
+        elif word[:1].isdigit() and _ISO_DATE.fullmatch(word):
             split = dateline_start(tokens)
             if split:
                 self.cut(split)
-        if word in SENTENCE_END:
+        elif word in SENTENCE_END:
             self.ended = True
 
 
