@@ -4,14 +4,17 @@ targets of the raw-text issue, measured by the code as it is.
 * en-conll03 with Viterbi on eng.testb: corpus tokens, and raw text laid out one sentence per
   line, each document one paragraph on one line, and that paragraph hard-wrapped at 72 columns
   [lines within 0.2 of corpus tokens; paragraph and wrapped within 0.5 of lines];
-* Wikigold (``--wikigold``, IOB1): corpus tokens against raw text [within 1.0];
-* tokenizer agreement on eng.testa and eng.testb (scripts/tokenizer_agreement.py) [>= 98% on testb];
+* the same on the development sets, eng.testa and Wikigold (``--wikigold``, IOB1) [Wikigold's
+  lines within 1.0 of its corpus tokens]; ``--dev`` measures these alone, for tuning without the test set;
+* tokenizer agreement on eng.testa and eng.testb, and on the development sets in each layout the
+  share of the corpus's sentence boundaries found and of the found boundaries that are the
+  corpus's (scripts/tokenizer_agreement.py) [agreement >= 98% on testb];
 * with ``--baseline DIR`` (a checkout of an earlier hgner, e.g. ``git worktree add /tmp/base main``):
   CPU seconds of ``hgner tag --format jsonl`` on eng.testb's raw text, one file per document,
   this tree against the baseline, runs alternating [at most 10% more].
 
-Usage: python scripts/bench_rawtext.py [--model en-conll03] [--wikigold NAME_OR_FILE] [--baseline DIR]
-       [--runs 3] [--json FILE]
+Usage: python scripts/bench_rawtext.py [--model en-conll03] [--wikigold NAME_OR_FILE] [--dev]
+       [--baseline DIR] [--runs 3] [--json FILE]
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="en-conll03", help="model name or directory (default en-conll03)")
     parser.add_argument("--wikigold", default="wikigold", help="Wikigold: its catalogue name (default) or a CoNLL file")
+    parser.add_argument("--dev", action="store_true", help="the development sets only (eng.testa, Wikigold): no test set")
     parser.add_argument("--baseline", type=Path, help="an earlier hgner checkout to compare tagging speed with")
     parser.add_argument("--runs", type=int, default=3, help="speed runs per version; medians reported (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
@@ -82,16 +86,22 @@ def main() -> None:
 
     model = CrfModel.load(args.model)
     figures: dict = {"model": model.name}
-    testb = load_corpus("conll2003:testb")
-    figures["testb_tokens"] = f1(evaluate(model, testb, EvaluateOptions()))
-    for layout in LAYOUTS:
-        figures[f"testb_raw_{layout}"] = f1(evaluate(model, testb, EvaluateOptions(input="raw", layout=layout)))
-    wikigold = load_corpus(args.wikigold, "IOB1")
-    figures["wikigold_tokens"] = f1(evaluate(model, wikigold, EvaluateOptions()))
-    figures["wikigold_raw_lines"] = f1(evaluate(model, wikigold, EvaluateOptions(input="raw")))
+    corpora = {"testa": load_corpus("conll2003:testa"), "wikigold": load_corpus(args.wikigold, "IOB1")}
+    if not args.dev:
+        corpora = {"testb": load_corpus("conll2003:testb"), **corpora}
+    for key, corpus in corpora.items():
+        figures[f"{key}_tokens"] = f1(evaluate(model, corpus, EvaluateOptions()))
+        for layout in LAYOUTS:
+            figures[f"{key}_raw_{layout}"] = f1(evaluate(model, corpus, EvaluateOptions(input="raw", layout=layout)))
     tokenizer = TextTokenizer(model_language(model.metadata))
-    for split in ("testa", "testb"):
+    for split in ("testa",) if args.dev else ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)
+    for key, name in (("testa", "conll2003:testa"), ("wikigold", args.wikigold)):
+        for layout in LAYOUTS:
+            found = agreement(name, tokenizer, layout, 0)
+            figures[f"boundaries_{key}_{layout}"] = {"recall": round(found["boundary_recall"], 2),
+                                                     "precision": round(found["boundary_precision"], 2),
+                                                     "agreement": round(found["agreement"], 2)}
     if args.baseline:
         figures["tag_speed"] = speed(args.model, args.baseline, args.runs)
     for key, value in figures.items():

@@ -1,9 +1,7 @@
-"""hgner.tokenizer: CoNLL-like tokens, sentence boundaries from punctuation and line layout,
+"""hgner.tokenizer: CoNLL-like tokens (sentence ends: tests/test_sentences.py),
 offsets that always point back into the text, and the tokenizer offered to spaCy pipelines."""
 
 from __future__ import annotations
-
-import textwrap
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,10 +15,6 @@ TOKENIZER = TextTokenizer("en")
 
 def tokens(text: str) -> list[str]:
     return [t for s in TOKENIZER(text) for t in s.tokens]
-
-
-def sentences(text: str) -> list[str]:
-    return [" ".join(s.tokens) for s in TOKENIZER(text)]
 
 
 @pytest.mark.parametrize("word", ["AL-AIN", "Jean-Luc", "Collomb-Patton", "Emilia-Romagna", "al-Boushi", "1996-12-06",
@@ -39,98 +33,6 @@ def test_conll_keeps_whole(word):
 ])
 def test_hard_cases(text, expected):
     assert tokens(text) == expected
-
-
-def test_final_period_of_an_abbreviation_at_a_line_end_is_the_full_stop():
-    assert sentences("It bought Lear Corp.\nThe deal closed in the U.S.\n") == [
-        "It bought Lear Corp .", "The deal closed in the U.S ."]
-    assert tokens("Lear Corp. said it would buy it.") == ["Lear", "Corp.", "said", "it", "would", "buy", "it", "."]
-
-
-def test_blank_line_always_ends_a_sentence():
-    long_line = "the committee said on Tuesday that it would consider the matter further and"
-    assert len(long_line) > 72
-    assert sentences(f"{long_line}\n\nthen it left") == [long_line, "then it left"]
-    assert sentences("one\r\n\r\ntwo") == ["one", "two"]
-
-
-def test_headline_dateline_byline():
-    text = ("SOCCER - JAPAN GET LUCKY WIN , CHINA IN SURPRISE DEFEAT .\nNadim Ladki\n"
-            "AL-AIN , United Arab Emirates 1996-12-06\nJapan began the defence of their Asian Cup title with a "
-            "lucky 2-1 win against Syria in a Group C championship match on Friday .\n")
-    assert sentences(text) == [
-        "SOCCER - JAPAN GET LUCKY WIN , CHINA IN SURPRISE DEFEAT .",
-        "Nadim Ladki",
-        "AL-AIN , United Arab Emirates 1996-12-06",
-        "Japan began the defence of their Asian Cup title with a lucky 2-1 win against Syria in a Group C "
-        "championship match on Friday .",
-    ]
-    assert sentences("NORTHERN ITALY\n\nHeavy rain fell.") == ["NORTHERN ITALY", "Heavy rain fell ."]
-    assert sentences("RESULTS OF THE DAY IN THE ENGLISH PREMIER LEAGUE AND THE SCOTTISH CUP MATCHES\nLondon won") == [
-        "RESULTS OF THE DAY IN THE ENGLISH PREMIER LEAGUE AND THE SCOTTISH CUP MATCHES", "London won"]
-
-
-def test_hard_wrapped_paragraph_is_not_split_at_line_ends():
-    first = ("Japan began the defence of their Asian Cup title with a lucky win against Syria in a Group C "
-             "championship match on Friday, after the Syrians had dominated the second half of the game.")
-    second = "But China saw their luck desert them in the second match of the group, crashing to a surprise defeat."
-    wrapped = textwrap.fill(f"{first} {second}", 72)
-    assert wrapped.count("\n") >= 3
-    assert sentences(wrapped) == [" ".join(tokens(first)), " ".join(tokens(second))]
-
-
-def test_dateline_ends_its_sentence_in_running_text():
-    assert sentences("AL-AIN, United Arab Emirates 1996-12-06 Japan began the defence") == [
-        "AL-AIN , United Arab Emirates 1996-12-06", "Japan began the defence"]
-    assert sentences("It expires 1996-12-06 and then") == ["It expires 1996-12-06 and then"]
-
-
-def test_headline_and_byline_run_into_the_dateline_and_first_sentence():
-    """A whole article as one paragraph: the byline, the dateline and the headline without a full
-    stop each end their sentence, so the entities of the first sentence keep their context."""
-    assert sentences("SOCCER - JAPAN GET LUCKY WIN, CHINA IN SURPRISE DEFEAT. Nadim Ladki AL-AIN, United Arab "
-                     "Emirates 1996-12-06 Japan began the defence of their title.") == [
-        "SOCCER - JAPAN GET LUCKY WIN , CHINA IN SURPRISE DEFEAT .", "Nadim Ladki",
-        "AL-AIN , United Arab Emirates 1996-12-06", "Japan began the defence of their title ."]
-    assert sentences("Larisa Sayenko MINSK 1996-08-30 Belarus said on Friday.") == [
-        "Larisa Sayenko", "MINSK 1996-08-30", "Belarus said on Friday ."]
-    assert sentences("SWIMMING - POPOV TRAINS IN U.S. Maggie McNeil said it.") == [
-        "SWIMMING - POPOV TRAINS IN U.S.", "Maggie McNeil said it ."]
-    # all caps inside a cased sentence, or too short a run, is not a headline
-    assert sentences("He met NEW YORK officials and the UN Secretary on Monday.") == [
-        "He met NEW YORK officials and the UN Secretary on Monday ."]
-    assert sentences("It was reported by the BBC World Service 1996-08-30 in London.") == [
-        "It was reported by the BBC World Service 1996-08-30 in London ."]
-
-
-def test_wrapped_paragraph_keeps_datelines_and_initials_together():
-    text = textwrap.fill("ATHLETICS - HARRISON, EDWARDS TO MEET IN SARAJEVO. MONTE CARLO 1996-08-30 Olympic "
-                         "champion Kenny Harrison will take part, said the official. The county of Gloucestershire "
-                         "then beat the side of the S. Watkin in a long match at the ground on Friday.", 72)
-    assert "CARLO\n1996" in text and "S.\nWatkin" in text
-    assert sentences(text) == [
-        "ATHLETICS - HARRISON , EDWARDS TO MEET IN SARAJEVO .", "MONTE CARLO 1996-08-30",
-        "Olympic champion Kenny Harrison will take part , said the official .",
-        "The county of Gloucestershire then beat the side of the S. Watkin in a long match at the ground on Friday ."]
-
-
-@pytest.mark.parametrize(("language", "text", "expected"), [
-    ("es", "Llegó a Madrid. ¿Qué hará Juan? ¡Nadie lo sabe! «Vamos», dijo Ana.",
-     ["Llegó a Madrid .", "¿ Qué hará Juan ?", "¡ Nadie lo sabe !", "« Vamos » , dijo Ana ."]),
-    ("en", 'He left Paris. "We will win," said John. (Reuters) reported it.',
-     ["He left Paris .", '" We will win , " said John .', "( Reuters ) reported it ."]),
-    # closing marks stay with the sentence they end: no space before them, or spaces on both sides
-    ("en", 'He said "no." Then (he left.) It ended. \' Yes.',
-     ['He said " no . "', "Then ( he left . )", "It ended . '", "Yes ."]),
-])
-def test_an_opening_mark_after_a_sentence_end_starts_the_next_sentence(language, text, expected):
-    assert [" ".join(s.tokens) for s in TextTokenizer(language)(text)] == expected
-
-
-def test_results_table_lines_end_their_sentences():
-    text = ("Alex Corretja (Spain) beat Byron Black (Zimbabwe) 7-6 (8-6) 3-6 6-2 6-2\n"
-            "Scott Draper (Australia) beat Jason Stoltenberg (Australia) 6-4 6-2\n")
-    assert len(sentences(text)) == 2
 
 
 def test_spacy_users_get_the_same_tokens():
