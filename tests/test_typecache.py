@@ -24,7 +24,9 @@ WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acm
 
 @pytest.fixture(scope="module")
 def shipped() -> CrfModel:
-    return CrfModel.load("en-conll03")  # caseless rows too
+    model = CrfModel.load("en-conll03")  # caseless rows too
+    assert model.attribute_scores.types is not None and len(model.attribute_scores.vocabulary) > 40_000
+    return model
 
 
 @pytest.fixture
@@ -77,3 +79,20 @@ def test_a_cache_that_does_not_fit_is_refused(copy_model, change, message):
     seal(copy_model, SEALED_FILES)
     with pytest.raises(ModelError, match=f"{TYPES_FILE}: .*{message}"):
         CrfModel.load(copy_model)
+
+
+def test_a_cache_made_for_other_features_is_not_used(copy_model):
+    """A meta.json edited by hand (and resealed) with other features: the cache is left unused,
+    with a warning, and the model tags as it would without it."""
+    import json
+
+    from hgner.errors import HgnerWarning
+    from hgner.modelfiles import META_FILE
+
+    meta = json.loads((copy_model / META_FILE).read_text())
+    meta["features"]["affixes"] = 2
+    (copy_model / META_FILE).write_text(json.dumps(meta))
+    seal(copy_model, SEALED_FILES)
+    with pytest.warns(HgnerWarning, match="types.npz: made for other features"):
+        model = CrfModel.load(copy_model)
+    assert model.attribute_scores.types is None
