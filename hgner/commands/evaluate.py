@@ -53,7 +53,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "document's text, tag it as 'hgner tag' does, score entities by character span")
     parser.add_argument("--layout", choices=LAYOUTS, default="lines",
                         help="with --input raw: one sentence per line (default), all sentences of a document on "
-                             "one line, or one sentence per line hard-wrapped at 72 columns")
+                             "one line (paragraph), or that paragraph hard-wrapped at 72 columns (wrapped)")
     _add_outputs(parser)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a decoder setting (repeatable), given to every decoder that takes it, e.g. --set "
