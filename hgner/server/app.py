@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import HgnerError
 from ..version import __version__
+from .batching import TagBatches
 from .engine import CompareOptions, Engine, TagOptions, decoder_infos
 from .limits import Admission, Deadline, NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
@@ -243,12 +244,13 @@ def _endpoint(scope: Scope, path: str) -> str:
 
 # --------------------------------------------------------------------------- the application
 class Service:
-    """What one worker holds: the settings, the engine, the decoding thread, the admission queue
-    and the metrics."""
+    """What one worker holds: the settings, the engine, the decoding thread, the admission queue,
+    the ``/v1/tag`` requests waiting to be tagged together and the metrics."""
 
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self.engine = Engine(settings.models, settings.timeout)
+        self.batches = TagBatches(self.engine)
         self.metrics = Metrics()
         self.admission = Admission(settings.max_queue)
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")  # a new one at each start
@@ -375,8 +377,12 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
         options = TagOptions(body.model or service.default_model, body.decoder, body.graph, body.sweeps, body.seed,
                              body.settings, body.min_confidence, body.tokens)
 
-        results, warnings, decoder, tokens = await service.run(
-            lambda deadline: service.engine.tag(texts, options, deadline), sum(map(len, texts)))
+        waiting = service.batches.add(texts, options)  # tagged with the requests waiting beside it
+        try:
+            results, warnings, decoder, tokens = await service.run(
+                lambda deadline: service.batches.answer(waiting, deadline), sum(map(len, texts)))
+        finally:
+            service.batches.forget(waiting)
         service.metrics.tokens.inc(tokens)
         answer: dict[str, Any] = {"model": options.model, "decoder": decoder, "graph": options.graph,
                                   "warnings": warnings}

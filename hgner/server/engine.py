@@ -28,7 +28,7 @@ from ..model import CrfModel
 from ..modelfiles import SKIP_FILES
 from ..pipeline import Pipeline
 from ..tagging.settings import TagSettings
-from ..tagging.tagger import LANGUAGE_SAMPLE_WORDS, Tagger, add_to_language_sample, entities
+from ..tagging.tagger import Tagger, add_to_language_sample, entities
 from .limits import Deadline
 
 TAGGER_CACHE = 64  # taggers kept per worker (one per model, decoder, graph and settings asked)
@@ -105,36 +105,52 @@ class Engine:
         """Each text's ``{"entities": [...], "tokens": [...]?}``, the warnings, the decoder's name
         and the number of tokens tagged, as ``hgner tag`` gives them; :class:`~hgner.server.limits.TimedOut`
         once ``deadline`` passes (checked between groups of sentences)."""
-        with warnings.catch_warnings(record=True) as caught:  # (one request at a time per worker)
+        return self.tag_requests([texts], options, deadline)[0]
+
+    def tag_requests(self, requests: Sequence[Sequence[str]], options: TagOptions,
+                     deadline: Deadline) -> list[tuple[list[dict[str, Any]], list[str], str, int]]:
+        """:meth:`tag` of several requests with the same options at once: their texts are tagged
+        together (short ones decoded together, :meth:`~hgner.tagging.tagger.Tagger.tag_texts`), each
+        request gets its own texts' answers, the warnings of the options and those of its own
+        texts (the language check reads each request's texts alone)."""
+        with warnings.catch_warnings(record=True) as caught:  # (one batch at a time per worker)
             warnings.simplefilter("always")
             tagger = self._tagger(options)
-            results, count = self._tag_texts(tagger, texts, options, deadline)
-        notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, HgnerWarning)))
-        return results, notes, tagger.decoder_name, count
+            answers = self._tag_texts(tagger, [text for texts in requests for text in texts], options, deadline)
+        shared = _notes(caught)
+        out, start = [], 0
+        for texts in requests:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                sample: list[str] = []
+                for text in texts:
+                    if add_to_language_sample(sample, text):
+                        break
+                if sample:  # (as hgner tag reads it: the first words, to the end of the text that gives enough)
+                    tagger.check_language(sample)
+            mine = answers[start:start + len(texts)]
+            start += len(texts)
+            out.append(([result for result, _ in mine], list(dict.fromkeys(shared + _notes(caught))), tagger.decoder_name,
+                        sum(count for _, count in mine)))
+        return out
 
     def _tag_texts(self, tagger: Any, texts: Sequence[str], options: TagOptions,
-                   deadline: Deadline) -> tuple[list[dict[str, Any]], int]:
-        """Each text's entities (and tokens), and the number of tokens tagged."""
-        results = []
-        count = 0
-        sample: list[str] | None = []
+                   deadline: Deadline) -> list[tuple[dict[str, Any], int]]:
+        """Each text's entities (and tokens), and its number of tokens."""
+        answers = []
         deadline.check()
         for text, groups in zip(texts, tagger.tag_texts(texts)):
-            if sample is not None and add_to_language_sample(sample, text):
-                tagger.check_language(sample)
-                sample = None
             entities: list[dict[str, Any]] = []
             tokens: list[dict[str, Any]] = []
+            count = 0
             for group in groups:
                 entities += [e.to_json() for e in group.entities]
                 count += sum(len(sentence.tokens) for sentence in group.sentences)
                 if options.tokens:
                     tokens += _token_rows(text, group, tagger.pipeline.model.labels)
                 deadline.check()
-            results.append({"entities": entities, "tokens": tokens} if options.tokens else {"entities": entities})
-        if sample:
-            tagger.check_language(sample[:LANGUAGE_SAMPLE_WORDS])
-        return results, count
+            answers.append(({"entities": entities, "tokens": tokens} if options.tokens else {"entities": entities}, count))
+        return answers
 
     def _tagger(self, options: TagOptions) -> Any:
         """The cached :class:`~hgner.tagging.tagger.Tagger` for ``options``: the
@@ -256,6 +272,11 @@ def decoder_infos() -> list[dict[str, Any]]:
 
 def _has_skip(metadata: Mapping[str, Any]) -> bool:
     return all(f in metadata.get("files", {}) for f in SKIP_FILES)
+
+
+def _notes(caught: Sequence[warnings.WarningMessage]) -> list[str]:
+    """The messages of the hgner warnings ``caught``, each once, in order."""
+    return list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, HgnerWarning)))
 
 
 def _token_rows(text: str, group: Any, labels: Sequence[str]) -> list[dict[str, Any]]:
