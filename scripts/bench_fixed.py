@@ -15,6 +15,8 @@ it holds 1M and 2M tokens; eng.testb's and IEER's raw text, one file each; and 3
   (``nlp.pipe``, hgner's tokenizer), warm, in tokens per CPU-second [>= 80,000].
 * eng.testb's raw text in one command (``hgner tag --format conll``), wall seconds [<= 1.6 s on
   a quiet machine].
+* the accepted floor: the CPU seconds of a process that imports spaCy and numba and makes
+  ``spacy.blank("en")``, which the fixed cost includes.
 * with ``--baseline DIR`` (an earlier checkout of hgner, run from its folder with the same
   interpreter and models): every figure for it too, and whether the outputs on eng.testb, IEER
   and the 1M tokens are byte-identical.
@@ -71,6 +73,17 @@ started = time.process_time()
 list(nlp.pipe(texts))
 print(json.dumps({"tagger_pipe": round(pipe), "spacy_pipe": round(tokens / (time.process_time() - started))}))
 """
+
+
+# the accepted floor (issue 39): importing spaCy and numba and making a blank English pipeline
+_FLOOR = "import spacy, numba; spacy.blank('en')"
+
+
+def floor_cpu_seconds(runs: int) -> float:
+    """CPU seconds of a Python process that imports spaCy and numba and makes ``spacy.blank("en")``."""
+    command = [sys.executable, "-c", _MEASURE, sys.executable, "-c", _FLOOR]
+    return round(statistics.median(float(subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()[1])
+                                   for _ in range(runs)), 2)
 
 
 class Version:
@@ -154,7 +167,8 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
     versions = [Version("current", ROOT)] + ([Version("baseline", args.baseline.resolve())] if args.baseline else [])
-    report: dict = {"cpus": os.cpu_count(), "load_average_before": load_average()}
+    report: dict = {"cpus": os.cpu_count(), "load_average_before": load_average(),
+                    "floor_cpu_seconds": floor_cpu_seconds(args.runs)}
     with tempfile.TemporaryDirectory(prefix="hgner-bench-fixed-") as folder:
         work = Path(folder)
         inputs = write_inputs(work)
