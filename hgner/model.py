@@ -165,6 +165,19 @@ class CrfModel:
                                  self.calibration * self.transitions,
                                  [len(s) for s in sentences], labels=self.labels)
 
+    def chain_graphs(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[FactorGraph]:
+        """Each document's :meth:`chain_graph`, the documents featurised together (each as if alone)."""
+        sentences = [sentence for document in documents for sentence in document]
+        numbers = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
+        unary = self.calibration * self.document_unary(sentences, numbers)
+        graphs, start = [], 0
+        for document in documents:
+            size = sum(map(len, document))
+            graphs.append(FactorGraph.chain(unary[start:start + size], self.calibration * self.transitions,
+                                            [len(s) for s in document], labels=self.labels))
+            start += size
+        return graphs
+
     @cached_property
     def _crfsuite(self) -> Any:
         """crfsuite's own tagger on the model file, opened on first use (the reference decoder only)."""

@@ -55,9 +55,14 @@ class Pipeline:
         self.skip = skip.load(model) if graph == "skip" else None
 
     def prepare(self, sentences: Sequence[Sequence[str]]) -> DocumentGraph:
-        chain = self.model.chain_graph(sentences)
-        graph = chain if self.skip is None else self.skip.graph(chain, sentences)
-        return DocumentGraph(sentences, chain, graph)
+        return self._with_skip(sentences, self.model.chain_graph(sentences))
+
+    def prepare_documents(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[DocumentGraph]:
+        r"""Each document :meth:`prepare`\ d, their features found together (:meth:`~hgner.model.CrfModel.chain_graphs`)."""
+        return [self._with_skip(sentences, chain) for sentences, chain in zip(documents, self.model.chain_graphs(documents))]
+
+    def _with_skip(self, sentences: Sequence[Sequence[str]], chain: FactorGraph) -> DocumentGraph:
+        return DocumentGraph(sentences, chain, chain if self.skip is None else self.skip.graph(chain, sentences))
 
     def decode_prepared(self, prepared: DocumentGraph) -> DocumentResult:
         if self.decoder.decodes_features:

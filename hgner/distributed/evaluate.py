@@ -31,7 +31,7 @@ def _worker_scorer(reference: str, calibration: float, plan: EvaluationPlan) -> 
 def _score_batch(reference: str, calibration: float, plan: EvaluationPlan, documents: list[Document],
                  keep: bool) -> list[DocumentOutcome]:
     scorer = _worker_scorer(reference, calibration, plan)
-    return [scorer(document, keep) for document in documents]
+    return list(scorer.outcomes(documents, keep))
 
 
 def score_documents(client: Client, model: CrfModel, plan: EvaluationPlan, documents: list[Document],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -18,9 +18,11 @@ from ..corpus import Corpus, Document
 from ..decoders import Decoder, decoder_class, make_decoder
 from ..decoders.chain import Viterbi, viterbi
 from ..model import CrfModel
-from ..pipeline import Pipeline
+from ..pipeline import DocumentGraph, Pipeline
 from ..scoring import EntityCounts, consistency_pairs, entity_spans
 from .options import Run
+
+BATCH_TOKENS = 20_000  # tokens of the documents whose graphs are built together
 
 
 def _is_reference(decoder: Decoder) -> bool:
@@ -133,10 +135,33 @@ class DocumentScorer:
 
     def __call__(self, document: Document, keep_predictions: bool = False) -> DocumentOutcome:
         """Decode ``document`` with every run and score it against its gold tags."""
-        plan, exact = self.plan, self.certifying_run
+        return next(self.outcomes([document], keep_predictions))
+
+    def outcomes(self, documents: Iterable[Document], keep_predictions: bool = False) -> Iterator[DocumentOutcome]:
+        """Each document's outcome, in order: their graphs built a few documents at a time (up to
+        :data:`BATCH_TOKENS` tokens: short documents' features found together), each decoded alone."""
+        batch: list[Document] = []
+        size = 0
+        for document in documents:
+            tokens = sum(len(s.tokens) for s in document.sentences)
+            if batch and size + tokens > BATCH_TOKENS:
+                yield from self._batch(batch, keep_predictions)
+                batch, size = [], 0
+            batch.append(document)
+            size += tokens
+        yield from self._batch(batch, keep_predictions)
+
+    def _batch(self, documents: list[Document], keep_predictions: bool) -> Iterator[DocumentOutcome]:
         started = time.perf_counter()
-        prepared = self.builder.prepare([s.tokens for s in document.sentences])
-        build_seconds = time.perf_counter() - started
+        prepared = self.builder.prepare_documents([[s.tokens for s in d.sentences] for d in documents])
+        tokens = [sum(len(s.tokens) for s in d.sentences) for d in documents]
+        per_token = (time.perf_counter() - started) / (sum(tokens) or 1)  # shared by the documents, by their tokens
+        for document, graphs, size in zip(documents, prepared, tokens):
+            yield self._outcome(document, graphs, per_token * size, keep_predictions)
+
+    def _outcome(self, document: Document, prepared: DocumentGraph, build_seconds: float,
+                 keep_predictions: bool) -> DocumentOutcome:
+        plan, exact = self.plan, self.certifying_run
         decoded = []  # (result, decode seconds) per run
         for run_graph, pipeline in self.pipelines:
             started = time.perf_counter()
@@ -183,5 +208,4 @@ plan, the documents and whether to keep predictions -> each document's outcome, 
 def local_outcomes(model: CrfModel, plan: EvaluationPlan, documents: Sequence[Document],
                    keep: bool) -> Iterator[DocumentOutcome]:
     """Each document's :class:`DocumentOutcome`, decoded in this process, one at a time."""
-    scorer = DocumentScorer(model, plan)
-    return (scorer(document, keep) for document in documents)
+    return DocumentScorer(model, plan).outcomes(documents, keep)
