@@ -76,3 +76,31 @@ def test_documents_decoded_together_equal_each_alone(tiny_model, documents, name
         np.testing.assert_array_equal(got.labels, expected.labels)
         if expected.marginals is not None and pipeline.decoder.separable:
             np.testing.assert_allclose(got.marginals, expected.marginals, rtol=0, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def skip_model(tiny_model, tiny_corpus, tmp_path_factory):
+    """The tiny model with a skip potential."""
+    import shutil
+
+    from hgner import skip
+    from hgner.model import CrfModel
+    from hgner.training import skip as skip_training
+
+    directory = tmp_path_factory.mktemp("skip") / "model"
+    shutil.copytree(tiny_model.directory, directory)
+    skip.save(skip_training.estimate(tiny_corpus, tiny_model), directory)
+    return CrfModel.load(directory)
+
+
+@pytest.mark.parametrize("graph", ["chain", "skip"])
+def test_documents_prepared_together_equal_each_alone(skip_model, documents, graph):
+    """prepare_documents builds each document's graphs as prepare builds them alone."""
+    pipeline = Pipeline(skip_model, make_decoder("viterbi" if graph == "chain" else "exact"), graph)
+    together = pipeline.prepare_documents([*documents, [["Jim"]], documents[0]])
+    for got, sentences in zip(together, [*documents, [["Jim"]], documents[0]], strict=True):
+        expected = pipeline.prepare(sentences)
+        for ours, theirs in ((got.chain, expected.chain), (got.graph, expected.graph)):
+            np.testing.assert_array_equal(ours.unary, theirs.unary)
+            np.testing.assert_array_equal(ours.edges, theirs.edges)
+            np.testing.assert_array_equal(ours.potentials, theirs.potentials)
