@@ -121,6 +121,7 @@ def part_entities(folder: Path) -> list[list[dict]]:
 def figures(version: Version, work: Path, inputs: dict[str, list[str]], runs: int) -> dict:
     out = work / version.name
     out.mkdir()
+    version.measure(["tag", "Warm up in Paris ."])  # numba compiles (or loads from its cache) the kernels once
     one = {size: median_run(version, ["tag", "--format", "jsonl", "-o", str(out / f"{size}.jsonl"), "--files", *paths],
                             runs if size == "1M" else 1)
            for size, paths in (("1M", inputs["1M"]), ("2M", inputs["2M"]))}

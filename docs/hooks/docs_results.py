@@ -331,6 +331,46 @@ def serve_section() -> list[str]:
     return lines
 
 
+_FIXED_ROWS = [  # (figure, target, how to read it from one version's figures)
+    ("fixed cost of one process, CPU-s (1M and 2M tokens)", "<= 1.5", lambda v: f"{v['fixed_cpu_seconds']:.2f}"),
+    ("steady state, tokens per CPU-second", ">= 150,000", lambda v: f"{v['steady_tokens_per_cpu_second']:,}"),
+    ("1M tokens, one process: CPU-s", "", lambda v: f"{v['one_process_1M']['cpu_seconds']:.2f}"),
+    ("`--cluster local:2` against one process, wall", ">= 1.7x",
+     lambda v: f"{v['cluster_local_2']['speedup_over_one_process']:.2f}x"),
+    ("`--cluster local:2` against one process, CPU", "<= 1.15x",
+     lambda v: f"{v['cluster_local_2']['cpu_over_one_process']:.2f}x"),
+    ("`--cluster local:2` entities equal one process's", "yes",
+     lambda v: "yes" if v["cluster_local_2"]["identical_entities"] else "no"),
+    ("9-token texts, `Tagger.pipe`, tokens per CPU-second", ">= 80,000",
+     lambda v: f"{v['short_texts_tokens_per_cpu_second']['tagger_pipe']:,}"),
+    ("9-token texts, the spaCy component, tokens per CPU-second", ">= 80,000",
+     lambda v: f"{v['short_texts_tokens_per_cpu_second']['spacy_pipe']:,}"),
+    ("eng.testb's raw text in one command, wall seconds", "<= 1.6",
+     lambda v: f"{v['testb_raw_one_command']['wall_seconds']:.2f}"),
+]
+
+
+def fixed_costs_section() -> list[str]:
+    """Issue 39's figures, from ``fixed-costs.json`` (``scripts/bench_fixed.py --json``)."""
+    fixed = load("fixed-costs")
+    versions = [name for name in ("current", "baseline") if name in fixed]
+    lines = ["", "## Fixed costs", "",
+             "From `docs/results/fixed-costs.json`, written by `python scripts/bench_fixed.py --baseline DIR --json "
+             "docs/results/fixed-costs.json`, DIR a checkout of hgner before the word-type cache and the batching "
+             f"of short documents, measured in the same run (load average {fixed['load_average_before']} before, "
+             f"{fixed['load_average_after']} after; {fixed['cpus']} cores). The fixed cost includes the accepted "
+             f"floor, importing spaCy and numba and making `spacy.blank(\"en\")`: {fixed['floor_cpu_seconds']:.2f} CPU-s.", "",
+             "| figure | target | " + " | ".join({"current": "now", "baseline": "before"}[v] for v in versions) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in versions) + " |"]
+    for figure, target, read in _FIXED_ROWS:
+        lines.append(f"| {figure} | {target} | " + " | ".join(read(fixed[v]) for v in versions) + " |")
+    if "byte_identical_to_baseline" in fixed:
+        same = fixed["byte_identical_to_baseline"]
+        lines.extend(["", "Outputs byte-identical to the earlier checkout's: "
+                      + ", ".join(f"{name} {'yes' if equal else 'no'}" for name, equal in same.items()) + "."])
+    return lines
+
+
 def speed_page() -> str:
     memory = load("memory")
     lines = ["# Speed and memory", "",
@@ -352,6 +392,8 @@ def speed_page() -> str:
             for sweeps, rows in by_sweeps.items():
                 lines.append(f"| {report['corpus']} | {report['tokens']:,} | {report['build_seconds']:.2f} | {decoder} | "
                              f"{sweeps or '-'} | {mean(rows, 'decode_seconds'):.2f} | {mean(rows, 'total_seconds'):.2f} |")
+    if (RESULTS / "fixed-costs.json").is_file():
+        lines.extend(fixed_costs_section())
     if (RESULTS / "serve.json").is_file():
         lines.extend(serve_section())
     for path in sorted(RESULTS.glob("bench-*.json")):
@@ -363,6 +405,7 @@ def speed_page() -> str:
                   "| `scripts/bench_pipeline.py` | features, unary matrix, Viterbi, forward-backward and crfsuite's tagger, tokens/s |",
                   "| `scripts/bench_tag.py --json FILE` | `hgner tag` end to end on eng.testb's raw text, first output, the spaCy component |",
                   "| `scripts/bench_scale.py --json FILE` | 1M tokens in one process and on `--cluster local:2`, Dask's overhead |",
+                  "| `scripts/bench_fixed.py --baseline DIR --json FILE` | fixed costs: a process, a short text, a Dask worker |",
                   "| `scripts/bench_memory.py` | peak resident memory of `hgner evaluate` |",
                   "| `scripts/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
     return "\n".join(lines)
