@@ -58,16 +58,16 @@ import json, sys, time
 import spacy
 import hgner
 from hgner.tokenizer import make_tokenizer
-texts = json.load(open(sys.argv[1], encoding="utf-8"))
+texts, model = json.load(open(sys.argv[1], encoding="utf-8")), sys.argv[2]
 tokens = 9 * len(texts)
-tagger = hgner.load("en-conll03")
+tagger = hgner.load(model)
 list(tagger.pipe(texts))
 started = time.process_time()
 list(tagger.pipe(texts))
 pipe = tokens / (time.process_time() - started)
 nlp = spacy.blank("en")
 nlp.tokenizer = make_tokenizer(nlp)
-nlp.add_pipe("hgner", config={"model": "en-conll03"})
+nlp.add_pipe("hgner", config={"model": model})
 list(nlp.pipe(texts))
 started = time.process_time()
 list(nlp.pipe(texts))
@@ -92,18 +92,19 @@ class Version:
     def __init__(self, name: str, root: Path) -> None:
         self.name, self.root = name, root
         self.environment = {**os.environ, "PYTHONPATH": str(root)}
+        self.model = str(root / "models" / "en-conll03")  # its own copy (an installed hgner's would win by name)
 
     def measure(self, args: list[str]) -> tuple[float, float]:
-        """Wall and CPU seconds of ``hgner ARGS`` (output discarded)."""
-        command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "hgner.cli", *args]
+        """Wall and CPU seconds of ``hgner ARGS --model`` its en-conll03 (output discarded)."""
+        command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "hgner.cli", *args, "--model", self.model]
         output = subprocess.run(command, capture_output=True, text=True, check=True, env=self.environment).stdout.split()
         if output[2] != "0":
             raise SystemExit(f"{self.name}: hgner {' '.join(args[:3])} ... failed with status {output[2]}")
         return float(output[0]), float(output[1])
 
     def short_texts(self, texts: Path) -> dict[str, int]:
-        output = subprocess.run([sys.executable, "-c", _SHORT, str(texts)], capture_output=True, text=True, check=True,
-                                env=self.environment, cwd=tempfile.gettempdir()).stdout
+        output = subprocess.run([sys.executable, "-c", _SHORT, str(texts), self.model], capture_output=True, text=True,
+                                check=True, env=self.environment, cwd=tempfile.gettempdir()).stdout
         return json.loads(output)
 
 
