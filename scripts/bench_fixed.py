@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_scale import raw_documents, write_repeated  # noqa: E402  (scripts/ is on the path when a script runs)
+from bench_scale import load_average, raw_documents, write_repeated  # noqa: E402  (scripts/ is on the path when a script runs)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -156,10 +156,6 @@ def write_inputs(work: Path) -> dict:
     nine = [line for lines in sentences for line in lines if len(line.split()) == 9][:3000]
     (work / "short.json").write_text(json.dumps(nine), encoding="utf-8")
     return inputs
-
-
-def load_average() -> str:
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def main() -> None:
