@@ -147,3 +147,42 @@ def test_reseal_seals_a_model_that_loads_and_refuses_one_that_does_not(copy, cap
     assert main([str(copy)]) == 2
     assert "truncated" in capsys.readouterr().err
     assert not (copy / SEAL_FILE).exists()
+
+
+def test_each_model_file_is_hashed_once_per_load(copy, monkeypatch):
+    import hashlib
+
+    from hgner import fileio, integrity
+
+    hashed = []
+    real = hashlib.sha256
+
+    def counting(data=b"", *args, **kwargs):
+        hashed.append(bytes(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(integrity.hashlib, "sha256", counting)
+    monkeypatch.setattr(fileio.hashlib, "sha256", counting)
+    CrfModel.load(copy)
+    sealed = json.loads((copy / SEAL_FILE).read_text())["files"]
+    assert sorted(hashed) == sorted((copy / name).read_bytes() for name in sealed)  # each file once, meta.json too
+
+
+def test_a_files_map_that_disagrees_with_the_seal_is_refused(copy):
+    from hgner.integrity import seal
+    from hgner.modelfiles import SEALED_FILES
+
+    meta = json.loads((copy / META_FILE).read_text())
+    right = dict(meta["files"][MODEL_FILE])
+    meta["files"][MODEL_FILE]["sha256"] = "0" * 64
+    (copy / META_FILE).write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # meta.json resealed as edited: the seal holds, the map is wrong
+    with pytest.raises(ModelError, match=f"{MODEL_FILE}: damaged: meta.json records a size or sha256 other than"):
+        CrfModel.load(copy)
+    meta["files"][MODEL_FILE] = right
+    meta["files"]["skip.json"] = meta["files"][MODEL_FILE]  # a file the folder lacks (and the seal does not record)
+    assert not (copy / "skip.json").exists()
+    (copy / META_FILE).write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)
+    with pytest.raises(ModelError, match="skip.json: meta.json records it but seal.json does not"):
+        CrfModel.load(copy)
