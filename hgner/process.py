@@ -1,10 +1,12 @@
 """The command-line process: its signals and its standard streams, in one place.
 
-:func:`hgner.entry.entry` (the ``hgner`` console script) first calls :func:`install`, which turns SIGINT,
-SIGTERM and SIGHUP into exceptions (:class:`KeyboardInterrupt`, :class:`Terminated`), so that
-whenever one arrives (during imports too) the context managers that own temporary files and
-folders remove them, and the command ends with one line and exit status 130, 143 or 129, never a
-traceback. A second signal while the first is being handled ends the process at once (one line).
+The command's first line of hgner code (``hgner/__init__.py``, when the process is the ``hgner``
+command) blocks SIGINT, SIGTERM and SIGHUP; :func:`run` (what :func:`hgner.entry.entry`, the console
+script, calls) installs the handlers of :func:`install` and unblocks them. The handlers turn the
+signals into exceptions (:class:`KeyboardInterrupt`, :class:`Terminated`), so that whenever one
+arrives (during imports too, or held back until then) the context managers that own temporary
+files and folders remove them, and the command ends with one line and exit status 130, 143 or 129,
+never a traceback. A second signal while the first is being handled ends the process at once (one line).
 
 :func:`guard_streams` makes closed standard streams harmless: a closed descriptor 0, 1 or 2 is
 pointed at ``/dev/null`` (so no file the command opens takes its number and receives its
@@ -200,9 +202,12 @@ class quiet_forks:
 
 def run(load: Callable[[], Callable[[], int]]) -> int:
     """Install the handlers, then call ``load()`` (which imports the command, under them) and the
-    function it returns; the exit status. After a signal the process ends here (see :func:`install`)."""
-    install()
+    function it returns; the exit status. After a signal the process ends here (see :func:`install`).
+    Signals that ``hgner/__init__.py`` held back while the command was imported arrive here."""
     try:
+        install()
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, EXIT_STATUS)  # (a pending one raises here)
         guard_streams()
         status = load()()
     except (KeyboardInterrupt, Terminated) as error:  # during imports, or outside the CLI's own boundary

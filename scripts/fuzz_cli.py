@@ -181,6 +181,8 @@ def output_path(rng: random.Random, work: Path, inputs: list[Path], suffix: str)
 
 
 SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+BEFORE_HGNER = "signals before hgner's first line"
+TALLY: Counter = Counter()  # the last run's fresh processes and signals before hgner's first line (see before_hgner)
 SILENT_PEER: list[int] = []  # the port of a listener that accepts and never answers (see fuzz)
 
 
@@ -280,7 +282,9 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
         return Case(family, ["tag", "--model", str(damaged_dir), TEXT], damaged=True)
     if family == "closed":
         closed = rng.choice([(1,), (2,), (1, 2), (0,)])
-        argv = rng.choice([["tag", TEXT], ["tag", "-o", str(work / "out.txt"), TEXT], ["tag", "--decoder", "FOO", TEXT]])
+        models = rng.choice([[], ["--model", str(model)]])  # the shipped default, or the tiny model (quicker)
+        argv = rng.choice([["tag", *models, TEXT], ["tag", *models, "-o", str(work / "out.txt"), TEXT],
+                           ["tag", "--decoder", "FOO", TEXT]])
         return Case(family, argv, closed=closed)
     if family == "signal":
         signum, _ = rng.choice(SIGNALS)
@@ -294,8 +298,12 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
         else:
             argv = ["evaluate", "--model", str(model), "--corpus", str(FIXTURE), "--decoders", "gibbs",
                     "--json", str(work / "out.json")]
-        exec_ = rng.random() < 0.15  # a fresh interpreter: the signal may arrive during imports
-        return Case(family, argv, signal_after=(signum, rng.uniform(0.0, 2.5 if exec_ else 1.5)),
+        exec_ = rng.random() < 0.15  # a fresh interpreter: the signal may arrive during start-up and imports
+        # half the signals within the first moments (a fresh interpreter's start-up and hgner's imports; a
+        # forked case's argument parsing, model loading and first writes), the rest at any time
+        early = rng.random() < 0.5
+        delay = rng.uniform(0.0, (0.15 if exec_ else 0.3) if early else (2.5 if exec_ else 1.5))
+        return Case(family, argv, signal_after=(signum, delay),
                     check=lambda work, code, stdout: no_hidden_leftovers(work), use_exec=exec_)
     if family == "glob":
         folder = work / "in"
@@ -407,24 +415,32 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
 # ---- running ------------------------------------------------------------------------------
 
 def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str, bytes]:
-    """Run ``hgner.cli.main(argv)`` in a forked child, as the ``hgner`` entry runs it (signal
-    handlers first; closed descriptors closed); (exit status or -signal, stderr, stdout); None on
-    timeout."""
+    """Run ``hgner.cli.main(argv)`` in a forked child, as the ``hgner`` entry runs it (signals held
+    back from the start, as ``hgner/__init__.py`` holds them, until :func:`hgner.process.run` has
+    installed its handlers; closed descriptors closed); (exit status or -signal, stderr, stdout);
+    None on timeout."""
     (work / "stdin").write_bytes(case.stdin)
     out_path, err_path = work / "stdout", work / "stderr"
     sys.stdout.flush()
     sys.stderr.flush()
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)  # the child starts as `hgner` after its first line
     pid = os.fork()
+    if pid:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        try:
+            os.setpgid(pid, pid)  # (as the child does: no signal sent to the group before it exists)
+        except OSError:
+            pass
     if pid == 0:  # the child
         code = 1
         try:
             os.setpgid(0, 0)
             from hgner import deadline, process
 
-            process.install()  # as the entry's first line; then everything else under its handlers
 
             def load():
-                deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 2.0  # (a silent peer: quicker, same path)
+                deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 0.5  # (a silent peer: quicker, same path)
                 for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),
                                         (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
                                         (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
@@ -441,7 +457,7 @@ def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str,
                 return lambda: main(case.argv, keep_handlers=True)
 
             try:
-                code = process.run(load)  # what `hgner` runs (hgner.entry)
+                code = process.run(load)  # what `hgner` runs (hgner.entry): handlers, then the held signals
             except SystemExit as exit_:
                 code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
             try:
@@ -517,18 +533,28 @@ def run_exec(case: Case, work: Path, timeout: float) -> tuple[int | None, str, b
         return _wait(process.pid, case, timeout, err_path, out_path, process)
 
 
+def before_hgner(case: Case, code: int | None, stderr: str) -> bool:
+    """Whether a fresh interpreter got the case's signal before the first line of hgner ran: it died
+    of it (SIGTERM's and SIGHUP's default action, or SIGINT before CPython set its handler) or printed
+    CPython's ``KeyboardInterrupt`` traceback from its own start-up (``site``, the console script's
+    imports), with no frame of hgner's. Nothing of hgner's can handle those (CPython's floor)."""
+    if not (case.signal_after and case.use_exec) or code is None:
+        return False
+    if code < 0:
+        return -code == case.signal_after[0]
+    return "Traceback" in stderr and stderr.rstrip().endswith("KeyboardInterrupt") and "/hgner/" not in stderr
+
+
 def judge(case: Case, code: int | None, stderr: str, before: dict[Path, str | None], work: Path | None = None,
           stdout: bytes = b"") -> str | None:
     """Why the case failed, or None."""
     if code is None:
         return "hang (timeout)"
+    if before_hgner(case, code, stderr):
+        return None
     if code < 0:
-        if case.signal_after and case.use_exec and -code == case.signal_after[0]:
-            return None  # the signal came before the interpreter ran a line of hgner (nothing to handle it)
         return f"crash (signal {-code})"
     if "Traceback" in stderr:
-        if case.signal_after and case.use_exec and "/hgner/" not in stderr and "KeyboardInterrupt" in stderr:
-            return None  # in the interpreter's own start-up (site imports), before hgner's first line
         return "traceback"
     stopped = dict(SIGNALS).get(case.signal_after[0]) if case.signal_after else None
     if code not in (0, 2) and code != stopped:
@@ -581,9 +607,96 @@ def build_model(work: Path) -> Path:
     return model.directory
 
 
+def warm_up(work: Path, model: Path) -> None:
+    """Run each kind of command the cases run once in this process, output discarded, so that a
+    forked case finds every module imported (matplotlib, Dask's client, the trainer, the spaCy
+    tokenizer) and every numba kernel compiled (log-space forward-backward, the minibatch samplers)
+    instead of paying seconds for them. Nothing is kept but modules, compiled code and pure
+    per-word caches: each case loads its model, reads its files and parses its arguments afresh.
+    No thread may be left running (a fork copies only the calling thread)."""
+    import contextlib
+    import io
+    import threading
+
+    from hgner.cli import main
+
+    work.mkdir()
+    folder = work / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_text(TEXT + "\n")
+    tiny = ["--model", str(model)]
+    evaluate = ["evaluate", *tiny, "--corpus", str(FIXTURE)]
+    commands = [
+        evaluate, [*evaluate, "--decoders", "crfsuite"], [*evaluate, "--mode", "strict", "--scheme", "BIOES"],
+        *([*evaluate, "--decoders", decoder, "--calibration", "99.9"] for decoder in ("viterbi", "exact", "gibbs")),
+        [*evaluate, "--decoders", "exact,viterbi", "--json", str(work / "o.json"), "--predictions", str(work / "o.conll"),
+         "--plot", str(work / "o.png")], [*evaluate, "--plot", str(work / "o.svg")],
+        ["train", "--train", str(FIXTURE), "--out", str(work / "t1"), "--max-iterations", "3", "--features", "baseline"],
+        ["train", "--train", str(FIXTURE), "--out", str(work / "t2"), "--max-iterations", "3", "--features", "baseline",
+         "--model-scheme", "BIOES", "--c2", "1e308"],
+        *(["tag", *tiny, "--format", fmt, "-o", str(work / f"o{n}.{fmt}"), TEXT]
+          for n, fmt in enumerate(("html", "jsonl", "conll", "inline"))),
+        ["tag", "--format", "brat", str(folder / "a.txt"), "-o", str(work / "brat")], ["tag", TEXT],
+        *(["tag", *tiny, "--decoder", decoder, "--set", "batch_size=32", TEXT] for decoder in ("mgpmh", "doublemin")),
+        ["tag", *tiny, "--decoder", "crfsuite", TEXT], ["tag", *tiny, "--graph", "skip", "--decoder", "exact", TEXT],
+        ["tag", "--glob", "*.txt", "--format", "jsonl", "-o", str(work / "g.jsonl"), str(folder)],
+        ["models", "info", str(model)], ["models", "info", "en-conll03"],
+    ]
+    for argv in commands:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(argv)
+    import distributed  # noqa: F401  (a silent peer's client; importing it starts no thread)
+    from tqdm import tqdm
+
+    if tqdm.monitor is not None:  # a progress bar's monitor thread: stopped, as if no bar had been shown
+        tqdm.monitor.exit()
+        tqdm.monitor = None
+    if threading.active_count() != 1:
+        raise SystemExit(f"warm-up left threads running ({threading.enumerate()}): forking would not be safe")
+    shutil.rmtree(work)
+
+
+def run_cases(numbers: range, seed: int, root: Path, model: Path, timeout: float, use_exec: bool, keep: Path | None,
+              stopped: list[int], progress: str | None) -> tuple[Counter, Counter, list[str]]:
+    """Run the cases ``numbers``: (kinds counted, tallies of fresh processes and signals before
+    hgner's first line, one line per failure)."""
+    kinds: Counter = Counter()
+    tally: Counter = Counter()
+    failures: list[str] = []
+    started = time.monotonic()
+    for done, number in enumerate(numbers, 1):
+        if stopped:
+            break
+        rng = random.Random(f"{seed}-{number}")
+        work = root / f"case{number}"
+        work.mkdir()
+        case = make_case(rng, work, model)
+        kinds[case.kind] += 1
+        before = {p: digest(p) for p in case.watched}
+        fresh = use_exec or case.use_exec
+        code, stderr, stdout = (run_exec if fresh else run_forked)(case, work, timeout)
+        why = judge(case, code, stderr, before, work, stdout)
+        tally["fresh processes"] += fresh
+        tally[BEFORE_HGNER] += before_hgner(case, code, stderr)
+        if why:
+            line = f"case {number} ({case.kind}): {why}: hgner {' '.join(map(repr, case.argv))}\n    " + \
+                   "\n    ".join(stderr.strip().splitlines()[-6:])
+            failures.append(line)
+            print(line, flush=True)
+            if keep:
+                shutil.copytree(work, keep / f"case{number}", symlinks=True, dirs_exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+        if progress is not None and done % 100 == 0:
+            print(f"{progress}{done}/{len(numbers)} cases, {len(failures)} failures, {time.monotonic() - started:.0f}s",
+                  file=sys.stderr, flush=True)
+    return kinds, tally, failures
+
+
 def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
-         progress: bool = True) -> tuple[Counter, list[str]]:
-    """Run ``n`` cases; returns the case kinds counted and one line per failure."""
+         progress: bool = True, jobs: int = 1) -> tuple[Counter, list[str]]:
+    """Run ``n`` cases (``jobs`` at a time: forks of this process after the warm-up, each running
+    every ``jobs``-th case); returns the case kinds counted and one line per failure (:data:`TALLY`:
+    fresh processes and signals before hgner's first line)."""
     root = Path(tempfile.mkdtemp(prefix="hgner-fuzz-"))
     stopped: list[int] = []  # SIGTERM or SIGINT: finish the current case, then report what ran
     previous = {signum: signal.signal(signum, lambda number, frame: stopped.append(number))
@@ -594,35 +707,62 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
     peer.bind(("127.0.0.1", 0))
     peer.listen(1000)
     SILENT_PEER[:] = [peer.getsockname()[1]]
+    workers: dict[int, Path] = {}
     try:
         model = build_model(root)
+        if not use_exec:
+            warm_up(root / "warm-up", model)
         kinds: Counter = Counter()
         failures: list[str] = []
-        started = time.monotonic()
-        for number in range(n):
-            if stopped:
+        TALLY.clear()
+        if jobs <= 1:
+            kinds, tally, failures = run_cases(range(n), seed, root, model, timeout, use_exec, keep, stopped,
+                                               "" if progress else None)
+            TALLY.update(tally)
+            return kinds, failures
+        for job in range(jobs):
+            result = root / f"job{job}.json"
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                status = 1
+                try:
+                    shard = run_cases(range(job, n, jobs), seed, root, model, timeout, use_exec, keep, stopped,
+                                      f"[job {job}] " if progress else None)
+                    result.write_text(json.dumps([dict(shard[0]), dict(shard[1]), shard[2]]))
+                    status = 0
+                finally:
+                    os._exit(status)
+            workers[pid] = result
+        while workers:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except InterruptedError:
+                continue
+            except ChildProcessError:
                 break
-            rng = random.Random(f"{seed}-{number}")
-            work = root / f"case{number}"
-            work.mkdir()
-            case = make_case(rng, work, model)
-            kinds[case.kind] += 1
-            before = {p: digest(p) for p in case.watched}
-            code, stderr, stdout = (run_exec if use_exec or case.use_exec else run_forked)(case, work, timeout)
-            why = judge(case, code, stderr, before, work, stdout)
-            if why:
-                line = f"case {number} ({case.kind}): {why}: hgner {' '.join(map(repr, case.argv))}\n    " + \
-                       "\n    ".join(stderr.strip().splitlines()[-6:])
-                failures.append(line)
-                print(line, flush=True)
-                if keep:
-                    shutil.copytree(work, keep / f"case{number}", symlinks=True, dirs_exist_ok=True)
-            shutil.rmtree(work, ignore_errors=True)
-            if progress and (number + 1) % 100 == 0:
-                print(f"{number + 1}/{n} cases, {len(failures)} failures, {time.monotonic() - started:.0f}s",
-                      file=sys.stderr, flush=True)
+            result = workers.pop(pid, None)
+            if result is None:
+                continue
+            if stopped:
+                for other in workers:
+                    os.kill(other, signal.SIGTERM)
+            if status != 0 or not result.exists():
+                failures.append(f"fuzzer job {pid}: died (status {status})")
+                continue
+            shard_kinds, shard_tally, shard_failures = json.loads(result.read_text())
+            kinds.update(shard_kinds)
+            TALLY.update(shard_tally)
+            failures.extend(shard_failures)
         return kinds, failures
     finally:
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         shutil.rmtree(root, ignore_errors=True)
@@ -638,15 +778,20 @@ def main() -> int:
                         help="run each case as a fresh `python -m hgner.cli` (slow) instead of a fork")
     parser.add_argument("--keep", type=Path, help="copy the folders of failing cases here")
     parser.add_argument("--json", type=Path, help="write the counts and failures here")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at a time (default 1)")
     args = parser.parse_args()
     started = time.monotonic()
-    kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep)
+    kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep, jobs=args.jobs)
     seconds = time.monotonic() - started
     print(f"{sum(kinds.values())} of {args.n} cases ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) in "
-          f"{seconds:.0f}s: {len(failures)} failures")
+          f"{seconds:.0f}s: {len(failures)} failures; {TALLY['fresh processes']} fresh processes, "
+          f"{TALLY[BEFORE_HGNER]} signals before hgner's first line")
     if args.json:
         args.json.write_text(json.dumps({"cases_requested": args.n, "cases_run": sum(kinds.values()), "seed": args.seed,
-                                         "seconds": round(seconds), "kinds": dict(sorted(kinds.items())),
+                                         "jobs": args.jobs, "seconds": round(seconds),
+                                         "kinds": dict(sorted(kinds.items())),
+                                         "fresh_processes": TALLY["fresh processes"],
+                                         "signals_before_hgner": TALLY[BEFORE_HGNER],
                                          "failures": len(failures), "failure_lines": failures[:50]}, indent=1) + "\n",
                              encoding="utf-8")
     return 1 if failures else 0
