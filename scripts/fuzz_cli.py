@@ -436,22 +436,23 @@ def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str,
         code = 1
         try:
             os.setpgid(0, 0)
+            for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),  # what the shell sets up before `hgner`
+                                    (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                    (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                opened = os.open(path, flags, 0o644)
+                os.dup2(opened, fd)
+                os.close(opened)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+            for fd in case.closed:
+                os.close(fd)
+                setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
+            os.chdir(work)
             from hgner import deadline, process
-
 
             def load():
                 deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 0.5  # (a silent peer: quicker, same path)
-                for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),
-                                        (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                                        (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
-                    os.dup2(os.open(path, flags, 0o644), fd)
-                sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
-                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-                sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
-                for fd in case.closed:
-                    os.close(fd)
-                    setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
-                os.chdir(work)
                 from hgner.cli import main
 
                 return lambda: main(case.argv, keep_handlers=True)
@@ -735,6 +736,14 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
                 finally:
                     os._exit(status)
             workers[pid] = result
+
+        def forward(signum: int, frame: Any) -> None:  # each job finishes its case, then reports what ran
+            stopped.append(signum)
+            for worker in workers:
+                os.kill(worker, signum)
+
+        for signum in previous:
+            signal.signal(signum, forward)
         while workers:
             try:
                 pid, status = os.waitpid(-1, 0)
@@ -745,9 +754,6 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
             result = workers.pop(pid, None)
             if result is None:
                 continue
-            if stopped:
-                for other in workers:
-                    os.kill(other, signal.SIGTERM)
             if status != 0 or not result.exists():
                 failures.append(f"fuzzer job {pid}: died (status {status})")
                 continue
@@ -769,6 +775,100 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
         peer.close()
 
 
+# ---- signals during start-up ------------------------------------------------------------------
+
+def startup_outcome(code: int, stderr: str, script: Path) -> str:
+    """What a SIGINT during start-up did: handled by hgner (one line, 130), or CPython's floor (the
+    process killed before CPython set its handler, or CPython's traceback from its own start-up:
+    ``site`` and its ``.pth`` files, the console script's ``import re``, the import system finding
+    hgner), or a traceback through hgner's code (ours: must not happen)."""
+    import re
+
+    lines = stderr.strip().splitlines()
+    if code == -signal.SIGINT:
+        return "floor: killed before CPython's SIGINT handler"
+    if "Traceback" not in stderr:
+        if code == 130 and len(lines) == 1 and lines[0].startswith("hgner") and lines[0].endswith(": interrupted"):
+            return "hgner: one line, exit 130"
+        return f"other: exit {code}, {len(lines)} lines"
+    if "/hgner/" in stderr:
+        return "ours: traceback through hgner's code"
+    if "Fatal Python error" in stderr:
+        return "floor: CPython's core start-up (standard streams, encodings)"
+    frames = re.findall(r'File "([^"]+)", line \d+, in [^\n]*\n(?:\s+([^\n]*))?', stderr)
+    if any(name in ("<frozen site>",) or name.endswith("site.py") for name, _ in frames):
+        where = "the editable install's .pth finder" if "__editable__" in stderr else "site-packages' .pth files"
+        return f"floor: site ({where})"
+    if frames and frames[0][0] == str(script):
+        return f"floor: the console script's `{frames[0][1].strip()}`"
+    return "floor: CPython's start-up"
+
+
+def startup_signals(tries: int, script: Path, seed: int, max_delay: float = 0.15) -> dict[str, Any]:
+    """Send SIGINT to ``tries`` fresh ``hgner tag`` processes (the console ``script``) after random
+    delays in [0, ``max_delay``) seconds; the outcomes counted, with the range of delays (ms) of each.
+    Bytecode is cached (in a temporary folder) as an installed package's is."""
+    rng = random.Random(seed)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    outcomes: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="hgner-startup-") as folder:
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        argv = [str(script), "tag", "--decoder", "gibbs", "--sweeps", "10000000", TEXT]
+        for _ in range(2):  # fill the bytecode cache
+            subprocess.run([str(script), "--version"], env=env, capture_output=True, check=False)
+        for _ in range(tries):
+            delay = rng.uniform(0.0, max_delay)
+            with subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=folder) as child:
+                time.sleep(delay)
+                child.send_signal(signal.SIGINT)
+                try:
+                    _, err = child.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    _, err = child.communicate()
+            outcome = startup_outcome(child.returncode, err.decode("utf-8", "replace"), script)
+            outcomes.setdefault(outcome, []).append(delay * 1000)
+    return {outcome: {"tries": len(delays), "delay_ms": [round(min(delays), 1), round(max(delays), 1)]}
+            for outcome, delays in sorted(outcomes.items())}
+
+
+def startup_times(runs: int, script: Path) -> dict[str, float] | None:
+    """Median milliseconds from ``execve`` to hgner's first line (``hgner/__init__.py`` holding the
+    signals: CPython's start-up, the floor) and to the command's handlers (its SIGTERM handler set),
+    by ``strace -ttt`` on ``runs`` runs of ``script --version``; None without strace."""
+    import re
+    import statistics
+
+    if shutil.which("strace") is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    first, handlers = [], []
+    with tempfile.TemporaryDirectory(prefix="hgner-startup-") as folder:
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        subprocess.run([str(script), "--version"], env=env, capture_output=True, check=False)
+        for _ in range(runs):
+            trace = subprocess.run(["strace", "-ttt", "-e", "trace=execve,rt_sigprocmask,rt_sigaction", str(script),
+                                    "--version"], env=env, capture_output=True, text=True, check=False).stderr
+            stamps = {}
+            for line in trace.splitlines():
+                found = re.match(r"(\d+\.\d+) (.*)", line)
+                if not found:
+                    continue
+                moment, call = float(found.group(1)), found.group(2)
+                if call.startswith("execve("):
+                    stamps.setdefault("start", moment)
+                elif call.startswith("rt_sigprocmask(SIG_BLOCK, [HUP INT TERM]"):
+                    stamps.setdefault("first line", moment)
+                elif call.startswith("rt_sigaction(SIGTERM, {sa_handler=0x"):
+                    stamps.setdefault("handlers", moment)
+            if "first line" in stamps:
+                first.append(1000 * (stamps["first line"] - stamps["start"]))
+            if "handlers" in stamps:
+                handlers.append(1000 * (stamps["handlers"] - stamps["start"]))
+    return {"runs": runs, "first_line_ms": round(statistics.median(first), 1) if first else None,
+            "handlers_ms": round(statistics.median(handlers), 1) if handlers else None}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=200, help="number of cases (default 200)")
@@ -779,7 +879,21 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="copy the folders of failing cases here")
     parser.add_argument("--json", type=Path, help="write the counts and failures here")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at a time (default 1)")
+    parser.add_argument("--startup", type=int, metavar="TRIES",
+                        help="instead of cases: SIGINT to TRIES fresh `hgner tag` processes at random moments in their "
+                             "first 150 ms, and the start-up's times (strace); the outcomes split into CPython's floor "
+                             "and hgner's")
+    parser.add_argument("--script", type=Path, default=Path(sys.executable).parent / "hgner",
+                        help="the console script --startup runs (default: the one beside this Python)")
     args = parser.parse_args()
+    if args.startup:
+        found = {"script": str(args.script), "tries": args.startup, "seed": args.seed,
+                 "outcomes": startup_signals(args.startup, args.script, args.seed),
+                 "times": startup_times(20, args.script)}
+        print(json.dumps(found, indent=1))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+        return 1 if any(outcome.startswith("ours") for outcome in found["outcomes"]) else 0
     started = time.monotonic()
     kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep, jobs=args.jobs)
     seconds = time.monotonic() - started
