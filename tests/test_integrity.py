@@ -186,3 +186,38 @@ def test_a_files_map_that_disagrees_with_the_seal_is_refused(copy):
     seal(copy, SEALED_FILES)
     with pytest.raises(ModelError, match="skip.json: meta.json records it but seal.json does not"):
         CrfModel.load(copy)
+
+
+def test_hashlittle_gives_lookup3s_published_values():
+    import numpy as np
+
+    for text, value in [(b"", 0xDEADBEEF), (b"Four score and seven years ago", 0x17770551)]:
+        assert crfsuite_format.hashlittle(np.frombuffer(text + b"\0", dtype=np.uint8), 0, len(text)) == value
+
+
+def swap_attribute_buckets(data):
+    """Swap the records of two used buckets of one attribute hash table (hashes kept): each string's
+    lookup then meets the other's record, so crfsuite would not find either attribute."""
+    attributes_at = header(data)[9]
+    for table in range(256):
+        offset, n = struct.unpack_from("<II", data, attributes_at + 24 + 8 * table)
+        used = [b for b in range(n) if struct.unpack_from("<I", data, attributes_at + offset + 8 * b + 4)[0]]
+        if len(used) >= 2:
+            first, second = (attributes_at + offset + 8 * b + 4 for b in used[:2])
+            records = struct.unpack_from("<I", data, first)[0], struct.unpack_from("<I", data, second)[0]
+            struct.pack_into("<I", data, first, records[1])
+            struct.pack_into("<I", data, second, records[0])
+            return
+    raise AssertionError("no hash table with two attributes")
+
+
+def test_an_attribute_crfsuite_would_not_find_by_its_hash_is_refused_even_when_resealed(copy):
+    data = bytearray((copy / MODEL_FILE).read_bytes())
+    swap_attribute_buckets(data)
+    crfsuite_format.parse((copy / MODEL_FILE).read_bytes())  # (the sound file parses)
+    with pytest.raises(ValueError, match="crfsuite's hash lookup does not find it as attribute"):
+        crfsuite_format.parse(bytes(data))
+    (copy / MODEL_FILE).write_bytes(bytes(data))
+    refresh_files(copy)
+    with pytest.raises(ModelError, match=f"{MODEL_FILE}: attribute .*crfsuite's hash lookup does not find it"):
+        CrfModel.load(copy)
