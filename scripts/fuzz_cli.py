@@ -110,7 +110,8 @@ def random_corpus(rng: random.Random) -> bytes:
 
 def damage_model(rng: random.Random, source: Path, target: Path) -> bool:
     """Copy the model ``source`` to ``target`` and damage it; True when a model file's bytes
-    changed or a recorded file went missing (so loading must fail)."""
+    changed, what ``seal.json`` records changed (a lost final newline is no change) or a recorded
+    file went missing (so loading must fail)."""
     shutil.copytree(source, target)
     files = sorted(p.name for p in target.iterdir())
     name = rng.choice(files)
@@ -139,7 +140,17 @@ def damage_model(rng: random.Random, source: Path, target: Path) -> bool:
     else:
         new = mutate_meta(rng, json.loads(data))
     path.write_bytes(new)
+    if name == "seal.json":  # the record of the sealed files, not one of them: only a change of what it says must fail
+        return recorded(new) != recorded(data)
     return name != "meta.json" and new != data
+
+
+def recorded(seal: bytes) -> object:
+    """What a ``seal.json`` says (its JSON value), or a marker of its own when it is not JSON."""
+    try:
+        return json.loads(seal)
+    except ValueError:
+        return ValueError
 
 
 def mutate_meta(rng: random.Random, meta: dict) -> bytes:
@@ -793,12 +804,12 @@ def startup_outcome(code: int, stderr: str, script: Path) -> str:
         return f"other: exit {code}, {len(lines)} lines"
     if "/hgner/" in stderr:
         return "ours: traceback through hgner's code"
-    if "Fatal Python error" in stderr:
-        return "floor: CPython's core start-up (standard streams, encodings)"
     frames = re.findall(r'File "([^"]+)", line \d+, in [^\n]*\n(?:\s+([^\n]*))?', stderr)
     if any(name in ("<frozen site>",) or name.endswith("site.py") for name, _ in frames):
         where = "the editable install's .pth finder" if "__editable__" in stderr else "site-packages' .pth files"
         return f"floor: site ({where})"
+    if "Fatal Python error" in stderr:
+        return "floor: CPython's core start-up (standard streams, encodings)"
     if frames and frames[0][0] == str(script):
         return f"floor: the console script's `{frames[0][1].strip()}`"
     return "floor: CPython's start-up"
@@ -811,6 +822,7 @@ def startup_signals(tries: int, script: Path, seed: int, max_delay: float = 0.15
     rng = random.Random(seed)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     outcomes: dict[str, list[float]] = {}
+    examples: dict[str, str] = {}  # (outcomes that are neither hgner's line nor the floor: the stderr of one)
     with tempfile.TemporaryDirectory(prefix="hgner-startup-") as folder:
         env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
         argv = [str(script), "tag", "--decoder", "gibbs", "--sweeps", "10000000", TEXT]
@@ -828,7 +840,10 @@ def startup_signals(tries: int, script: Path, seed: int, max_delay: float = 0.15
                     _, err = child.communicate()
             outcome = startup_outcome(child.returncode, err.decode("utf-8", "replace"), script)
             outcomes.setdefault(outcome, []).append(delay * 1000)
-    return {outcome: {"tries": len(delays), "delay_ms": [round(min(delays), 1), round(max(delays), 1)]}
+            if not outcome.startswith(("floor", "hgner")):
+                examples.setdefault(outcome, err.decode("utf-8", "replace")[-600:])
+    return {outcome: {"tries": len(delays), "delay_ms": [round(min(delays), 1), round(max(delays), 1)],
+                      **({"example": examples[outcome]} if outcome in examples else {})}
             for outcome, delays in sorted(outcomes.items())}
 
 
@@ -887,7 +902,7 @@ def main() -> int:
                         help="the console script --startup runs (default: the one beside this Python)")
     args = parser.parse_args()
     if args.startup:
-        found = {"script": str(args.script), "tries": args.startup, "seed": args.seed,
+        found = {"script": args.script.name, "tries": args.startup, "seed": args.seed,
                  "outcomes": startup_signals(args.startup, args.script, args.seed),
                  "times": startup_times(20, args.script)}
         print(json.dumps(found, indent=1))
