@@ -238,20 +238,22 @@ def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> N
 def model_workspace(out: Path) -> Iterator[Path]:
     """A temporary folder beside ``out`` to build a model in; when the block succeeds it becomes
     ``out`` (see :func:`_swap_in`), when it fails or is interrupted it is deleted."""
+    work = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
+        with signals_deferred():  # (a signal between creating the folder and naming it would leave it behind)
+            work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
         work.chmod(0o777 & ~umask())  # mkdtemp's folder is private; a model directory is made as mkdir makes one
-    except OSError as error:
-        raise ModelError(f"{out}: cannot create the model directory ({error.strerror or error})") from None
-    try:
         yield work
         _swap_in(work, out)
     except OSError as error:
+        if work is None:
+            raise ModelError(f"{out}: cannot create the model directory ({error.strerror or error})") from None
         shutil.rmtree(work, ignore_errors=True)
         raise ModelError(f"{out}: cannot write the model ({error.strerror or error})") from None
     except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
         raise
 
 

@@ -152,3 +152,30 @@ def test_the_command_is_told_from_a_library_import(monkeypatch, argv0, orig_argv
     monkeypatch.setattr(sys, "orig_argv", orig_argv)
     monkeypatch.setitem(sys.modules, "__main__", main)
     assert hgner._started_as_command() is expected
+
+
+FINALIZER_SCRIPT = """import os, signal, sys, time
+from hgner import process
+
+class Finalized:
+    def __del__(self):  # the signal lands here, where Python would print its exception and drop it
+        os.kill(os.getpid(), signal.{name})
+        time.sleep(0.2)
+
+def command():
+    Finalized()
+    time.sleep(30)
+    print("went on")
+    return 0
+
+sys.exit(process.run(lambda: command))
+"""
+
+
+@pytest.mark.parametrize("name, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_a_signal_inside_a_finalizer_still_stops_the_command_with_one_line(name, status, word):
+    """The 10,000-case run: a SIGINT inside llvmlite's ObjectRef.__del__ printed 'Exception ignored'
+    and a traceback, and the command went on."""
+    result = subprocess.run([sys.executable, "-c", FINALIZER_SCRIPT.format(name=name)], capture_output=True,
+                            text=True, timeout=120)
+    assert (result.returncode, result.stderr, result.stdout) == (status, f"hgner: {word}\n", "")
