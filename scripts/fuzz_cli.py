@@ -12,11 +12,16 @@ inputs themselves, symlinks to them). A case fails when
 - a damaged model file (its bytes changed, or a recorded file missing) loads with exit status 0;
 - an input file (corpus, text, model file) changed.
 
-By default each case is a fork of this process, which has imported hgner and compiled its kernels
-once, so a case costs milliseconds rather than an interpreter start (``--exec`` runs
-``python -m hgner.cli`` instead). Usage::
+By default each case is a fork of this process, which has imported every module the commands use
+and compiled their kernels once (:func:`warm_up`), so a case costs a tenth of a second rather than
+an interpreter start; the child runs the command as the console script does (its own standard
+streams, folder, exit status; signals held until the command's handlers are set). Signals during a
+fresh interpreter's start-up and imports run as fresh ``python -m hgner`` processes (``--exec``
+runs every case so). ``-j N`` runs N cases at a time. ``--startup TRIES`` measures instead where a
+SIGINT during ``hgner``'s start-up lands (CPython's floor, or hgner's one line). Usage::
 
-    python scripts/fuzz_cli.py -n 10000 [--seed 0] [--timeout 60] [--exec] [--keep DIR]
+    python scripts/fuzz_cli.py -n 10000 [--seed 0] [--timeout 60] [--exec] [-j N] [--keep DIR] [--json FILE]
+    python scripts/fuzz_cli.py --startup 200 [--seed 0] [--script PATH] [--json FILE]
 
 Prints one line per failure and a summary; exits 1 when any case failed.
 """
@@ -890,7 +895,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the case generator (default 0)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case counts as a hang (default 60)")
     parser.add_argument("--exec", dest="use_exec", action="store_true",
-                        help="run each case as a fresh `python -m hgner.cli` (slow) instead of a fork")
+                        help="run each case as a fresh `python -m hgner` (slow) instead of a fork")
     parser.add_argument("--keep", type=Path, help="copy the folders of failing cases here")
     parser.add_argument("--json", type=Path, help="write the counts and failures here")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at a time (default 1)")
