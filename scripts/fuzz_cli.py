@@ -544,7 +544,8 @@ def run_exec(case: Case, work: Path, timeout: float) -> tuple[int | None, str, b
             os.close(fd)
 
     with open(work / "stdin", "rb") as stdin, open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "hgner", *[os.fsencode(a) for a in case.argv]], stdin=stdin,
+        arguments = [os.fsencode(a).split(b"\0")[0] for a in case.argv]  # (a process's arguments end at a NUL)
+        process = subprocess.Popen([sys.executable, "-m", "hgner", *arguments], stdin=stdin,
                                    stdout=stdout, stderr=stderr, cwd=work, start_new_session=True,
                                    preexec_fn=prepare if closed else None)
         return _wait(process.pid, case, timeout, err_path, out_path, process)
@@ -749,6 +750,10 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
                                       f"[job {job}] " if progress else None)
                     result.write_text(json.dumps([dict(shard[0]), dict(shard[1]), shard[2]]))
                     status = 0
+                except BaseException:  # noqa: BLE001  (the job's own error, shown before it ends)
+                    import traceback
+
+                    traceback.print_exc()
                 finally:
                     os._exit(status)
             workers[pid] = result
@@ -772,6 +777,7 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
                 continue
             if status != 0 or not result.exists():
                 failures.append(f"fuzzer job {pid}: died (status {status})")
+                print(failures[-1], flush=True)
                 continue
             shard_kinds, shard_tally, shard_failures = json.loads(result.read_text())
             kinds.update(shard_kinds)
