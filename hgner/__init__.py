@@ -15,7 +15,30 @@ Importing ``hgner`` is cheap: everything loads on first use.
 
 from __future__ import annotations
 
-from .version import __version__
+import sys as _sys
+
+
+def _started_as_command() -> bool:
+    """Whether this process is the ``hgner`` command: its console script (``__main__`` is the script
+    named ``hgner``) or ``python -m hgner`` / ``python -m hgner.cli``, which call
+    :func:`hgner.process.run` as soon as this package is imported."""
+    argv0 = _sys.argv[0] if _sys.argv else ""
+    if argv0 == "-m":  # python -m: the module's name comes after -m
+        flags = getattr(_sys, "orig_argv", [])
+        module = next((flags[i + 1] for i, flag in enumerate(flags[:-1]) if flag == "-m"), None)
+        return module in ("hgner", "hgner.cli")
+    name = argv0.replace("\\", "/").rpartition("/")[2]
+    return name.partition(".")[0].removesuffix("-script") == "hgner" and \
+        getattr(_sys.modules.get("__main__"), "__file__", None) == argv0
+
+
+if _started_as_command():  # from this line on, SIGINT, SIGTERM and SIGHUP wait (blocked) until
+    import _signal  # hgner.process.run handles them: one line, exit 130/143/129 (_signal: no enum set-up)
+
+    if hasattr(_signal, "pthread_sigmask"):
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP})
+
+from .version import __version__  # noqa: E402
 
 TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.process)
 

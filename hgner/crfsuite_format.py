@@ -22,8 +22,9 @@ when pycrfsuite opens the file, tags with it, asks for marginals, labels or its 
 
 Beyond crfsuite's own safety, what it reads must agree with what our reader gives the decoders:
 a label's transitions are type-1 features from that label, an attribute's references type-0
-features of that attribute, strings hold no NUL, ids are unique, and weights are finite and at
-most :data:`MAX_WEIGHT` in size.
+features of that attribute, strings hold no NUL, ids are unique, crfsuite's lookup of every label
+and attribute by its hash (``cqdb_to_id``, replayed by a numba kernel over all strings) finds that
+string's own id, and weights are finite and at most :data:`MAX_WEIGHT` in size.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 HEADER = struct.Struct("<4sI4sIIIIIIIII")  # magic, size, type, version, features, labels, attrs, 5 offsets
@@ -81,7 +83,7 @@ def parse(data: bytes) -> Crf1dModel:
     if not 1 <= n_labels <= MAX_LABELS:
         raise ValueError(f"implausible crfsuite header: {n_labels} labels, expected 1..{MAX_LABELS}")
     features = _features(data, features_at)
-    labels = _cqdb(data, labels_at, n_labels, "label", lookups=True)
+    labels = _cqdb(data, labels_at, n_labels, "label")
     attributes = _cqdb(data, attributes_at, n_attributes, "attribute")
     kinds = features["type"]
     if not np.isin(kinds, (0, 1)).all():
@@ -172,10 +174,11 @@ def _hash_tables(data: bytes, start: int, end: int, tables: np.ndarray, what: st
     return entries
 
 
-def _cqdb(data: bytes, start: int, count: int, what: str, lookups: bool = False) -> list[str]:
+def _cqdb(data: bytes, start: int, count: int, what: str) -> list[str]:
     """Strings 0..count-1 of the CQDB chunk at ``start``, after checking its header, every hash
     table crfsuite may probe (in the chunk, an empty bucket to stop at, each record in the chunk,
-    NUL-terminated, with an id below ``count``) and its backward array."""
+    NUL-terminated, with an id below ``count``), its backward array, and that crfsuite's lookup of
+    each string by its hash finds that string's id."""
     end_of_file = len(data)
     _within(start, CQDB_DATA, end_of_file, f"{what} CQDB chunk")
     chunk, size, _, order, backward_size, backward_at = CQDB_HEADER.unpack_from(data, start)
@@ -218,66 +221,108 @@ def _cqdb(data: bytes, start: int, count: int, what: str, lookups: bool = False)
                zip(backward.tolist(), _u32_at(data, start + backward + 4, end, "").tolist())]
     if len(set(strings)) != len(strings):
         raise ValueError(f"{what} CQDB chunk holds a string twice")
-    if lookups:  # (labels: crfsuite finds each by its hash when asked for a marginal)
-        for identifier, text in enumerate(strings):
-            if _lookup(data, start, tables, text) != identifier:
-                raise ValueError(f"{what} {text!r}: crfsuite's hash lookup does not find it as {what} {identifier}")
+    lengths = _u32_at(data, start + backward + 4, end, "")
+    missed = _first_missed_lookup(np.frombuffer(data, dtype=np.uint8), start, tables.astype(np.int64),
+                                  backward, lengths)
+    if missed >= 0:  # crfsuite finds labels (a marginal) and attributes (every token) by their hash
+        raise ValueError(f"{what} {strings[missed]!r}: crfsuite's hash lookup does not find it as {what} {missed}")
     return strings
 
 
-def _lookup(data: bytes, start: int, tables: np.ndarray, text: str) -> int | None:
-    """The id crfsuite's ``cqdb_to_id`` finds for ``text`` (the tables checked already), or None."""
-    key = text.encode("utf-8") + b"\0"
-    value = hashlittle(key)
-    offset, n = tables[value % CQDB_TABLES].tolist()
-    if n == 0:
-        return None
-    k = (value >> 8) % n
-    for _ in range(n):
-        hashed, record = struct.unpack_from("<II", data, start + offset + 8 * k)
-        if record == 0:
-            return None
-        if hashed == value:
-            identifier, length = struct.unpack_from("<II", data, start + record)
-            stored = data[start + record + 8:start + record + 8 + length]
-            if stored.split(b"\0", 1)[0] + b"\0" == key:
-                return identifier
-        k = (k + 1) % n
-    return None
+@numba.njit(cache=True, nogil=True)
+def _u32_le(raw: np.ndarray, at: int) -> int:
+    return int(raw[at]) | int(raw[at + 1]) << 8 | int(raw[at + 2]) << 16 | int(raw[at + 3]) << 24
 
 
+@numba.njit(cache=True, nogil=True)
 def _rot(x: int, k: int) -> int:
     return ((x << k) | (x >> (32 - k))) & 0xFFFFFFFF
 
 
-def hashlittle(key: bytes, initval: int = 0) -> int:
-    """Bob Jenkins' lookup3 ``hashlittle``, which CQDB hashes its keys with (key with its NUL)."""
+@numba.njit(cache=True, nogil=True)
+def hashlittle(raw: np.ndarray, at: int, length: int) -> int:
+    """Bob Jenkins' lookup3 ``hashlittle`` (initial value 0) of ``raw[at:at + length]``: how CQDB
+    hashes a key (its string with the NUL)."""
     mask = 0xFFFFFFFF
-    a = b = c = (0xDEADBEEF + len(key) + initval) & mask
-    length, at = len(key), 0
+    a = b = c = (0xDEADBEEF + length) & mask
     while length > 12:
-        a = (a + int.from_bytes(key[at:at + 4], "little")) & mask
-        b = (b + int.from_bytes(key[at + 4:at + 8], "little")) & mask
-        c = (c + int.from_bytes(key[at + 8:at + 12], "little")) & mask
-        a = (a - c) & mask; a ^= _rot(c, 4); c = (c + b) & mask  # noqa: E702  (mix, as written in lookup3.c)
-        b = (b - a) & mask; b ^= _rot(a, 6); a = (a + c) & mask  # noqa: E702
-        c = (c - b) & mask; c ^= _rot(b, 8); b = (b + a) & mask  # noqa: E702
-        a = (a - c) & mask; a ^= _rot(c, 16); c = (c + b) & mask  # noqa: E702
-        b = (b - a) & mask; b ^= _rot(a, 19); a = (a + c) & mask  # noqa: E702
-        c = (c - b) & mask; c ^= _rot(b, 4); b = (b + a) & mask  # noqa: E702
+        a = (a + _u32_le(raw, at)) & mask
+        b = (b + _u32_le(raw, at + 4)) & mask
+        c = (c + _u32_le(raw, at + 8)) & mask
+        a = (a - c) & mask
+        a ^= _rot(c, 4)
+        c = (c + b) & mask
+        b = (b - a) & mask
+        b ^= _rot(a, 6)
+        a = (a + c) & mask
+        c = (c - b) & mask
+        c ^= _rot(b, 8)
+        b = (b + a) & mask
+        a = (a - c) & mask
+        a ^= _rot(c, 16)
+        c = (c + b) & mask
+        b = (b - a) & mask
+        b ^= _rot(a, 19)
+        a = (a + c) & mask
+        c = (c - b) & mask
+        c ^= _rot(b, 4)
+        b = (b + a) & mask
         length -= 12
         at += 12
     if length == 0:
         return c
-    tail = key[at:at + length] + bytes(12 - length)
-    a = (a + int.from_bytes(tail[0:4], "little")) & mask
-    b = (b + int.from_bytes(tail[4:8], "little")) & mask
-    c = (c + int.from_bytes(tail[8:12], "little")) & mask
-    c ^= b; c = (c - _rot(b, 14)) & mask  # noqa: E702  (final)
-    a ^= c; a = (a - _rot(c, 11)) & mask  # noqa: E702
-    b ^= a; b = (b - _rot(a, 25)) & mask  # noqa: E702
-    c ^= b; c = (c - _rot(b, 16)) & mask  # noqa: E702
-    a ^= c; a = (a - _rot(c, 4)) & mask  # noqa: E702
-    b ^= a; b = (b - _rot(a, 14)) & mask  # noqa: E702
-    c ^= b; c = (c - _rot(b, 24)) & mask  # noqa: E702
+    words = np.zeros(3, dtype=np.int64)  # the last 1..12 bytes, zero-padded, as three little-endian words
+    for i in range(length):
+        words[i // 4] |= int(raw[at + i]) << (8 * (i % 4))
+    a = (a + words[0]) & mask
+    b = (b + words[1]) & mask
+    c = (c + words[2]) & mask
+    c ^= b
+    c = (c - _rot(b, 14)) & mask
+    a ^= c
+    a = (a - _rot(c, 11)) & mask
+    b ^= a
+    b = (b - _rot(a, 25)) & mask
+    c ^= b
+    c = (c - _rot(b, 16)) & mask
+    a ^= c
+    a = (a - _rot(c, 4)) & mask
+    b ^= a
+    b = (b - _rot(a, 14)) & mask
+    c ^= b
+    c = (c - _rot(b, 24)) & mask
     return c
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_missed_lookup(raw: np.ndarray, start: int, tables: np.ndarray, backward: np.ndarray,
+                         lengths: np.ndarray) -> int:
+    """Replay crfsuite's ``cqdb_to_id`` for each string of a checked CQDB chunk at ``start`` of
+    the file ``raw`` (bytes as uint8): the string of id ``i`` is the record at chunk offset
+    ``backward[i]``, ``lengths[i]`` bytes with its NUL; ``tables`` (256, 2) the hash tables' chunk
+    offsets and bucket counts. The first id the lookup does not find as itself, or -1."""
+    for identifier in range(len(backward)):
+        key, length = start + backward[identifier] + 8, lengths[identifier]
+        value = hashlittle(raw, key, length)
+        offset, n = tables[value % 256, 0], tables[value % 256, 1]
+        found = -1
+        if n > 0:
+            k = (value >> 8) % n
+            for _ in range(n):  # (every table has an empty bucket: checked before)
+                at = start + offset + 8 * k
+                record = _u32_le(raw, at + 4)
+                if record == 0:
+                    break
+                if _u32_le(raw, at) == value and _u32_le(raw, start + record + 4) == length:
+                    same = True  # (records are checked: one NUL, at their end; strcmp is this comparison)
+                    for i in range(length):
+                        if raw[start + record + 8 + i] != raw[key + i]:
+                            same = False
+                            break
+                    if same:
+                        found = _u32_le(raw, start + record)
+                        break
+                k = (k + 1) % n
+        if found != identifier:
+            return identifier
+    return -1

@@ -57,11 +57,10 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
         return
     else:
         target = Path(os.path.realpath(target))  # through a symlink: replace the file it names, keep the link
+    temporary = None
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    except OSError as error:
-        raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
-    try:
+        with signals_deferred():  # (a signal between creating the file and naming it would leave it behind)
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         mode = stat.S_IMODE(os.stat(target).st_mode) if target.is_file() and not target.is_symlink() \
             else 0o666 & ~umask()
         os.chmod(temporary, mode)
@@ -71,10 +70,12 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
             os.fsync(out.fileno())
         os.replace(temporary, target)
     except OSError as error:
-        _remove(temporary)
+        if temporary is not None:
+            _remove(temporary)
         raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
     except BaseException:
-        _remove(temporary)
+        if temporary is not None:
+            _remove(temporary)
         raise
 
 

@@ -20,6 +20,7 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .errors import ModelError
 from .fileio import write_text
@@ -62,9 +63,10 @@ def seal(directory: str | os.PathLike, names: Iterable[str]) -> None:
     write_text(directory / SEAL_FILE, json.dumps({"format": SEAL_FORMAT, "files": files}, indent=2) + "\n")
 
 
-def verify(directory: str | os.PathLike, names: Iterable[str]) -> None:
+def verify(directory: str | os.PathLike, names: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Check ``directory``'s seal: it exists, records exactly the files among ``names`` present in
-    ``directory``, and each has its recorded size and sha256. A :class:`ModelError` otherwise."""
+    ``directory``, and each has its recorded size and sha256 (each file is read and hashed once).
+    A :class:`ModelError` otherwise; the seal's record ``{name: {"size", "sha256"}}`` when it holds."""
     directory = Path(directory)
     names = list(names)
     path = directory / SEAL_FILE
@@ -103,6 +105,7 @@ def verify(directory: str | os.PathLike, names: Iterable[str]) -> None:
             raise ModelError(f"{target}: damaged or edited after the model was sealed (its size or sha256 differs "
                              f"from the one {SEAL_FILE} records); rebuild the model, or reseal it if you changed it "
                              "on purpose")
+    return {name: {"size": entry["size"], "sha256": entry["sha256"]} for name, entry in files.items()}
 
 
 def copy_sealed(source: Path, target: Path, names: Iterable[str]) -> None:

@@ -12,9 +12,10 @@ No pickle anywhere.
 **Never trusted.** ``meta.json`` is checked against ``hgner/schemas/meta.schema.json`` (unknown
 top-level fields are allowed and ignored; the fields hgner reads are checked strictly), and its
 ``files`` map records the size and sha256 of every model file (:data:`MODEL_FILES` present in
-the folder). Loading verifies every recorded file, and that every file the model needs is
-recorded, before any byte reaches crfsuite's C code: a damaged, truncated or missing file is a
-one-line :class:`~hgner.errors.ModelError`, never a crash or silently wrong weights.
+the folder). Loading checks the seal first (:mod:`hgner.integrity`: every file's size and sha256,
+``meta.json`` included, each file hashed once), then that the map agrees with the seal and records
+every file the model needs, before any byte reaches crfsuite's C code: a damaged, truncated or
+missing file is a one-line :class:`~hgner.errors.ModelError`, never a crash or silently wrong weights.
 :func:`write_metadata` (re)writes the map; training, ``scripts/build_models.py`` and
 ``scripts/build_skip.py`` call it after writing files.
 
@@ -168,11 +169,19 @@ def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -
 
 def read_metadata(directory: Path) -> dict[str, Any]:
     """``meta.json`` of a model directory, checked against its schema after the model's seal
-    (:func:`hgner.integrity.verify`: no model file changed since it was sealed)."""
-    integrity.verify(directory, SEALED_FILES)
+    (:func:`hgner.integrity.verify`: no model file changed since it was sealed), its ``files`` map
+    matching the seal's record (so each file is hashed once per load, by the seal)."""
+    sealed = integrity.verify(directory, SEALED_FILES)
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)
     check(metadata, "meta", path)
+    for name, expected in metadata["files"].items():
+        if name not in sealed:
+            raise ModelError(f"{directory / name}: {META_FILE} records it but {integrity.SEAL_FILE} does not "
+                             "(the model folder lacks it, or it was sealed without it)")
+        if sealed[name] != {"size": expected["size"], "sha256": expected["sha256"]}:
+            raise ModelError(f"{directory / name}: damaged: {META_FILE} records a size or sha256 other than the "
+                             f"one {integrity.SEAL_FILE} records (and the file has)")
     problem = schemes.label_problem(metadata["labels"], metadata["scheme"])
     if problem is not None:
         raise ModelError(f"{path}: labels do not fit scheme {metadata['scheme']}: {problem}")
@@ -194,30 +203,13 @@ def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path)
 
 
 def verify_files(directory: Path, metadata: dict[str, Any]) -> None:
-    """Check that every file ``metadata["files"]`` records is in ``directory`` with its size and
-    sha256, and that the files the model needs are recorded; a :class:`ModelError` otherwise."""
-    recorded = metadata["files"]
-    needed = [MODEL_FILE, *metadata.get("resources", [])]
-    for name in needed:
-        if name not in recorded:
+    """Check that the files the model needs are recorded in ``metadata["files"]`` (whose entries
+    :func:`read_metadata` has matched against the seal, which checked the files themselves); a
+    :class:`ModelError` otherwise."""
+    for name in [MODEL_FILE, *metadata.get("resources", [])]:
+        if name not in metadata["files"]:
             raise ModelError(f"{directory / META_FILE}: files: {name} is not recorded (the model needs it; "
                              "a model written by an older hgner: retrain it)")
-    for name, expected in recorded.items():
-        path = directory / name
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            raise ModelError(f"{path}: missing ({META_FILE} names it but the model folder lacks it)") from None
-        except OSError as error:
-            raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
-        if size != expected["size"]:
-            raise ModelError(f"{path}: damaged: {size} bytes, {META_FILE} records {expected['size']}")
-        try:
-            digest = file_sha256(path)
-        except OSError as error:
-            raise ModelError(f"{path}: cannot read ({error.strerror or error})") from None
-        if digest != expected["sha256"]:
-            raise ModelError(f"{path}: damaged: its sha256 differs from the one {META_FILE} records")
 
 
 def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
@@ -247,20 +239,22 @@ def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> N
 def model_workspace(out: Path) -> Iterator[Path]:
     """A temporary folder beside ``out`` to build a model in; when the block succeeds it becomes
     ``out`` (see :func:`_swap_in`), when it fails or is interrupted it is deleted."""
+    work = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
+        with signals_deferred():  # (a signal between creating the folder and naming it would leave it behind)
+            work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
         work.chmod(0o777 & ~umask())  # mkdtemp's folder is private; a model directory is made as mkdir makes one
-    except OSError as error:
-        raise ModelError(f"{out}: cannot create the model directory ({error.strerror or error})") from None
-    try:
         yield work
         _swap_in(work, out)
     except OSError as error:
+        if work is None:
+            raise ModelError(f"{out}: cannot create the model directory ({error.strerror or error})") from None
         shutil.rmtree(work, ignore_errors=True)
         raise ModelError(f"{out}: cannot write the model ({error.strerror or error})") from None
     except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
         raise
 
 

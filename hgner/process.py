@@ -1,10 +1,12 @@
 """The command-line process: its signals and its standard streams, in one place.
 
-:func:`hgner.entry.entry` (the ``hgner`` console script) first calls :func:`install`, which turns SIGINT,
-SIGTERM and SIGHUP into exceptions (:class:`KeyboardInterrupt`, :class:`Terminated`), so that
-whenever one arrives (during imports too) the context managers that own temporary files and
-folders remove them, and the command ends with one line and exit status 130, 143 or 129, never a
-traceback. A second signal while the first is being handled ends the process at once (one line).
+The command's first line of hgner code (``hgner/__init__.py``, when the process is the ``hgner``
+command) blocks SIGINT, SIGTERM and SIGHUP; :func:`run` (what :func:`hgner.entry.entry`, the console
+script, calls) installs the handlers of :func:`install` and unblocks them. The handlers turn the
+signals into exceptions (:class:`KeyboardInterrupt`, :class:`Terminated`), so that whenever one
+arrives (during imports too, or held back until then) the context managers that own temporary
+files and folders remove them, and the command ends with one line and exit status 130, 143 or 129,
+never a traceback. A second signal while the first is being handled ends the process at once (one line).
 
 :func:`guard_streams` makes closed standard streams harmless: a closed descriptor 0, 1 or 2 is
 pointed at ``/dev/null`` (so no file the command opens takes its number and receives its
@@ -54,10 +56,31 @@ def _handle(signum: int, frame: Any) -> None:
     raise Terminated(signum)
 
 
+_pending: list[int] = []  # a signal whose exception a finalizer swallowed, raised again by _again
+
+
+def _unraisable(unraisable: Any) -> None:
+    """``sys.unraisablehook`` while the handlers are set: when the signal's exception was raised
+    inside a finalizer (a ``__del__`` run by the garbage collector), where Python prints and drops
+    it, raise it again 10 ms later, back in the command's own code, without a word."""
+    if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)) and received and hasattr(signal, "setitimer"):
+        _pending.append(received.pop())
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def _again(signum: int, frame: Any) -> None:
+    """SIGALRM after :func:`_unraisable`: the swallowed signal's exception, raised here."""
+    if _pending:
+        _handle(_pending.pop(), frame)
+
+
 def install(prefix: str | None = None, handler: Any = None) -> dict[int, Any]:
     """Turn SIGINT, SIGTERM and SIGHUP into exceptions (main thread only; ``handler`` instead
-    when given); ``prefix`` names the command in the line a second signal prints. Returns the
-    previous handlers (for :func:`restore`)."""
+    when given); ``prefix`` names the command in the line a second signal prints. An exception a
+    finalizer swallowed is raised again (:func:`_unraisable`). Returns the previous handlers (for
+    :func:`restore`)."""
     if prefix:
         _prefix[0] = prefix
     previous: dict[int, Any] = {}
@@ -66,6 +89,9 @@ def install(prefix: str | None = None, handler: Any = None) -> dict[int, Any]:
             previous[signum] = signal.signal(signum, handler or _handle)
         except (ValueError, OSError):  # not the main thread, or not settable here
             pass
+    if previous and hasattr(signal, "SIGALRM"):
+        previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, _again)
+        sys.unraisablehook = _unraisable
     return previous
 
 
@@ -75,6 +101,8 @@ def restore(previous: dict[int, Any]) -> None:
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
         except (ValueError, OSError, TypeError):
             pass
+    if sys.unraisablehook is _unraisable:
+        sys.unraisablehook = sys.__unraisablehook__
 
 
 def exit_now(signum: int, frame: Any) -> None:
@@ -200,9 +228,12 @@ class quiet_forks:
 
 def run(load: Callable[[], Callable[[], int]]) -> int:
     """Install the handlers, then call ``load()`` (which imports the command, under them) and the
-    function it returns; the exit status. After a signal the process ends here (see :func:`install`)."""
-    install()
+    function it returns; the exit status. After a signal the process ends here (see :func:`install`).
+    Signals that ``hgner/__init__.py`` held back while the command was imported arrive here."""
     try:
+        install()
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, EXIT_STATUS)  # (a pending one raises here)
         guard_streams()
         status = load()()
     except (KeyboardInterrupt, Terminated) as error:  # during imports, or outside the CLI's own boundary
@@ -210,7 +241,10 @@ def run(load: Callable[[], Callable[[], int]]) -> int:
         say(f"hgner: {what}")
     install(handler=exit_now)  # from here to the process's end, a signal cannot raise in the exit path
     if received:  # stopped by a signal: end now, without the exit handlers of libraries interrupted mid-way
-        what, status = describe(received[0])  # (a signal some library swallowed still counts)
+        what, code = describe(received[0])  # (a signal some library swallowed still counts: its line too)
+        if status != code:
+            say(f"{_prefix[0]}: {what}")
+        status = code
         for stream in (sys.stdout, sys.stderr):  # (Dask's would print its half-closed cluster's traceback)
             try:
                 stream.flush()

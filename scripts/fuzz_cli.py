@@ -12,11 +12,16 @@ inputs themselves, symlinks to them). A case fails when
 - a damaged model file (its bytes changed, or a recorded file missing) loads with exit status 0;
 - an input file (corpus, text, model file) changed.
 
-By default each case is a fork of this process, which has imported hgner and compiled its kernels
-once, so a case costs milliseconds rather than an interpreter start (``--exec`` runs
-``python -m hgner.cli`` instead). Usage::
+By default each case is a fork of this process, which has imported every module the commands use
+and compiled their kernels once (:func:`warm_up`), so a case costs a tenth of a second rather than
+an interpreter start; the child runs the command as the console script does (its own standard
+streams, folder, exit status; signals held until the command's handlers are set). Signals during a
+fresh interpreter's start-up and imports run as fresh ``python -m hgner`` processes (``--exec``
+runs every case so). ``-j N`` runs N cases at a time. ``--startup TRIES`` measures instead where a
+SIGINT during ``hgner``'s start-up lands (CPython's floor, or hgner's one line). Usage::
 
-    python scripts/fuzz_cli.py -n 10000 [--seed 0] [--timeout 60] [--exec] [--keep DIR]
+    python scripts/fuzz_cli.py -n 10000 [--seed 0] [--timeout 60] [--exec] [-j N] [--keep DIR] [--json FILE]
+    python scripts/fuzz_cli.py --startup 200 [--seed 0] [--script PATH] [--json FILE]
 
 Prints one line per failure and a summary; exits 1 when any case failed.
 """
@@ -110,7 +115,8 @@ def random_corpus(rng: random.Random) -> bytes:
 
 def damage_model(rng: random.Random, source: Path, target: Path) -> bool:
     """Copy the model ``source`` to ``target`` and damage it; True when a model file's bytes
-    changed or a recorded file went missing (so loading must fail)."""
+    changed, what ``seal.json`` records changed (a lost final newline is no change) or a recorded
+    file went missing (so loading must fail)."""
     shutil.copytree(source, target)
     files = sorted(p.name for p in target.iterdir())
     name = rng.choice(files)
@@ -139,7 +145,17 @@ def damage_model(rng: random.Random, source: Path, target: Path) -> bool:
     else:
         new = mutate_meta(rng, json.loads(data))
     path.write_bytes(new)
+    if name == "seal.json":  # the record of the sealed files, not one of them: only a change of what it says must fail
+        return recorded(new) != recorded(data)
     return name != "meta.json" and new != data
+
+
+def recorded(seal: bytes) -> object:
+    """What a ``seal.json`` says (its JSON value), or a marker of its own when it is not JSON."""
+    try:
+        return json.loads(seal)
+    except ValueError:
+        return ValueError
 
 
 def mutate_meta(rng: random.Random, meta: dict) -> bytes:
@@ -181,6 +197,8 @@ def output_path(rng: random.Random, work: Path, inputs: list[Path], suffix: str)
 
 
 SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+BEFORE_HGNER = "signals before hgner's first line"
+TALLY: Counter = Counter()  # the last run's fresh processes and signals before hgner's first line (see before_hgner)
 SILENT_PEER: list[int] = []  # the port of a listener that accepts and never answers (see fuzz)
 
 
@@ -280,7 +298,9 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
         return Case(family, ["tag", "--model", str(damaged_dir), TEXT], damaged=True)
     if family == "closed":
         closed = rng.choice([(1,), (2,), (1, 2), (0,)])
-        argv = rng.choice([["tag", TEXT], ["tag", "-o", str(work / "out.txt"), TEXT], ["tag", "--decoder", "FOO", TEXT]])
+        models = rng.choice([[], ["--model", str(model)]])  # the shipped default, or the tiny model (quicker)
+        argv = rng.choice([["tag", *models, TEXT], ["tag", *models, "-o", str(work / "out.txt"), TEXT],
+                           ["tag", "--decoder", "FOO", TEXT]])
         return Case(family, argv, closed=closed)
     if family == "signal":
         signum, _ = rng.choice(SIGNALS)
@@ -294,8 +314,12 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
         else:
             argv = ["evaluate", "--model", str(model), "--corpus", str(FIXTURE), "--decoders", "gibbs",
                     "--json", str(work / "out.json")]
-        exec_ = rng.random() < 0.15  # a fresh interpreter: the signal may arrive during imports
-        return Case(family, argv, signal_after=(signum, rng.uniform(0.0, 2.5 if exec_ else 1.5)),
+        exec_ = rng.random() < 0.15  # a fresh interpreter: the signal may arrive during start-up and imports
+        # half the signals within the first moments (a fresh interpreter's start-up and hgner's imports; a
+        # forked case's argument parsing, model loading and first writes), the rest at any time
+        early = rng.random() < 0.5
+        delay = rng.uniform(0.0, (0.15 if exec_ else 0.3) if early else (2.5 if exec_ else 1.5))
+        return Case(family, argv, signal_after=(signum, delay),
                     check=lambda work, code, stdout: no_hidden_leftovers(work), use_exec=exec_)
     if family == "glob":
         folder = work / "in"
@@ -407,41 +431,50 @@ def make_case(rng: random.Random, work: Path, model: Path) -> Case:
 # ---- running ------------------------------------------------------------------------------
 
 def run_forked(case: Case, work: Path, timeout: float) -> tuple[int | None, str, bytes]:
-    """Run ``hgner.cli.main(argv)`` in a forked child, as the ``hgner`` entry runs it (signal
-    handlers first; closed descriptors closed); (exit status or -signal, stderr, stdout); None on
-    timeout."""
+    """Run ``hgner.cli.main(argv)`` in a forked child, as the ``hgner`` entry runs it (signals held
+    back from the start, as ``hgner/__init__.py`` holds them, until :func:`hgner.process.run` has
+    installed its handlers; closed descriptors closed); (exit status or -signal, stderr, stdout);
+    None on timeout."""
     (work / "stdin").write_bytes(case.stdin)
     out_path, err_path = work / "stdout", work / "stderr"
     sys.stdout.flush()
     sys.stderr.flush()
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)  # the child starts as `hgner` after its first line
     pid = os.fork()
+    if pid:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        try:
+            os.setpgid(pid, pid)  # (as the child does: no signal sent to the group before it exists)
+        except OSError:
+            pass
     if pid == 0:  # the child
         code = 1
         try:
             os.setpgid(0, 0)
+            for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),  # what the shell sets up before `hgner`
+                                    (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                    (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                opened = os.open(path, flags, 0o644)
+                os.dup2(opened, fd)
+                os.close(opened)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+            for fd in case.closed:
+                os.close(fd)
+                setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
+            os.chdir(work)
             from hgner import deadline, process
 
-            process.install()  # as the entry's first line; then everything else under its handlers
-
             def load():
-                deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 2.0  # (a silent peer: quicker, same path)
-                for fd, path, flags in ((0, work / "stdin", os.O_RDONLY),
-                                        (1, out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                                        (2, err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
-                    os.dup2(os.open(path, flags, 0o644), fd)
-                sys.stdin = open(0, encoding="utf-8", closefd=False)  # not a test runner's capture objects
-                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-                sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
-                for fd in case.closed:
-                    os.close(fd)
-                    setattr(sys, ("stdin", "stdout", "stderr")[fd], None)  # as the interpreter starts with it closed
-                os.chdir(work)
+                deadline.CONNECT_SECONDS = deadline.CALL_SECONDS = 0.5  # (a silent peer: quicker, same path)
                 from hgner.cli import main
 
                 return lambda: main(case.argv, keep_handlers=True)
 
             try:
-                code = process.run(load)  # what `hgner` runs (hgner.entry)
+                code = process.run(load)  # what `hgner` runs (hgner.entry): handlers, then the held signals
             except SystemExit as exit_:
                 code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
             try:
@@ -511,10 +544,23 @@ def run_exec(case: Case, work: Path, timeout: float) -> tuple[int | None, str, b
             os.close(fd)
 
     with open(work / "stdin", "rb") as stdin, open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "hgner", *[os.fsencode(a) for a in case.argv]], stdin=stdin,
+        arguments = [os.fsencode(a).split(b"\0")[0] for a in case.argv]  # (a process's arguments end at a NUL)
+        process = subprocess.Popen([sys.executable, "-m", "hgner", *arguments], stdin=stdin,
                                    stdout=stdout, stderr=stderr, cwd=work, start_new_session=True,
                                    preexec_fn=prepare if closed else None)
         return _wait(process.pid, case, timeout, err_path, out_path, process)
+
+
+def before_hgner(case: Case, code: int | None, stderr: str) -> bool:
+    """Whether a fresh interpreter got the case's signal before the first line of hgner ran: it died
+    of it (SIGTERM's and SIGHUP's default action, or SIGINT before CPython set its handler) or printed
+    CPython's ``KeyboardInterrupt`` traceback from its own start-up (``site``, the console script's
+    imports), with no frame of hgner's. Nothing of hgner's can handle those (CPython's floor)."""
+    if not (case.signal_after and case.use_exec) or code is None:
+        return False
+    if code < 0:
+        return -code == case.signal_after[0]
+    return "Traceback" in stderr and stderr.rstrip().endswith("KeyboardInterrupt") and "/hgner/" not in stderr
 
 
 def judge(case: Case, code: int | None, stderr: str, before: dict[Path, str | None], work: Path | None = None,
@@ -522,13 +568,11 @@ def judge(case: Case, code: int | None, stderr: str, before: dict[Path, str | No
     """Why the case failed, or None."""
     if code is None:
         return "hang (timeout)"
+    if before_hgner(case, code, stderr):
+        return None
     if code < 0:
-        if case.signal_after and case.use_exec and -code == case.signal_after[0]:
-            return None  # the signal came before the interpreter ran a line of hgner (nothing to handle it)
         return f"crash (signal {-code})"
     if "Traceback" in stderr:
-        if case.signal_after and case.use_exec and "/hgner/" not in stderr and "KeyboardInterrupt" in stderr:
-            return None  # in the interpreter's own start-up (site imports), before hgner's first line
         return "traceback"
     stopped = dict(SIGNALS).get(case.signal_after[0]) if case.signal_after else None
     if code not in (0, 2) and code != stopped:
@@ -581,9 +625,96 @@ def build_model(work: Path) -> Path:
     return model.directory
 
 
+def warm_up(work: Path, model: Path) -> None:
+    """Run each kind of command the cases run once in this process, output discarded, so that a
+    forked case finds every module imported (matplotlib, Dask's client, the trainer, the spaCy
+    tokenizer) and every numba kernel compiled (log-space forward-backward, the minibatch samplers)
+    instead of paying seconds for them. Nothing is kept but modules, compiled code and pure
+    per-word caches: each case loads its model, reads its files and parses its arguments afresh.
+    No thread may be left running (a fork copies only the calling thread)."""
+    import contextlib
+    import io
+    import threading
+
+    from hgner.cli import main
+
+    work.mkdir()
+    folder = work / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_text(TEXT + "\n")
+    tiny = ["--model", str(model)]
+    evaluate = ["evaluate", *tiny, "--corpus", str(FIXTURE)]
+    commands = [
+        evaluate, [*evaluate, "--decoders", "crfsuite"], [*evaluate, "--mode", "strict", "--scheme", "BIOES"],
+        *([*evaluate, "--decoders", decoder, "--calibration", "99.9"] for decoder in ("viterbi", "exact", "gibbs")),
+        [*evaluate, "--decoders", "exact,viterbi", "--json", str(work / "o.json"), "--predictions", str(work / "o.conll"),
+         "--plot", str(work / "o.png")], [*evaluate, "--plot", str(work / "o.svg")],
+        ["train", "--train", str(FIXTURE), "--out", str(work / "t1"), "--max-iterations", "3", "--features", "baseline"],
+        ["train", "--train", str(FIXTURE), "--out", str(work / "t2"), "--max-iterations", "3", "--features", "baseline",
+         "--model-scheme", "BIOES", "--c2", "1e308"],
+        *(["tag", *tiny, "--format", fmt, "-o", str(work / f"o{n}.{fmt}"), TEXT]
+          for n, fmt in enumerate(("html", "jsonl", "conll", "inline"))),
+        ["tag", "--format", "brat", str(folder / "a.txt"), "-o", str(work / "brat")], ["tag", TEXT],
+        *(["tag", *tiny, "--decoder", decoder, "--set", "batch_size=32", TEXT] for decoder in ("mgpmh", "doublemin")),
+        ["tag", *tiny, "--decoder", "crfsuite", TEXT], ["tag", *tiny, "--graph", "skip", "--decoder", "exact", TEXT],
+        ["tag", "--glob", "*.txt", "--format", "jsonl", "-o", str(work / "g.jsonl"), str(folder)],
+        ["models", "info", str(model)], ["models", "info", "en-conll03"],
+    ]
+    for argv in commands:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(argv)
+    import distributed  # noqa: F401  (a silent peer's client; importing it starts no thread)
+    from tqdm import tqdm
+
+    if tqdm.monitor is not None:  # a progress bar's monitor thread: stopped, as if no bar had been shown
+        tqdm.monitor.exit()
+        tqdm.monitor = None
+    if threading.active_count() != 1:
+        raise SystemExit(f"warm-up left threads running ({threading.enumerate()}): forking would not be safe")
+    shutil.rmtree(work)
+
+
+def run_cases(numbers: range, seed: int, root: Path, model: Path, timeout: float, use_exec: bool, keep: Path | None,
+              stopped: list[int], progress: str | None) -> tuple[Counter, Counter, list[str]]:
+    """Run the cases ``numbers``: (kinds counted, tallies of fresh processes and signals before
+    hgner's first line, one line per failure)."""
+    kinds: Counter = Counter()
+    tally: Counter = Counter()
+    failures: list[str] = []
+    started = time.monotonic()
+    for done, number in enumerate(numbers, 1):
+        if stopped:
+            break
+        rng = random.Random(f"{seed}-{number}")
+        work = root / f"case{number}"
+        work.mkdir()
+        case = make_case(rng, work, model)
+        kinds[case.kind] += 1
+        before = {p: digest(p) for p in case.watched}
+        fresh = use_exec or case.use_exec
+        code, stderr, stdout = (run_exec if fresh else run_forked)(case, work, timeout)
+        why = judge(case, code, stderr, before, work, stdout)
+        tally["fresh processes"] += fresh
+        tally[BEFORE_HGNER] += before_hgner(case, code, stderr)
+        if why:
+            line = f"case {number} ({case.kind}): {why}: hgner {' '.join(map(repr, case.argv))}\n    " + \
+                   "\n    ".join(stderr.strip().splitlines()[-6:])
+            failures.append(line)
+            print(line, flush=True)
+            if keep:
+                shutil.copytree(work, keep / f"case{number}", symlinks=True, dirs_exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+        if progress is not None and done % 100 == 0:
+            print(f"{progress}{done}/{len(numbers)} cases, {len(failures)} failures, {time.monotonic() - started:.0f}s",
+                  file=sys.stderr, flush=True)
+    return kinds, tally, failures
+
+
 def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
-         progress: bool = True) -> tuple[Counter, list[str]]:
-    """Run ``n`` cases; returns the case kinds counted and one line per failure."""
+         progress: bool = True, jobs: int = 1) -> tuple[Counter, list[str]]:
+    """Run ``n`` cases (``jobs`` at a time: forks of this process after the warm-up, each running
+    every ``jobs``-th case); returns the case kinds counted and one line per failure (:data:`TALLY`:
+    fresh processes and signals before hgner's first line)."""
     root = Path(tempfile.mkdtemp(prefix="hgner-fuzz-"))
     stopped: list[int] = []  # SIGTERM or SIGINT: finish the current case, then report what ran
     previous = {signum: signal.signal(signum, lambda number, frame: stopped.append(number))
@@ -594,39 +725,174 @@ def fuzz(n: int, seed: int, timeout: float, use_exec: bool, keep: Path | None,
     peer.bind(("127.0.0.1", 0))
     peer.listen(1000)
     SILENT_PEER[:] = [peer.getsockname()[1]]
+    workers: dict[int, Path] = {}
     try:
         model = build_model(root)
+        if not use_exec:
+            warm_up(root / "warm-up", model)
         kinds: Counter = Counter()
         failures: list[str] = []
-        started = time.monotonic()
-        for number in range(n):
-            if stopped:
+        TALLY.clear()
+        if jobs <= 1:
+            kinds, tally, failures = run_cases(range(n), seed, root, model, timeout, use_exec, keep, stopped,
+                                               "" if progress else None)
+            TALLY.update(tally)
+            return kinds, failures
+        for job in range(jobs):
+            result = root / f"job{job}.json"
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                status = 1
+                try:
+                    shard = run_cases(range(job, n, jobs), seed, root, model, timeout, use_exec, keep, stopped,
+                                      f"[job {job}] " if progress else None)
+                    result.write_text(json.dumps([dict(shard[0]), dict(shard[1]), shard[2]]))
+                    status = 0
+                except BaseException:  # noqa: BLE001  (the job's own error, shown before it ends)
+                    import traceback
+
+                    traceback.print_exc()
+                finally:
+                    os._exit(status)
+            workers[pid] = result
+
+        def forward(signum: int, frame: Any) -> None:  # each job finishes its case, then reports what ran
+            stopped.append(signum)
+            for worker in workers:
+                os.kill(worker, signum)
+
+        for signum in previous:
+            signal.signal(signum, forward)
+        while workers:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except InterruptedError:
+                continue
+            except ChildProcessError:
                 break
-            rng = random.Random(f"{seed}-{number}")
-            work = root / f"case{number}"
-            work.mkdir()
-            case = make_case(rng, work, model)
-            kinds[case.kind] += 1
-            before = {p: digest(p) for p in case.watched}
-            code, stderr, stdout = (run_exec if use_exec or case.use_exec else run_forked)(case, work, timeout)
-            why = judge(case, code, stderr, before, work, stdout)
-            if why:
-                line = f"case {number} ({case.kind}): {why}: hgner {' '.join(map(repr, case.argv))}\n    " + \
-                       "\n    ".join(stderr.strip().splitlines()[-6:])
-                failures.append(line)
-                print(line, flush=True)
-                if keep:
-                    shutil.copytree(work, keep / f"case{number}", symlinks=True, dirs_exist_ok=True)
-            shutil.rmtree(work, ignore_errors=True)
-            if progress and (number + 1) % 100 == 0:
-                print(f"{number + 1}/{n} cases, {len(failures)} failures, {time.monotonic() - started:.0f}s",
-                      file=sys.stderr, flush=True)
+            result = workers.pop(pid, None)
+            if result is None:
+                continue
+            if status != 0 or not result.exists():
+                failures.append(f"fuzzer job {pid}: died (status {status})")
+                print(failures[-1], flush=True)
+                continue
+            shard_kinds, shard_tally, shard_failures = json.loads(result.read_text())
+            kinds.update(shard_kinds)
+            TALLY.update(shard_tally)
+            failures.extend(shard_failures)
         return kinds, failures
     finally:
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         shutil.rmtree(root, ignore_errors=True)
         peer.close()
+
+
+# ---- signals during start-up ------------------------------------------------------------------
+
+def startup_outcome(code: int, stderr: str, script: Path) -> str:
+    """What a SIGINT during start-up did: handled by hgner (one line, 130), or CPython's floor (the
+    process killed before CPython set its handler, or CPython's traceback from its own start-up:
+    ``site`` and its ``.pth`` files, the console script's ``import re``, the import system finding
+    hgner), or a traceback through hgner's code (ours: must not happen)."""
+    import re
+
+    lines = stderr.strip().splitlines()
+    if code == -signal.SIGINT:
+        return "floor: killed before CPython's SIGINT handler"
+    if "Traceback" not in stderr:
+        if code == 130 and len(lines) == 1 and lines[0].startswith("hgner") and lines[0].endswith(": interrupted"):
+            return "hgner: one line, exit 130"
+        return f"other: exit {code}, {len(lines)} lines"
+    if "/hgner/" in stderr:
+        return "ours: traceback through hgner's code"
+    frames = re.findall(r'File "([^"]+)", line \d+, in [^\n]*\n(?:\s+([^\n]*))?', stderr)
+    if any(name in ("<frozen site>",) or name.endswith("site.py") for name, _ in frames):
+        where = "the editable install's .pth finder" if "__editable__" in stderr else "site-packages' .pth files"
+        return f"floor: site ({where})"
+    if "Fatal Python error" in stderr:
+        return "floor: CPython's core start-up (standard streams, encodings)"
+    if frames and frames[0][0] == str(script):
+        return f"floor: the console script's `{frames[0][1].strip()}`"
+    return "floor: CPython's start-up"
+
+
+def startup_signals(tries: int, script: Path, seed: int, max_delay: float = 0.15) -> dict[str, Any]:
+    """Send SIGINT to ``tries`` fresh ``hgner tag`` processes (the console ``script``) after random
+    delays in [0, ``max_delay``) seconds; the outcomes counted, with the range of delays (ms) of each.
+    Bytecode is cached (in a temporary folder) as an installed package's is."""
+    rng = random.Random(seed)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    outcomes: dict[str, list[float]] = {}
+    examples: dict[str, str] = {}  # (outcomes that are neither hgner's line nor the floor: the stderr of one)
+    with tempfile.TemporaryDirectory(prefix="hgner-startup-") as folder:
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        argv = [str(script), "tag", "--decoder", "gibbs", "--sweeps", "10000000", TEXT]
+        for _ in range(2):  # fill the bytecode cache
+            subprocess.run([str(script), "--version"], env=env, capture_output=True, check=False)
+        for _ in range(tries):
+            delay = rng.uniform(0.0, max_delay)
+            with subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=folder) as child:
+                time.sleep(delay)
+                child.send_signal(signal.SIGINT)
+                try:
+                    _, err = child.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    _, err = child.communicate()
+            outcome = startup_outcome(child.returncode, err.decode("utf-8", "replace"), script)
+            outcomes.setdefault(outcome, []).append(delay * 1000)
+            if not outcome.startswith(("floor", "hgner")):
+                examples.setdefault(outcome, err.decode("utf-8", "replace")[-600:])
+    return {outcome: {"tries": len(delays), "delay_ms": [round(min(delays), 1), round(max(delays), 1)],
+                      **({"example": examples[outcome]} if outcome in examples else {})}
+            for outcome, delays in sorted(outcomes.items())}
+
+
+def startup_times(runs: int, script: Path) -> dict[str, float] | None:
+    """Median milliseconds from ``execve`` to hgner's first line (``hgner/__init__.py`` holding the
+    signals: CPython's start-up, the floor) and to the command's handlers (its SIGTERM handler set),
+    by ``strace -ttt`` on ``runs`` runs of ``script --version``; None without strace."""
+    import re
+    import statistics
+
+    if shutil.which("strace") is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    first, handlers = [], []
+    with tempfile.TemporaryDirectory(prefix="hgner-startup-") as folder:
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        subprocess.run([str(script), "--version"], env=env, capture_output=True, check=False)
+        for _ in range(runs):
+            trace = subprocess.run(["strace", "-ttt", "-e", "trace=execve,rt_sigprocmask,rt_sigaction", str(script),
+                                    "--version"], env=env, capture_output=True, text=True, check=False).stderr
+            stamps = {}
+            for line in trace.splitlines():
+                found = re.match(r"(\d+\.\d+) (.*)", line)
+                if not found:
+                    continue
+                moment, call = float(found.group(1)), found.group(2)
+                if call.startswith("execve("):
+                    stamps.setdefault("start", moment)
+                elif call.startswith("rt_sigprocmask(SIG_BLOCK, [HUP INT TERM]"):
+                    stamps.setdefault("first line", moment)
+                elif call.startswith("rt_sigaction(SIGTERM, {sa_handler=0x"):
+                    stamps.setdefault("handlers", moment)
+            if "first line" in stamps:
+                first.append(1000 * (stamps["first line"] - stamps["start"]))
+            if "handlers" in stamps:
+                handlers.append(1000 * (stamps["handlers"] - stamps["start"]))
+    return {"runs": runs, "first_line_ms": round(statistics.median(first), 1) if first else None,
+            "handlers_ms": round(statistics.median(handlers), 1) if handlers else None}
 
 
 def main() -> int:
@@ -635,18 +901,37 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the case generator (default 0)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case counts as a hang (default 60)")
     parser.add_argument("--exec", dest="use_exec", action="store_true",
-                        help="run each case as a fresh `python -m hgner.cli` (slow) instead of a fork")
+                        help="run each case as a fresh `python -m hgner` (slow) instead of a fork")
     parser.add_argument("--keep", type=Path, help="copy the folders of failing cases here")
     parser.add_argument("--json", type=Path, help="write the counts and failures here")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="cases run at a time (default 1)")
+    parser.add_argument("--startup", type=int, metavar="TRIES",
+                        help="instead of cases: SIGINT to TRIES fresh `hgner tag` processes at random moments in their "
+                             "first 150 ms, and the start-up's times (strace); the outcomes split into CPython's floor "
+                             "and hgner's")
+    parser.add_argument("--script", type=Path, default=Path(sys.executable).parent / "hgner",
+                        help="the console script --startup runs (default: the one beside this Python)")
     args = parser.parse_args()
+    if args.startup:
+        found = {"script": args.script.name, "tries": args.startup, "seed": args.seed,
+                 "outcomes": startup_signals(args.startup, args.script, args.seed),
+                 "times": startup_times(20, args.script)}
+        print(json.dumps(found, indent=1))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+        return 1 if any(outcome.startswith("ours") for outcome in found["outcomes"]) else 0
     started = time.monotonic()
-    kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep)
+    kinds, failures = fuzz(args.n, args.seed, args.timeout, args.use_exec, args.keep, jobs=args.jobs)
     seconds = time.monotonic() - started
     print(f"{sum(kinds.values())} of {args.n} cases ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) in "
-          f"{seconds:.0f}s: {len(failures)} failures")
+          f"{seconds:.0f}s: {len(failures)} failures; {TALLY['fresh processes']} fresh processes, "
+          f"{TALLY[BEFORE_HGNER]} signals before hgner's first line")
     if args.json:
         args.json.write_text(json.dumps({"cases_requested": args.n, "cases_run": sum(kinds.values()), "seed": args.seed,
-                                         "seconds": round(seconds), "kinds": dict(sorted(kinds.items())),
+                                         "jobs": args.jobs, "seconds": round(seconds),
+                                         "kinds": dict(sorted(kinds.items())),
+                                         "fresh_processes": TALLY["fresh processes"],
+                                         "signals_before_hgner": TALLY[BEFORE_HGNER],
                                          "failures": len(failures), "failure_lines": failures[:50]}, indent=1) + "\n",
                              encoding="utf-8")
     return 1 if failures else 0

@@ -105,3 +105,24 @@ def test_a_fifo_that_no_one_reads_is_an_error_not_a_hang(tmp_path):
     assert read_input(fifo) == b""  # no writer: read as empty, at once
     with pytest.raises(HgnerError, match="a device or socket"):
         read_input("/dev/zero")
+
+
+def test_a_signal_just_after_the_temporary_file_is_made_leaves_nothing_behind(tmp_path, monkeypatch):
+    """The 10,000-case run: SIGTERM between mkstemp and the block that removes its file left a
+    hidden .part file beside the output."""
+    import signal
+    import tempfile
+
+    from hgner import fileio
+
+    real = tempfile.mkstemp
+
+    def then_interrupted(*args, **kwargs):
+        made = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # (its KeyboardInterrupt would come at the next line of Python)
+        return made
+
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", then_interrupted)
+    with pytest.raises(KeyboardInterrupt), atomic_write(tmp_path / "out.txt") as out:
+        out.write("x")
+    assert os.listdir(tmp_path) == []

@@ -37,3 +37,21 @@ def test_the_judge_catches_what_it_should(tmp_path):
     watched = tmp_path / "input.txt"
     watched.write_text("new")
     assert fuzz_cli.judge(fuzz_cli.Case("outputs", []), 0, "", {watched: "old"}).startswith("input changed")
+
+
+def test_a_seal_that_says_the_same_is_no_damage(tmp_path, tiny_model):
+    """A damaged seal.json must be refused only when what it records changed: the first 10,000-case
+    run flagged a seal that had lost its final newline, which loads as it should."""
+    import random
+
+    fuzz_cli = load_fuzzer()
+    seal = (tiny_model.directory / "seal.json").read_bytes()
+    assert fuzz_cli.recorded(seal[:-1]) == fuzz_cli.recorded(seal)  # (the final newline)
+    assert fuzz_cli.recorded(seal[:-2]) != fuzz_cli.recorded(seal)  # (not JSON: refused)
+    for number in range(200):  # every damage of seal.json is judged by what the seal then says
+        target = tmp_path / f"m{number}"
+        damaged = fuzz_cli.damage_model(random.Random(number), tiny_model.directory, target)
+        if not (target / "seal.json").exists():
+            assert damaged  # (a model without its seal is refused)
+        elif (target / "seal.json").read_bytes() != seal:
+            assert damaged == (fuzz_cli.recorded((target / "seal.json").read_bytes()) != fuzz_cli.recorded(seal))

@@ -147,3 +147,77 @@ def test_reseal_seals_a_model_that_loads_and_refuses_one_that_does_not(copy, cap
     assert main([str(copy)]) == 2
     assert "truncated" in capsys.readouterr().err
     assert not (copy / SEAL_FILE).exists()
+
+
+def test_each_model_file_is_hashed_once_per_load(copy, monkeypatch):
+    import hashlib
+
+    from hgner import fileio, integrity
+
+    hashed = []
+    real = hashlib.sha256
+
+    def counting(data=b"", *args, **kwargs):
+        hashed.append(bytes(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(integrity.hashlib, "sha256", counting)
+    monkeypatch.setattr(fileio.hashlib, "sha256", counting)
+    CrfModel.load(copy)
+    sealed = json.loads((copy / SEAL_FILE).read_text())["files"]
+    assert sorted(hashed) == sorted((copy / name).read_bytes() for name in sealed)  # each file once, meta.json too
+
+
+def test_a_files_map_that_disagrees_with_the_seal_is_refused(copy):
+    from hgner.integrity import seal
+    from hgner.modelfiles import SEALED_FILES
+
+    meta = json.loads((copy / META_FILE).read_text())
+    right = dict(meta["files"][MODEL_FILE])
+    meta["files"][MODEL_FILE]["sha256"] = "0" * 64
+    (copy / META_FILE).write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)  # meta.json resealed as edited: the seal holds, the map is wrong
+    with pytest.raises(ModelError, match=f"{MODEL_FILE}: damaged: meta.json records a size or sha256 other than"):
+        CrfModel.load(copy)
+    meta["files"][MODEL_FILE] = right
+    meta["files"]["skip.json"] = meta["files"][MODEL_FILE]  # a file the folder lacks (and the seal does not record)
+    assert not (copy / "skip.json").exists()
+    (copy / META_FILE).write_text(json.dumps(meta))
+    seal(copy, SEALED_FILES)
+    with pytest.raises(ModelError, match="skip.json: meta.json records it but seal.json does not"):
+        CrfModel.load(copy)
+
+
+def test_hashlittle_gives_lookup3s_published_values():
+    import numpy as np
+
+    for text, value in [(b"", 0xDEADBEEF), (b"Four score and seven years ago", 0x17770551)]:
+        assert crfsuite_format.hashlittle(np.frombuffer(text + b"\0", dtype=np.uint8), 0, len(text)) == value
+
+
+def swap_attribute_buckets(data):
+    """Swap the records of two used buckets of one attribute hash table (hashes kept): each string's
+    lookup then meets the other's record, so crfsuite would not find either attribute."""
+    attributes_at = header(data)[9]
+    for table in range(256):
+        offset, n = struct.unpack_from("<II", data, attributes_at + 24 + 8 * table)
+        used = [b for b in range(n) if struct.unpack_from("<I", data, attributes_at + offset + 8 * b + 4)[0]]
+        if len(used) >= 2:
+            first, second = (attributes_at + offset + 8 * b + 4 for b in used[:2])
+            records = struct.unpack_from("<I", data, first)[0], struct.unpack_from("<I", data, second)[0]
+            struct.pack_into("<I", data, first, records[1])
+            struct.pack_into("<I", data, second, records[0])
+            return
+    raise AssertionError("no hash table with two attributes")
+
+
+def test_an_attribute_crfsuite_would_not_find_by_its_hash_is_refused_even_when_resealed(copy):
+    data = bytearray((copy / MODEL_FILE).read_bytes())
+    swap_attribute_buckets(data)
+    crfsuite_format.parse((copy / MODEL_FILE).read_bytes())  # (the sound file parses)
+    with pytest.raises(ValueError, match="crfsuite's hash lookup does not find it as attribute"):
+        crfsuite_format.parse(bytes(data))
+    (copy / MODEL_FILE).write_bytes(bytes(data))
+    refresh_files(copy)
+    with pytest.raises(ModelError, match=f"{MODEL_FILE}: attribute .*crfsuite's hash lookup does not find it"):
+        CrfModel.load(copy)

@@ -330,3 +330,23 @@ def test_retraining_swaps_in_one_step_and_a_signal_between_renames_waits(copy, t
         process.received.clear()
     monkeypatch.setattr(model_module.os, "rename", real_rename)
     assert CrfModel.load(copy) and (copy / "NOTES.md").read_text() == "mine"
+
+
+def test_a_signal_just_after_the_model_workspace_is_made_leaves_no_part_folder(tmp_path, monkeypatch):
+    import os
+    import signal
+    import tempfile
+
+    from hgner import modelfiles
+
+    real = tempfile.mkdtemp
+
+    def then_interrupted(*args, **kwargs):
+        made = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        return made
+
+    monkeypatch.setattr(modelfiles.tempfile, "mkdtemp", then_interrupted)
+    with pytest.raises(KeyboardInterrupt), modelfiles.model_workspace(tmp_path / "model"):
+        pass
+    assert os.listdir(tmp_path) == []

@@ -101,3 +101,81 @@ def test_sigterm_removes_temporary_model_folders(tmp_path):
     _, err = child.communicate(timeout=120)
     assert child.returncode == 143, err.decode()
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+
+
+# A console script named `hgner` that signals itself right after hgner's first line has run, while
+# the command is still being imported: the signal must wait for the command's handlers.
+SIGNALLED_SCRIPT = """import os, signal, sys, time
+import hgner
+os.kill(os.getpid(), signal.{name})
+time.sleep(0.3)
+from hgner.entry import entry
+sys.exit(entry())
+"""
+
+
+@pytest.mark.parametrize("name, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated"),
+                                                 ("SIGHUP", 129, "hung up")])
+def test_a_signal_from_hgners_first_line_on_is_one_line(tmp_path, name, status, word):
+    script = tmp_path / "hgner"
+    script.write_text(SIGNALLED_SCRIPT.format(name=name))
+    result = subprocess.run([sys.executable, str(script), "--version"], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr, result.stdout) == (status, f"hgner: {word}\n", "")
+
+
+def test_importing_hgner_as_a_library_holds_no_signal():
+    code = "import signal, hgner; print(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("argv0, orig_argv, main_file, expected", [
+    ("/venv/bin/hgner", [], "/venv/bin/hgner", True),  # the console script
+    ("C:\\venv\\Scripts\\hgner-script.py", [], "C:\\venv\\Scripts\\hgner-script.py", True),
+    ("-m", ["python", "-m", "hgner", "tag"], None, True),
+    ("-m", ["python", "-X", "dev", "-m", "hgner.cli"], None, True),
+    ("-m", ["python", "-m", "hgner.entry"], None, False),  # runs nothing that would release the signals
+    ("-m", ["python", "-m", "pytest"], None, False),
+    ("/home/me/hgner", [], "/home/me/other.py", False),  # a file named hgner that is not __main__
+    ("analyse.py", [], "analyse.py", False),
+    ("", [], None, False),  # the interactive interpreter
+])
+def test_the_command_is_told_from_a_library_import(monkeypatch, argv0, orig_argv, main_file, expected):
+    import types
+
+    import hgner
+
+    main = types.ModuleType("__main__")
+    if main_file is not None:
+        main.__file__ = main_file
+    monkeypatch.setattr(sys, "argv", [argv0])
+    monkeypatch.setattr(sys, "orig_argv", orig_argv)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert hgner._started_as_command() is expected
+
+
+FINALIZER_SCRIPT = """import os, signal, sys, time
+from hgner import process
+
+class Finalized:
+    def __del__(self):  # the signal lands here, where Python would print its exception and drop it
+        os.kill(os.getpid(), signal.{name})
+        time.sleep(0.2)
+
+def command():
+    Finalized()
+    time.sleep(30)
+    print("went on")
+    return 0
+
+sys.exit(process.run(lambda: command))
+"""
+
+
+@pytest.mark.parametrize("name, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_a_signal_inside_a_finalizer_still_stops_the_command_with_one_line(name, status, word):
+    """The 10,000-case run: a SIGINT inside llvmlite's ObjectRef.__del__ printed 'Exception ignored'
+    and a traceback, and the command went on."""
+    result = subprocess.run([sys.executable, "-c", FINALIZER_SCRIPT.format(name=name)], capture_output=True,
+                            text=True, timeout=120)
+    assert (result.returncode, result.stderr, result.stdout) == (status, f"hgner: {word}\n", "")
