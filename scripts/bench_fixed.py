@@ -35,6 +35,7 @@ import argparse
 import filecmp
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -119,8 +120,7 @@ class Version:
         return json.loads(output)
 
 
-def median_run(version: Version, args: list[str], runs: int) -> dict[str, float]:
-    timings = [version.measure(args) for _ in range(runs)]
+def medians(timings: list[tuple[float, float]]) -> dict[str, float]:
     return {"wall_seconds": round(statistics.median(t[0] for t in timings), 2),
             "cpu_seconds": round(statistics.median(t[1] for t in timings), 2)}
 
@@ -130,26 +130,45 @@ def part_entities(folder: Path) -> list[list[dict]]:
             for line in part.read_text(encoding="utf-8").splitlines()]
 
 
-def figures(version: Version, work: Path, inputs: dict[str, list[str]], runs: int) -> dict:
+def commands(version: Version, work: Path, inputs: dict) -> dict[str, list[str]]:
+    """The timed commands of ``version``, by name (outputs in its own folder)."""
     out = work / version.name
-    out.mkdir()
-    version.measure(["tag", "Warm up in Paris ."])  # the bytecode cached, the kernels compiled (or loaded) once
-    one = {size: median_run(version, ["tag", "--format", "jsonl", "-o", str(out / f"{size}.jsonl"), "--files", *paths],
-                            runs if size == "1M" else 1)
-           for size, paths in (("1M", inputs["1M"]), ("2M", inputs["2M"]))}
-    steady = inputs["tokens_1M"] / (one["2M"]["cpu_seconds"] - one["1M"]["cpu_seconds"])
-    cluster = median_run(version, ["tag", "--cluster", "local:2", str(work / "1M"), "--out", str(out / "cluster")], 1)
+    return {size: ["tag", "--format", "jsonl", "-o", str(out / f"{size}.jsonl"), "--files", *inputs[size]]
+            for size in ("1M", "2M")} | {
+        "cluster": ["tag", "--cluster", "local:2", str(work / "1M"), "--out", str(out / "cluster")],
+        "testb": ["tag", "--format", "conll", "-o", str(out / "testb.conll"), inputs["testb"][0]]}
+
+
+def side_by_side(versions: list[Version], work: Path, inputs: dict, runs: int) -> dict[str, dict]:
+    """Every version's figures, their commands interleaved (each round runs every command of every
+    version once; medians of ``runs`` rounds), since this machine's speed drifts within minutes."""
+    timings: dict[str, dict[str, list]] = {v.name: {} for v in versions}
+    for version in versions:
+        (work / version.name).mkdir()
+        version.measure(["tag", "Warm up in Paris ."])  # the bytecode cached, the kernels compiled (or loaded) once
+        version.measure(["tag", "--format", "conll", "-o", str(work / version.name / "ieer.conll"), inputs["ieer"][0]])
+    for _ in range(runs):
+        for version in versions:
+            for name, args in commands(version, work, inputs).items():
+                if name == "cluster":
+                    shutil.rmtree(work / version.name / "cluster", ignore_errors=True)
+                timings[version.name].setdefault(name, []).append(version.measure(args))
+    return {v.name: summary(v, work, inputs, {name: medians(t) for name, t in timings[v.name].items()}) for v in versions}
+
+
+def summary(version: Version, work: Path, inputs: dict, timed: dict[str, dict[str, float]]) -> dict:
+    out = work / version.name
+    one, cluster = timed["1M"], timed["cluster"]
+    steady = inputs["tokens_1M"] / (timed["2M"]["cpu_seconds"] - one["cpu_seconds"])
     one_entities = [json.loads(line)["entities"] for line in (out / "1M.jsonl").read_text(encoding="utf-8").splitlines()]
-    testb = median_run(version, ["tag", "--format", "conll", "-o", str(out / "testb.conll"), inputs["testb"][0]], runs)
-    version.measure(["tag", "--format", "conll", "-o", str(out / "ieer.conll"), inputs["ieer"][0]])
     return {
-        "one_process_1M": one["1M"], "one_process_2M": one["2M"],
+        "one_process_1M": one, "one_process_2M": timed["2M"],
         "steady_tokens_per_cpu_second": round(steady),
-        "fixed_cpu_seconds": round(one["1M"]["cpu_seconds"] - inputs["tokens_1M"] / steady, 2),
-        "cluster_local_2": {**cluster, "speedup_over_one_process": round(one["1M"]["wall_seconds"] / cluster["wall_seconds"], 2),
-                            "cpu_over_one_process": round(cluster["cpu_seconds"] / one["1M"]["cpu_seconds"], 2),
+        "fixed_cpu_seconds": round(one["cpu_seconds"] - inputs["tokens_1M"] / steady, 2),
+        "cluster_local_2": {**cluster, "speedup_over_one_process": round(one["wall_seconds"] / cluster["wall_seconds"], 2),
+                            "cpu_over_one_process": round(cluster["cpu_seconds"] / one["cpu_seconds"], 2),
                             "identical_entities": part_entities(out / "cluster") == one_entities},
-        "testb_raw_one_command": testb,
+        "testb_raw_one_command": timed["testb"],
         "short_texts_tokens_per_cpu_second": version.short_texts(work / "short.json"),
     }
 
@@ -172,7 +191,7 @@ def write_inputs(work: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", type=Path, help="an earlier checkout of hgner to measure side by side")
-    parser.add_argument("--runs", type=int, default=3, help="repetitions of the short commands; medians (default 3)")
+    parser.add_argument("--runs", type=int, default=3, help="rounds of every timed command; medians (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
     report: dict = {"cpus": os.cpu_count(), "load_average_before": load_average()}
@@ -184,9 +203,7 @@ def main() -> None:
         report["floor_cpu_seconds"] = floor_cpu_seconds(args.runs, bytecode)
         inputs = write_inputs(work)
         report["tokens_1M"] = inputs["tokens_1M"]
-        for version in versions:
-            report[version.name] = figures(version, work, inputs, args.runs)
-            print(version.name, json.dumps(report[version.name], indent=2), file=sys.stderr)
+        report.update(side_by_side(versions, work, inputs, args.runs))
         if args.baseline:
             report["byte_identical_to_baseline"] = {
                 name: filecmp.cmp(work / "current" / name, work / "baseline" / name, shallow=False)
