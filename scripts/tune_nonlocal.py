@@ -6,6 +6,7 @@ only (eng.testa and Wikigold, esp.testa, ned.testa).
 
     python scripts/tune_nonlocal.py en doc-tok doc-ent ...   # LANGUAGE then variants (see --list)
     python scripts/tune_nonlocal.py --list
+    python scripts/tune_nonlocal.py --table                   # the results so far, as a Markdown table
 
 Stage 1 labels of the training corpus come from a k-fold jackknife (:data:`FOLDS` folds of whole
 documents, with every case-augmented copy of a document in its document's fold): each fold is
@@ -48,11 +49,11 @@ sys.path.insert(0, str(ROOT))
 
 from hgner import schemes  # noqa: E402
 from hgner.augment import case_augmented  # noqa: E402
-from hgner.corpus import Corpus, Document  # noqa: E402
+from hgner.corpus import Corpus  # noqa: E402
 from hgner.crfsuite_adapter import fit, read_crfsuite_weights  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
 from hgner.evaluation import gold_tags  # noqa: E402
-from hgner.features import FeatureConfig, document_features  # noqa: E402
+from hgner.features import document_features  # noqa: E402
 from hgner.graph import FactorGraph  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
@@ -76,6 +77,7 @@ LANGUAGES = {
            "devs": {"nltk:conll2002/ned.testa": "corpus"}},
 }
 VARIANTS = {
+    "none": (),  # the control: stage 2 with no stage-2 attribute is stage 1 retrained
     "doc-tok": ("nt",),
     "doc-ent": ("ne", "ns"),
     "doc-tok+ent": ("nt", "ne", "ns"),
@@ -381,7 +383,7 @@ def run(language: str, variants: list[str]) -> None:
     ys = [schemes.relabel_tags(s.tags or [], options.label_map, options.scheme) for s in full.sentences]
     devs = {name: read_tagged(name, documents=how, announce=False)[0] for name, how in spec["devs"].items()}
     dev_types = {name: tag_types(model, dev) for name, dev in devs.items()}
-    stage1 = {name: document_counts(model, dev, [[to_label(t, model) for s in ts for t in s] for ts in dev_types[name]])
+    stage1 = {name: document_counts(model, dev, [[to_label(t) for s in ts for t in s] for ts in dev_types[name]])
               for name, dev in devs.items()}
     for variant in variants:
         groups = VARIANTS[variant]
@@ -416,9 +418,23 @@ def run(language: str, variants: list[str]) -> None:
         print(json.dumps(result), flush=True)
 
 
-def to_label(kind: str, model: CrfModel) -> str:
-    """A type back as the model's IO label."""
+def to_label(kind: str) -> str:
+    """A type back as an IO label (the shipped models' scheme)."""
     return "O" if kind == "O" else f"I-{kind}"
+
+
+def table() -> str:
+    """The results in :data:`RESULTS` as a Markdown table: per run and dev set, stage 1, stage 2, the
+    gain, and the gain on the 60 halves (mean, minimum, halves gaining at least 0.5)."""
+    rows = ["| language | variant | dev set | stage 1 | stage 2 | gain | halves: mean | min | >= 0.5 |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for line in RESULTS.read_text(encoding="utf-8").splitlines():
+        run_ = json.loads(line)
+        for name in (key for key, value in run_.items() if isinstance(value, dict)):
+            r, h = run_[name], run_[name]["halves"]
+            rows.append(f"| {run_['language']} | {run_['variant']} | {name} | {r['stage1']:.2f} | {r['stage2']:.2f} | "
+                        f"{r['gain']:+.2f} | {h['mean']:+.2f} | {h['min']:+.2f} | {h['at_least_0.5']}/{h['halves']} |")
+    return "\n".join(rows)
 
 
 def main(argv: list[str]) -> None:
@@ -426,7 +442,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("language", nargs="?", choices=sorted(LANGUAGES))
     parser.add_argument("variants", nargs="*", metavar="VARIANT")
     parser.add_argument("--list", action="store_true", help="list the variants")
+    parser.add_argument("--table", action="store_true", help="print the results so far as a Markdown table")
     args = parser.parse_args(argv)
+    if args.table:
+        print(table())
+        return
     if args.list or not args.language:
         for name, groups in VARIANTS.items():
             print(name, " ".join(groups))
