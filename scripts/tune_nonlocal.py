@@ -85,7 +85,15 @@ VARIANTS = {
     "doc+corpus-tok": ("nt", "ct"),
     "doc+corpus-all": ("nt", "ne", "ns", "nf", "ct", "ce"),
     "doc+corpus-ent": ("ne", "ns", "ce"),
+    "doc+foldcorpus-tok+ent": ("nt", "ne", "ns", "ct", "ce"),
+    "doc+foldcorpus-all": ("nt", "ne", "ns", "nf", "ct", "ce"),
 }
+# These count ct / ce over every other training document. That leaks: another document's jackknifed
+# labels come from a model trained on this document's fold, gold tags included, so in training the
+# corpus counts are better than they can be on new text. The "foldcorpus" variants count only the
+# documents of the same fold (tagged by the one model that saw none of them), about as many
+# documents as a dev set has.
+WHOLE_CORPUS = {"doc+corpus-tok", "doc+corpus-all", "doc+corpus-ent"}
 MAX_ENTITY = 6  # the longest entity string matched again (tokens)
 
 Types = list[list[str]]  # one document: sentences -> the stage-1 type of each token ("O" for none)
@@ -202,23 +210,22 @@ def _entity_matches(words: list[str], entities: dict, own: dict, name: str, out:
         i += matched or 1
 
 
-def corpus_tables(documents: list[tuple[list[list[str]], Types]], groups_of: list[int]) -> list[dict]:
-    """For each document, the token and entity counts of the corpus's documents of other groups
-    (a document's case-augmented copies are in its group, so they do not count for it)."""
+def corpus_tables(documents: list[tuple[list[list[str]], Types]], groups_of: list[int],
+                  folds_of: list[int]) -> list[dict]:
+    """For each document, the token and entity counts of the documents of its fold (``folds_of``)
+    in other groups (a document's case-augmented copies are in its group, so they do not count for it)."""
     per_doc = [document_tables(sentences, types) for sentences, types in documents]
-    totals = {"tokens": {}, "entities": {}}
+    totals: dict[int, dict] = {}
     by_group: dict[int, dict] = {}
-    for table, group in zip(per_doc, groups_of):
+    for table, group, fold in zip(per_doc, groups_of, folds_of):
         mine = by_group.setdefault(group, {"tokens": {}, "entities": {}})
+        total = totals.setdefault(fold, {"tokens": {}, "entities": {}})
         for key in ("tokens", "entities"):
             for item, counts in table[key].items():
-                totals[key].setdefault(item, Counter()).update(counts)
+                total[key].setdefault(item, Counter()).update(counts)
                 mine[key].setdefault(item, Counter()).update(counts)
-    result = []
-    for group in groups_of:
-        mine = by_group[group]
-        result.append({key: _Minus(totals[key], mine[key]) for key in ("tokens", "entities")})
-    return result
+    return [{key: _Minus(totals[fold][key], by_group[group][key]) for key in ("tokens", "entities")}
+            for group, fold in zip(groups_of, folds_of)]
 
 
 class _Minus(dict):
@@ -301,10 +308,10 @@ def jackknife(language: str, model: CrfModel, corpus: Corpus, augment: tuple[str
 
 # ---------------------------------------------------------------- stage 2
 def stage2_features(model: CrfModel, corpus: Corpus, types: list[Types], groups: Sequence[str],
-                    groups_of: list[int]) -> list[list[list[str]]]:
+                    groups_of: list[int], folds_of: list[int]) -> list[list[list[str]]]:
     """Stage-1 model's attributes plus the stage-2 ones, every sentence of ``corpus``."""
     documents = [[s.tokens for s in d.sentences] for d in corpus.documents]
-    corpus_counts = (corpus_tables(list(zip(documents, types)), groups_of) if {"ct", "ce"} & set(groups)
+    corpus_counts = (corpus_tables(list(zip(documents, types)), groups_of, folds_of) if {"ct", "ce"} & set(groups)
                      else [None] * len(documents))
     xs = []
     for sentences, kinds, counts in zip(documents, types, corpus_counts):
@@ -379,6 +386,7 @@ def run(language: str, variants: list[str]) -> None:
     types = jackknife(language, model, corpus, augment)
     full = case_augmented(corpus, augment) if augment else corpus
     groups_of = [i % len(corpus.documents) for i in range(len(full.documents))]
+    fold = np.random.default_rng(SEED).permutation(len(corpus.documents)) % FOLDS  # as jackknife() folds
     options, _ = options_of(model)
     ys = [schemes.relabel_tags(s.tags or [], options.label_map, options.scheme) for s in full.sentences]
     devs = {name: read_tagged(name, documents=how, announce=False)[0] for name, how in spec["devs"].items()}
@@ -388,7 +396,8 @@ def run(language: str, variants: list[str]) -> None:
     for variant in variants:
         groups = VARIANTS[variant]
         started = time.time()
-        xs = stage2_features(model, full, types, groups, groups_of)
+        folds_of = [0] * len(groups_of) if variant in WHOLE_CORPUS else [int(fold[g]) for g in groups_of]
+        xs = stage2_features(model, full, types, groups, groups_of, folds_of)
         featurised = time.time() - started
         with tempfile.TemporaryDirectory(prefix="hgner-s2-") as out:
             from tqdm import tqdm
@@ -399,11 +408,13 @@ def run(language: str, variants: list[str]) -> None:
             stage2 = Stage2(Path(out) / "s2.crfsuite")
         del xs
         result = {"language": language, "variant": variant, "groups": list(groups), "folds": FOLDS,
+                  "corpus_counts": ("" if not {"ct", "ce"} & set(groups) else
+                                    "every other training document" if variant in WHOLE_CORPUS else "same fold"),
                   "stage1_model": spec["model"], "iterations": len(iterations),
                   "train_seconds": round(time.time() - started), "featurise_seconds": round(featurised)}
         for name, dev in devs.items():
             dev_docs = [[s.tokens for s in d.sentences] for d in dev.documents]
-            xs_dev = stage2_features(model, dev, dev_types[name], groups, list(range(len(dev_docs))))
+            xs_dev = stage2_features(model, dev, dev_types[name], groups, list(range(len(dev_docs))), [0] * len(dev_docs))
             predicted, start = [], 0
             for sentences in dev_docs:
                 predicted.append(stage2.tag(xs_dev[start:start + len(sentences)]))
