@@ -338,9 +338,10 @@ def main() -> None:
         results["latency"] = latency(sentence)
         print(json.dumps(results["latency"]), flush=True)
     if "throughput" in parts:
+        from hgner.tagging.settings import TagSettings
         from hgner.tagging.tagger import Tagger
 
-        tagger = Tagger(MODEL)
+        tagger = Tagger(TagSettings(MODEL))
         tokens = sum(len(s.tokens) for text in texts for s in tagger.sentences(text))
         results["throughput"] = throughput(texts, tokens)
         print(json.dumps(results["throughput"]), flush=True)
