@@ -37,6 +37,13 @@ MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's cali
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
 
 
+def numbered_sentences(documents: Sequence[Sequence[Sequence[str]]]) -> tuple[list[Sequence[str]], np.ndarray]:
+    """The sentences of several documents in order, and (S,) each one's document number: what
+    :meth:`CrfModel.document_unary` takes to featurise them together, each as if alone."""
+    sentences = [sentence for document in documents for sentence in document]
+    return sentences, np.repeat(np.arange(len(documents)), [len(document) for document in documents])
+
+
 def type_cache_key(metadata: dict[str, Any]) -> str:
     """The :func:`~hgner.features.typecache.made_for` of a model: its features, weights and word tables."""
     depends = {MODEL_FILE, *TABLE_FILES.values()}
@@ -85,7 +92,7 @@ class CrfModel:
         if TYPES_FILE in metadata.get("files", {}):  # the word types of the training corpus, made when it was built
             scores = self.attribute_scores
             types = load_type_cache(directory / TYPES_FILE, type_cache_key(metadata),
-                                    scores.marks, len(labels), len(attributes), scores.width * len(scores.offsets))
+                                    scores.marks, len(labels), len(attributes), scores.given_width)
             if types is not None:
                 scores.start_from(types)
             else:
@@ -167,9 +174,7 @@ class CrfModel:
 
     def chain_graphs(self, documents: Sequence[Sequence[Sequence[str]]]) -> list[FactorGraph]:
         """Each document's :meth:`chain_graph`, the documents featurised together (each as if alone)."""
-        sentences = [sentence for document in documents for sentence in document]
-        numbers = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
-        unary = self.calibration * self.document_unary(sentences, numbers)
+        unary = self.calibration * self.document_unary(*numbered_sentences(documents))
         graphs, start = [], 0
         for document in documents:
             size = sum(map(len, document))

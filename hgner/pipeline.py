@@ -12,7 +12,7 @@ from . import skip
 from .decoders import Decoder
 from .graph import FactorGraph
 from .graphkinds import check_graph_kind
-from .model import CrfModel
+from .model import CrfModel, numbered_sentences
 
 
 @dataclass
@@ -84,9 +84,7 @@ class Pipeline:
         decoded together: one graph and one decoder call for all (short documents' fixed costs)."""
         if self.graph_kind != "chain" or not self.decoder.separable or len(documents) < 2:
             return [self.decode(sentences) for sentences in documents]
-        sentences = [sentence for document in documents for sentence in document]
-        numbers = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
-        graph = self.model.chain_graph(sentences, numbers)
+        graph = self.model.chain_graph(*numbered_sentences(documents))
         decoding = self.decoder.decode(graph)
         names = self.model.labels
         results, token = [], 0

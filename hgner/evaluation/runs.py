@@ -140,24 +140,23 @@ class DocumentScorer:
     def outcomes(self, documents: Iterable[Document], keep_predictions: bool = False) -> Iterator[DocumentOutcome]:
         """Each document's outcome, in order: their graphs built a few documents at a time (up to
         :data:`BATCH_TOKENS` tokens: short documents' features found together), each decoded alone."""
-        batch: list[Document] = []
+        batch: list[tuple[Document, int]] = []  # (document, its tokens)
         size = 0
         for document in documents:
             tokens = sum(len(s.tokens) for s in document.sentences)
             if batch and size + tokens > BATCH_TOKENS:
                 yield from self._batch(batch, keep_predictions)
                 batch, size = [], 0
-            batch.append(document)
+            batch.append((document, tokens))
             size += tokens
         yield from self._batch(batch, keep_predictions)
 
-    def _batch(self, documents: list[Document], keep_predictions: bool) -> Iterator[DocumentOutcome]:
+    def _batch(self, batch: list[tuple[Document, int]], keep_predictions: bool) -> Iterator[DocumentOutcome]:
         started = time.perf_counter()
-        prepared = self.builder.prepare_documents([[s.tokens for s in d.sentences] for d in documents])
-        tokens = [sum(len(s.tokens) for s in d.sentences) for d in documents]
-        per_token = (time.perf_counter() - started) / (sum(tokens) or 1)  # shared by the documents, by their tokens
-        for document, graphs, size in zip(documents, prepared, tokens):
-            yield self._outcome(document, graphs, per_token * size, keep_predictions)
+        prepared = self.builder.prepare_documents([[s.tokens for s in d.sentences] for d, _ in batch])
+        per_token = (time.perf_counter() - started) / (sum(tokens for _, tokens in batch) or 1)  # shared by tokens
+        for (document, tokens), graphs in zip(batch, prepared):
+            yield self._outcome(document, graphs, per_token * tokens, keep_predictions)
 
     def _outcome(self, document: Document, prepared: DocumentGraph, build_seconds: float,
                  keep_predictions: bool) -> DocumentOutcome:

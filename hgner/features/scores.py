@@ -54,6 +54,11 @@ class AttributeScores:
         self._clear()
 
     @property
+    def given_width(self) -> int:
+        """How many attribute ids a word type gives its neighbours: ``width`` for each offset."""
+        return self.width * len(self.offsets)
+
+    @property
     def marks(self) -> tuple[str, ...]:
         """The marks word types have rows for: none, and :data:`CASELESS_MARK` with ``caseless_features``."""
         return ("", CASELESS_MARK) if self.config.caseless_features else ("",)
@@ -64,7 +69,7 @@ class AttributeScores:
         # the unmarked rows are made for every word type as it is first seen, the marked ones for the types of
         # caseless sentences only, when first needed (``ready``); the model's type cache gives the first ones
         self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in self.marks}
-        self.neighbour_ids = {mark: _Table(self.width * len(self.offsets), np.int64) for mark in self.marks}
+        self.neighbour_ids = {mark: _Table(self.given_width, np.int64) for mark in self.marks}
         self.ready = {mark: _Table(1, np.bool_) for mark in self.marks}
         if self.types is not None:
             vocabulary.restore(self.types.words, self.types.lowers, self.types.shapes, self.types.rows)
@@ -134,7 +139,7 @@ class AttributeScores:
         n = len(rows)
         unary = self.sums[""].array[rows]
         # (n, one-per-token kinds) attribute ids (-1: none): BOS, EOS, the neighbours' by offset, the slots
-        ids = np.empty((n, 2 + self.width * len(self.offsets) + len(SLOT_ATTRIBUTES)), np.int64)
+        ids = np.empty((n, 2 + self.given_width + len(SLOT_ATTRIBUTES)), np.int64)
         places = (rows, document.position, document.lengths[document.sentence])
         _context_ids(ids, places, (self.neighbour_ids[""].array, self.offset_array, self.edge_ids))
         if CASELESS_MARK in self.sums and document.caseless.any():  # their marked rows (neighbours: same sentence)
@@ -144,7 +149,7 @@ class AttributeScores:
             marked_ids = np.empty_like(ids)
             _context_ids(marked_ids, places, (self.neighbour_ids[CASELESS_MARK].array, self.offset_array, self.edge_ids))
             ids[caseless] = marked_ids[caseless]
-        for column, (kind, keys) in enumerate(document.slot_keys(), 2 + self.width * len(self.offsets)):
+        for column, (kind, keys) in enumerate(document.slot_keys(), 2 + self.given_width):
             ids[:, column] = self.slot_ids[kind].of(keys)
         tokens, keys = document.ragged_keys()
         starts = np.zeros(n + 1, np.int64)
