@@ -261,11 +261,13 @@ class Tagger:
         least one token), decoded together."""
         groups = [sentences[i] or [] for i in indices]
         results = self.pipeline.decode_documents([[s.tokens for s in group] for group in groups])
-        return {i: self._kept(TaggedGroup(group, result.tags, entities(texts[i], group, result), result.marginals))
-                for i, group, result in zip(indices, groups, results)}
+        return {i: self._tagged(texts[i], group, result) for i, group, result in zip(indices, groups, results)}
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
-        result = self.pipeline.decode([s.tokens for s in group])
+        return self._tagged(text, group, self.pipeline.decode([s.tokens for s in group]))
+
+    def _tagged(self, text: str, group: list[TokenizedSentence], result: DocumentResult) -> TaggedGroup:
+        """The decoded ``group`` of sentences of ``text``, its entities kept as the settings say."""
         return self._kept(TaggedGroup(group, result.tags, entities(text, group, result), result.marginals))
 
     def _kept(self, group: TaggedGroup) -> TaggedGroup:
