@@ -265,18 +265,31 @@ def models_page() -> str:
 def rawtext_section() -> list[str]:
     """Raw text against corpus tokens (``hgner evaluate --input raw``), from ``rawtext.json``."""
     raw = load("rawtext")
-    return ["", "## Raw text", "",
-            f"`{raw['model']}` with Viterbi on the corpus's own tokens and on its text rebuilt as people write it",
-            "(`--input raw` and `--layout` of `hgner evaluate`; see [Scoring](../guide/scoring.md#raw-text-evaluation)),",
-            "and the share of sentences whose tokens hgner's tokenizer reproduces from the rebuilt text.",
-            "Rendered from `docs/results/rawtext.json`, written by",
-            "`python scripts/bench_rawtext.py --json docs/results/rawtext.json`:", "",
-            "| corpus | corpus tokens | raw, lines | raw, paragraph | raw, wrapped | same tokens |",
-            "| --- | --- | --- | --- | --- | --- |",
-            f"| eng.testb | {raw['testb_tokens']:.2f} | **{raw['testb_raw_lines']:.2f}** | {raw['testb_raw_paragraph']:.2f} | "
-            f"{raw['testb_raw_wrapped']:.2f} | {raw['agreement_testb']:.2f}% |",
-            f"| eng.testa | | | | | {raw['agreement_testa']:.2f}% |",
-            f"| Wikigold | {raw['wikigold_tokens']:.2f} | {raw['wikigold_raw_lines']:.2f} | | | |", ""]
+    lines = ["", "## Raw text", "",
+             f"`{raw['model']}` with Viterbi on the corpus's own tokens and on its text rebuilt as people write it",
+             "(`--input raw` and `--layout` of `hgner evaluate`; see [Scoring](../guide/scoring.md#raw-text-evaluation)),",
+             "and the sentence ends hgner finds in each layout against the corpus's: recall, precision, and the",
+             "share of sentences whose tokens hgner's tokenizer reproduces from the rebuilt text.",
+             "Rendered from `docs/results/rawtext.json`, written by",
+             "`python scripts/bench_rawtext.py --json docs/results/rawtext.json`:", "",
+             "| corpus | corpus tokens | raw, lines | raw, paragraph | raw, wrapped |",
+             "| --- | --- | --- | --- | --- |"]
+    names = {"testa": "eng.testa", "wikigold": "Wikigold", "testb": "eng.testb"}
+    for key, role in (("testa", "dev"), ("wikigold", "dev"), ("testb", "test")):
+        if f"{key}_tokens" in raw:
+            lines.append(f"| {names[key]} ({role}) | {raw[f'{key}_tokens']:.2f} | **{raw[f'{key}_raw_lines']:.2f}** | "
+                         f"{raw[f'{key}_raw_paragraph']:.2f} | {raw[f'{key}_raw_wrapped']:.2f} |")
+    boundaries = [(key.removeprefix("boundaries_").split("_"), figure) for key, figure in raw.items()
+                  if key.startswith("boundaries_")]
+    if boundaries:
+        lines.extend(["", "| corpus, layout | sentence ends: recall | precision | same tokens |",
+                      "| --- | --- | --- | --- |"])
+        lines.extend(f"| {names[corpus]}, {layout} | {figure['recall']:.2f} | {figure['precision']:.2f} | "
+                     f"{figure['agreement']:.2f}% |" for (corpus, layout), figure in boundaries)
+    if "agreement_testb" in raw:
+        lines.extend(["", f"On eng.testb one sentence per line, {raw['agreement_testb']:.2f}% of the sentences get the "
+                      "corpus's tokens."])
+    return [*lines, ""]
 
 
 def tuning_page() -> str:
