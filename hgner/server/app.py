@@ -51,7 +51,6 @@ log = logging.getLogger("hgner")
 
 STATIC = resources.files("hgner.server") / "static"
 OPEN_PATHS = ("/health",)  # answered without the API key
-HEAD_KEY = "hgner.head"  # in the scope of a HEAD request answered as GET
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -129,7 +128,7 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         count(code)
         headers = getattr(error, "headers", None)
-        where = f"{'HEAD' if request.scope.get(HEAD_KEY) else request.method} {request.url.path}"
+        where = f"{request.method} {request.url.path}"
         message = {404: f"{where}: no such endpoint (the API is described at /openapi.json)",
                    405: f"{where}: method not allowed; this endpoint takes {(headers or {}).get('Allow', 'another')}"}
         return error_response(error.status_code, code, message.get(error.status_code, str(error.detail)), headers)
@@ -167,7 +166,7 @@ class Guard:
         status = [500]
         head = scope["method"] == "HEAD"
         if head:  # the GET answer's status and headers (its Content-Length too), without its body
-            scope = {**scope, "method": "GET", HEAD_KEY: True}
+            scope = {**scope, "method": "GET"}
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
