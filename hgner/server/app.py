@@ -19,7 +19,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Any, TypeVar
@@ -31,6 +31,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.models import Schema as OpenAPISchema
 from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
@@ -388,10 +389,8 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
     """/v1/tag and /v1/compare."""
     settings = service.settings
 
-    # the answers are built by the engine and sent as they are (JSONResponse): the response models
+    # the answers are built by the engine and sent as they are (json_response): the response models
     # document them in the schema, and the schema test checks that the answers fit
-    @app.post("/v1/tag", response_model=TagResponse, summary="tag a text, or a batch of documents with ids",
-              responses=ERRORS, openapi_extra=_request_body(TagRequest))
     async def tag(request: Request) -> Response:
         body = await read_body(request, TagRequest)
         texts = [body.text] if body.text is not None else [d.text for d in body.documents or []]
@@ -416,8 +415,6 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
             answer["documents"] = [{"id": d.id, **r} for d, r in zip(body.documents or [], results)]
         return json_response(answer)
 
-    @app.post("/v1/compare", response_model=CompareResponse, summary="several decoders on one text",
-              responses=ERRORS, openapi_extra=_request_body(CompareRequest))
     async def compare(request: Request) -> Response:
         body = await read_body(request, CompareRequest)
         options = CompareOptions(body.model or service.default_model, body.decoders, body.graph, body.sweeps,
@@ -426,6 +423,22 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
                                    len(body.text))
         service.metrics.tokens.inc(len(answer["tokens"]))
         return json_response(answer)
+
+    for path, endpoint, request_model, response_model, summary in (
+            ("/v1/tag", tag, TagRequest, TagResponse, "tag a text, or a batch of documents with ids"),
+            ("/v1/compare", compare, CompareRequest, CompareResponse, "several decoders on one text")):
+        app.router.add_api_route(path, endpoint, methods=["POST"], response_model=response_model, summary=summary,
+                                 responses=ERRORS, openapi_extra=_request_body(request_model),
+                                 route_class_override=_DirectRoute)
+
+
+class _DirectRoute(APIRoute):
+    """A route whose endpoint takes the :class:`Request` and returns its :class:`Response` (it
+    reads its body with :func:`read_body`): FastAPI documents it from its declaration, and calls
+    it without solving its parameters at each request."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        return self.endpoint  # type: ignore[return-value]
 
 
 # the request bodies are read by read_body, not by FastAPI: the schema names them as FastAPI would
