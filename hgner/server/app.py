@@ -341,8 +341,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.state.service = service
     _install_error_handlers(app, service.metrics)
 
+    _add_api_routes(app, service)  # first: the router tries the routes in order
     _add_status_routes(app, service)
-    _add_api_routes(app, service)
     _add_request_schemas(app)
 
     @app.get("/", include_in_schema=False)
