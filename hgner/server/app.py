@@ -20,7 +20,6 @@ import signal
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -41,11 +40,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import HgnerError
 from ..version import __version__
-from .batching import TagBatches
-from .engine import CompareOptions, Engine, TagOptions, decoder_infos
-from .limits import Admission, Deadline, NotReady, Refused, TooLarge
+from .engine import CompareOptions, TagOptions, decoder_infos
+from .limits import NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
 from .schemas import ERRORS, REQUESTS, CompareRequest, CompareResponse, TagRequest, TagResponse
+from .service import Service
 from .settings import SETTINGS_VARIABLE, ServerSettings, check_address
 
 log = logging.getLogger("hgner")
@@ -61,7 +60,7 @@ SECURITY_HEADERS = [
 
 Body = TypeVar("Body", bound=BaseModel)
 ENCODER = msgspec.json.Encoder()  # the answers of /v1/tag and /v1/compare, as JSONResponse would write them
-NO_TELEMETRY = {"tracing": False, "metrics": False, "logs": False}  # FastAPI's OpenTelemetry: /metrics has ours
+NO_TELEMETRY: Any = {"tracing": False, "metrics": False, "logs": False}  # FastAPI's OpenTelemetry: /metrics has ours
 
 
 # --------------------------------------------------------------------------- errors
@@ -265,65 +264,6 @@ def _endpoint(scope: Scope, path: str) -> str:
 
 
 # --------------------------------------------------------------------------- the application
-class Service:
-    """What one worker holds: the settings, the engine, the decoding thread, the admission queue,
-    the ``/v1/tag`` requests waiting to be tagged together and the metrics."""
-
-    def __init__(self, settings: ServerSettings) -> None:
-        self.settings = settings
-        self.engine = Engine(settings.models, settings.timeout)
-        self.batches = TagBatches(self.engine)
-        self.metrics = Metrics()
-        self.admission = Admission(settings.max_queue)
-        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")  # a new one at each start
-        self.loading: Future | None = None
-        self.default_model = next(iter(settings.models))
-
-    def start(self) -> None:
-        if self.loading is not None:
-            self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")
-        self.loading = self.executor.submit(self.engine.load, self.settings.warm)
-
-    def stop(self) -> None:
-        self.executor.shutdown(wait=True, cancel_futures=True)
-        self.metrics.worker_stopped()
-
-    def load_error(self) -> str | None:
-        """Why the models could not be loaded, or None."""
-        if self.loading is None or not self.loading.done() or self.loading.exception() is None:
-            return None
-        return f"the models could not be loaded: {self.loading.exception()}"
-
-    async def run(self, job: Callable[[Deadline], Any], characters: int) -> Any:
-        """``job(deadline)`` on the decoding thread, admitted to the queue; 429 when it is full,
-        504 once the deadline passes, 503 when the models failed to load."""
-        problem = self.load_error()
-        if problem is not None:
-            raise NotReady(problem)
-        if characters > self.settings.max_chars:
-            raise TooLarge(f"{characters} characters of text; this server takes at most {self.settings.max_chars} "
-                           "in one request (--max-chars)")
-        self.admission.enter()
-        self.metrics.queue.inc()
-        started = time.monotonic()
-        deadline = Deadline.after(self.settings.timeout)
-        try:
-            future = self.executor.submit(_with_deadline, job, deadline)
-            try:
-                return await asyncio.wait_for(asyncio.wrap_future(future), max(0.0, deadline.remaining()))
-            except asyncio.TimeoutError:
-                future.cancel()
-                raise deadline.error() from None
-        finally:
-            self.admission.leave(time.monotonic() - started)
-            self.metrics.queue.dec()
-
-
-def _with_deadline(job: Callable[[Deadline], Any], deadline: Deadline) -> Any:
-    deadline.check()  # waited too long in the queue: do not start
-    return job(deadline)
-
-
 def create_app(settings: ServerSettings) -> FastAPI:
     """The application for one worker; its models load in the background at startup
     (``/ready`` says when they are loaded and their kernels compiled)."""
@@ -451,14 +391,15 @@ def _request_body(model: type[BaseModel]) -> dict[str, Any]:
 def _add_request_schemas(app: FastAPI) -> None:
     """The OpenAPI schema of ``app``, with the request models among its components."""
     def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
+        schema = app.openapi_schema
+        if schema is None:
             schema = FastAPI.openapi(app)
             _, definitions = models_json_schema([(model, "validation") for model in REQUESTS],
                                                 ref_template="#/components/schemas/{model}")
             for name, definition in definitions["$defs"].items():  # written as FastAPI writes its own
                 schema["components"]["schemas"][name] = jsonable_encoder(OpenAPISchema(**definition), by_alias=True,
                                                                           exclude_none=True)
-        return app.openapi_schema
+        return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
