@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import HgnerError
@@ -408,7 +409,10 @@ async def read_body(request: Request, model: type[Body]) -> Body:
     """The JSON body of ``request`` checked as ``model``, as FastAPI reads a declared body (its
     request and validation errors, located under ``body``), without FastAPI's per-request
     dependency solving: the model's validator, built once, checks it."""
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except ClientDisconnect as error:  # as FastAPI: a 400 (which the client, gone, never reads)
+        raise StarletteHTTPException(400, "There was an error parsing the body") from error
     if not raw:
         raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
     value: Any = raw  # not JSON: refused by the model (the error names the Content-Type)

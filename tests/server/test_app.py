@@ -386,3 +386,25 @@ def test_the_options_warning_comes_with_every_request(client):
         answer = client.post("/v1/tag", json={"text": TEXT, "graph": "skip"}).json()
         assert any("decodes chains only" in w for w in answer["warnings"]), answer["warnings"]
     assert not client.post("/v1/tag", json={"text": TEXT}).json()["warnings"]
+
+
+def test_a_client_gone_before_its_body_is_not_a_server_error():
+    """The body stops arriving (the client disconnected): not an internal error (as FastAPI reads a body)."""
+    import asyncio
+
+    app = create_app(settings())
+    messages = [{"type": "http.request", "body": b'{"text": "x', "more_body": True}, {"type": "http.disconnect"}]
+
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/tag", "headers": [(b"content-type", b"application/json")],
+             "query_string": b"", "root_path": "", "http_version": "1.1", "scheme": "http"}
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] != 500
+    assert "internal" not in app.state.service.metrics.exposition().decode()
