@@ -11,8 +11,9 @@ Parts (``--only``, comma-separated; default latency,throughput,identical,fuzz):
   request (its process's CPU over the requests answered), which the other work on a shared machine
   disturbs less than the latencies.
 * throughput: eng.testb's raw documents in batches of 16 through ``/v1/tag`` from 2 clients per
-  worker, after a warm-up in which every client sends every batch (each worker has seen the
-  workload's word types, as a long-running server has), 3 timed passes: tokens per CPU-second of
+  worker, each request on a new connection (a burst of keep-alive connections can all be accepted
+  by one worker), after 2 passes that warm the workers (they have seen the workload's word types,
+  as a long-running server has), 3 timed passes: tokens per CPU-second of
   the server's processes, against ``hgner tag --format jsonl`` on the same documents (its process's
   CPU, startup included and left out) [>= 80%]; and tokens per wall-clock second with
   ``--workers 2`` against one worker [>= 1.7x], with how many CPUs the workers and this (client)
@@ -74,6 +75,7 @@ WRK_SECONDS = 10
 BATCH = 16
 CLIENTS_PER_WORKER = 2
 THROUGHPUT_RUNS = 3
+WARM_RUNS = 2
 SOAK_CLIENTS = 16
 
 
@@ -145,17 +147,16 @@ def rss(process: psutil.Process) -> int:
 
 
 async def closed_loop(url: str, bodies: list[dict], clients: int, count: int,
-                      every_client: bool = False) -> tuple[list[float], list[dict]]:
+                      keep_alive: bool = True) -> tuple[list[float], list[dict]]:
     """``count`` requests from ``clients`` concurrent clients, each sending its next when the last is
-    answered: the latencies (seconds) and the answers. With ``every_client``, each client sends
-    every body once instead (each keeps its connection, so each worker it reaches sees them all)."""
+    answered: the latencies (seconds) and the answers. Without ``keep_alive``, each request on a
+    connection of its own (which the worker free first accepts)."""
     latencies: list[float] = []
     answers: list[dict] = []
-    shared = list(enumerate(bodies[i % len(bodies)] for i in range(count)))
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    queue = list(enumerate(bodies[i % len(bodies)] for i in range(count)))
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients if keep_alive else 0)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         async def one_client() -> None:
-            queue = list(enumerate(bodies)) if every_client else shared
             while queue:
                 _, body = queue.pop()
                 started = time.perf_counter()
@@ -313,14 +314,16 @@ def throughput(texts: list[str], tokens: int) -> dict[str, Any]:
     for workers in (1, 2):
         clients = CLIENTS_PER_WORKER * workers
         with server("--workers", str(workers)) as (url, process):
-            # warm: each client sends every batch once, so each worker has seen the whole workload
-            # (its word types), as a long-running server has; then THROUGHPUT_RUNS timed passes
-            asyncio.run(closed_loop(url, batches, clients, len(batches), every_client=True))
+            # each request on a new connection: the workers accept the connections of a burst of
+            # keep-alive clients unevenly (all of them by one worker, seen), a new one goes to the
+            # worker free first. WARM_RUNS passes first, so that the workers have seen the
+            # workload's word types, as a long-running server has; then THROUGHPUT_RUNS timed ones
+            asyncio.run(closed_loop(url, batches, clients, WARM_RUNS * len(batches), keep_alive=False))
             workers_before = _worker_cpu(process)
             with measured(process) as usage:
                 usage["requests"] = THROUGHPUT_RUNS * len(batches)
                 started = time.perf_counter()
-                asyncio.run(closed_loop(url, batches, clients, THROUGHPUT_RUNS * len(batches)))
+                asyncio.run(closed_loop(url, batches, clients, THROUGHPUT_RUNS * len(batches), keep_alive=False))
                 wall = time.perf_counter() - started
             per_worker = {pid: cpu - workers_before.get(pid, 0.0) for pid, cpu in _worker_cpu(process).items()}
         cpu = usage["server_cpu_seconds"]
