@@ -1,24 +1,41 @@
 """``hgner serve`` against the targets of issue 38, on 127.0.0.1 only, bounded in count and time.
 
+Parts (``--only``, comma-separated; default latency,throughput,identical,fuzz):
+
 * latency: one worker, warm, one CoNLL sentence (eng.testb's first of 8 tokens or more) from 8
-  concurrent clients, each sending its next request when the last is answered, with httpx and,
-  when it is installed, with ApacheBench (``ab``: a client in C, which takes less of the shared CPU)
-  [p50 <= 5 ms, p99 <= 25 ms];
-* throughput: eng.testb's raw documents in batches of 16 through ``/v1/tag``, tokens per CPU-second
-  of the server's processes, against ``hgner tag --format jsonl`` on the same documents (its
-  process's CPU, startup included and left out) [>= 80%]; and tokens per wall-clock second with
-  ``--workers 2`` against one worker [>= 1.7x];
+  concurrent clients, each sending its next request when the last is answered [p50 <= 5 ms,
+  p99 <= 25 ms]. The headline client is ``wrk`` (apt-get install wrk: in C, one thread, HTTP/1.1
+  keep-alive, so it takes little of the shared CPU), then 1 client; then the Python client httpx
+  (whose own CPU is part of each latency) and ApacheBench (``ab``: HTTP/1.0, which uvicorn does
+  not keep alive, so a new connection per request). With each: the server's CPU milliseconds per
+  request (its process's CPU over the requests answered), which the other work on a shared machine
+  disturbs less than the latencies.
+* throughput: eng.testb's raw documents in batches of 16 through ``/v1/tag`` from 2 clients per
+  worker, each request on a new connection (a burst of keep-alive connections can all be accepted
+  by one worker), after 2 passes that warm the workers (they have seen the workload's word types,
+  as a long-running server has), 3 timed passes: tokens per CPU-second of
+  the server's processes, against ``hgner tag --format jsonl`` on the same documents (its process's
+  CPU, startup included and left out) [>= 80%]; and tokens per wall-clock second with
+  ``--workers 2`` against one worker [>= 1.7x], with how many CPUs the workers and this (client)
+  process kept busy.
 * identical: the entities of ``/v1/tag`` equal ``hgner tag --format jsonl``'s on eng.testb's raw
   text, document by document, and the whole text as one document;
 * fuzz: schemathesis against the live server's OpenAPI schema [0 server errors, 0 schema violations];
-* soak (``--soak SECONDS``, 600 in the issue): 16 clients, 10% hostile requests; counts the 500s
-  and the dropped connections, and the server's resident memory after the first minute and at the
-  end [0, 0, growth < 5%].
+* soak (``--soak SECONDS``, 600 in the issue; or part ``soak``, 600 s): 16 clients, 10% hostile
+  requests; counts the 500s and the dropped connections, and the server's resident memory after
+  the first minute and at the end [0, 0, growth < 5%]. It needs no quiet machine.
 
-The machine's load average is recorded with each figure: the CPU is shared.
+The machine's load average is recorded with each figure: the CPU is shared. ``--json FILE``
+merges the parts run into FILE: the parts not run keep their figures. For example, on a quiet
+machine, only the speed figures:
 
-Usage: python scripts/bench_serve.py [--only latency,throughput,identical,fuzz] [--examples 200] [--soak 600]
-       [--json FILE]
+    python scripts/bench_serve.py --only latency,throughput --json docs/results/serve.json
+
+and, at any time, the others:
+
+    nice -n 19 python scripts/bench_serve.py --only identical,fuzz,soak --json docs/results/serve.json
+
+Needs HGNER_MIRROR (eng.testb) and the serve and test extras.
 """
 
 from __future__ import annotations
@@ -37,9 +54,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import psutil
@@ -53,7 +71,11 @@ from bench_tag import children_cpu  # noqa: E402
 MODEL = "en-conll03"
 LATENCY_CLIENTS = 8
 LATENCY_REQUESTS = 4000
+WRK_SECONDS = 10
 BATCH = 16
+CLIENTS_PER_WORKER = 2
+THROUGHPUT_RUNS = 3
+WARM_RUNS = 2
 SOAK_CLIENTS = 16
 
 
@@ -108,17 +130,31 @@ def cpu_seconds(process: psutil.Process) -> float:
     return total
 
 
+def _worker_cpu(process: psutil.Process) -> dict[int, float]:
+    """CPU seconds of each process of the server (the supervisor and its workers), by pid."""
+    seconds = {}
+    for p in [process, *process.children(recursive=True)]:
+        try:
+            times = p.cpu_times()
+            seconds[p.pid] = times.user + times.system
+        except psutil.NoSuchProcess:
+            pass
+    return seconds
+
+
 def rss(process: psutil.Process) -> int:
     return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)])
 
 
-async def closed_loop(url: str, bodies: list[dict], clients: int, count: int) -> tuple[list[float], list[dict]]:
+async def closed_loop(url: str, bodies: list[dict], clients: int, count: int,
+                      keep_alive: bool = True) -> tuple[list[float], list[dict]]:
     """``count`` requests from ``clients`` concurrent clients, each sending its next when the last is
-    answered: the latencies (seconds) and the answers."""
+    answered: the latencies (seconds) and the answers. Without ``keep_alive``, each request on a
+    connection of its own (which the worker free first accepts)."""
     latencies: list[float] = []
     answers: list[dict] = []
     queue = list(enumerate(bodies[i % len(bodies)] for i in range(count)))
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients if keep_alive else 0)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         async def one_client() -> None:
             while queue:
@@ -138,29 +174,100 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
+@contextmanager
+def measured(process: psutil.Process) -> Iterator[dict[str, Any]]:
+    """A dict in which the block puts ``requests`` (the number answered in it), filled with the
+    server's CPU milliseconds per request over the block (its processes' CPU), this process's (the
+    client's, when it is Python) and the load average before and after."""
+    figures: dict[str, Any] = {"load_before": load()}
+    cpu, own = cpu_seconds(process), time.process_time()
+    yield figures
+    answered = max(1, figures["requests"])
+    figures["server_cpu_seconds"] = round(cpu_seconds(process) - cpu, 3)
+    figures["bench_process_cpu_seconds"] = round(time.process_time() - own, 3)
+    figures["server_cpu_ms_per_request"] = round(1000 * figures["server_cpu_seconds"] / answered, 3)
+    figures["bench_process_cpu_ms_per_request"] = round(1000 * figures["bench_process_cpu_seconds"] / answered, 3)
+    figures["load_after"] = load()
+
+
 def latency(sentence: str) -> dict[str, Any]:
-    with server() as (url, _):
-        asyncio.run(closed_loop(url, [{"text": sentence}], LATENCY_CLIENTS, 400))  # warm
-        before = load()
-        started = time.perf_counter()
-        latencies, _ = asyncio.run(closed_loop(url, [{"text": sentence}], LATENCY_CLIENTS, LATENCY_REQUESTS))
-        seconds = time.perf_counter() - started
-        single, _ = asyncio.run(closed_loop(url, [{"text": sentence}], 1, 1000))
-        compiled = apache_bench(url, sentence)
-    return {"client": "httpx (Python, asyncio; its own CPU is part of each latency)","clients": LATENCY_CLIENTS, "requests": LATENCY_REQUESTS, "sentence": sentence,
-            "p50_ms": round(1000 * percentile(latencies, 50), 2), "p99_ms": round(1000 * percentile(latencies, 99), 2),
-            "requests_per_second": round(LATENCY_REQUESTS / seconds, 1),
-            "one_client_p50_ms": round(1000 * percentile(single, 50), 2),
-            "one_client_p99_ms": round(1000 * percentile(single, 99), 2),
-            "load_before": before, "load_after": load(), "apache_bench": compiled}
+    """One worker, warm: wrk (HTTP/1.1 keep-alive, in C) as the headline when installed, then the
+    Python client (httpx) and ApacheBench, each with the server's CPU per request."""
+    body = {"text": sentence}
+    figures: dict[str, Any] = {"sentence": sentence}
+    with server() as (url, process):
+        asyncio.run(closed_loop(url, [body], LATENCY_CLIENTS, 400))  # warm
+        compiled = wrk(url, process, sentence)
+        if compiled is not None:
+            figures.update(compiled)
+        python_client: dict[str, Any] = {"client": "httpx (Python, asyncio; its own CPU is part of each latency)",
+                                         "clients": LATENCY_CLIENTS, "requests": LATENCY_REQUESTS}
+        with measured(process) as usage:
+            usage["requests"] = LATENCY_REQUESTS
+            started = time.perf_counter()
+            latencies, _ = asyncio.run(closed_loop(url, [body], LATENCY_CLIENTS, LATENCY_REQUESTS))
+            seconds = time.perf_counter() - started
+        python_client.update(p50_ms=round(1000 * percentile(latencies, 50), 2),
+                             p99_ms=round(1000 * percentile(latencies, 99), 2),
+                             requests_per_second=round(LATENCY_REQUESTS / seconds, 1), **usage)
+        single, _ = asyncio.run(closed_loop(url, [body], 1, 1000))
+        python_client.update(one_client_p50_ms=round(1000 * percentile(single, 50), 2),
+                             one_client_p99_ms=round(1000 * percentile(single, 99), 2))
+        figures["httpx"] = python_client
+        if compiled is None:  # the headline: the Python client's
+            figures.update({k: python_client[k] for k in ("client", "clients", "requests", "p50_ms", "p99_ms")})
+        figures["apache_bench"] = apache_bench(url, sentence)
+    return figures
+
+
+WRK_SCRIPT = """wrk.method = "POST"
+wrk.body = {body}
+wrk.headers["Content-Type"] = "application/json"
+"""
+
+
+def wrk(url: str, process: psutil.Process, sentence: str) -> dict[str, Any] | None:
+    """``wrk`` (apt-get install wrk: a load generator in C, one thread, HTTP/1.1 keep-alive: each
+    client sends its next request when the last is answered) for WRK_SECONDS at 8 clients, then 1;
+    None when it is not installed."""
+    if shutil.which("wrk") is None:
+        return None
+    figures: dict[str, Any] = {"client": f"wrk (C, one thread, HTTP/1.1 keep-alive, {WRK_SECONDS} s a run)"}
+    with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
+        script = Path(folder) / "post.lua"
+        script.write_text(WRK_SCRIPT.format(body=json.dumps(json.dumps({"text": sentence}))))
+        for clients in (LATENCY_CLIENTS, 1):
+            command = ["wrk", "-t1", f"-c{clients}", "--latency", "-s", str(script), url + "/v1/tag"]
+            subprocess.run([*command, "-d2s"], capture_output=True, check=True)  # warm
+            with measured(process) as usage:
+                out = subprocess.run([*command, f"-d{WRK_SECONDS}s"], capture_output=True, text=True,
+                                     check=True).stdout
+                usage["requests"] = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+            percent = {int(q): _milliseconds(v) for q, v in re.findall(r"^\s+(\d+)%\s+(\S+)\s*$", out, re.M)}
+            errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+            run = {"clients": clients, "p50_ms": percent[50], "p99_ms": percent[99],
+                   "requests_per_second": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+                   "failed": int(errors.group(1)) if errors else 0, **usage}
+            if clients == LATENCY_CLIENTS:
+                figures.update(run)
+            else:
+                figures["one_client"] = run
+    return figures
+
+
+def _milliseconds(text: str) -> float:
+    """wrk's ``812.00us``, ``3.76ms`` or ``1.02s`` in milliseconds."""
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()  # type: ignore[union-attr]
+    return round(float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit], 3)
 
 
 def apache_bench(url: str, sentence: str) -> dict[str, Any] | None:
-    """The same load from ApacheBench (``ab``, a client in C: apt-get install apache2-utils), keep-alive;
-    None when it is not installed."""
+    """The same load from ApacheBench (``ab``, a client in C: apt-get install apache2-utils), asking
+    for keep-alive; None when it is not installed. ab speaks HTTP/1.0, whose connections uvicorn
+    does not keep alive: each request opens a connection (a cost of its own, on both sides)."""
     if shutil.which("ab") is None:
         return None
-    figures: dict[str, Any] = {"client": "ab (ApacheBench, keep-alive)"}
+    figures: dict[str, Any] = {"client": "ab (ApacheBench, HTTP/1.0: a new connection per request)"}
     with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
         body, table = Path(folder) / "body.json", Path(folder) / "percentiles.csv"
         body.write_text(json.dumps({"text": sentence}))
@@ -173,9 +280,11 @@ def apache_bench(url: str, sentence: str) -> dict[str, Any] | None:
             percent = {int(float(a)): float(b) for a, b in (line.split(",") for line in table.read_text().splitlines()[1:])}
             rate = re.search(r"Requests per second:\s+([\d.]+)", done.stdout)
             failed = re.search(r"Failed requests:\s+(\d+)", done.stdout)
+            kept = re.search(r"Keep-Alive requests:\s+(\d+)", done.stdout)
             figures[f"clients_{clients}"] = {"requests": count, "p50_ms": percent[50], "p99_ms": percent[99],
                                              "requests_per_second": float(rate.group(1)) if rate else None,
                                              "failed": int(failed.group(1)) if failed else None,
+                                             "keep_alive_requests": int(kept.group(1)) if kept else None,
                                              "load_before": before, "load_after": load()}
     return figures
 
@@ -203,16 +312,28 @@ def throughput(texts: list[str], tokens: int) -> dict[str, Any]:
                for i in range(0, len(texts), BATCH)]
     figures: dict[str, Any] = {"documents": len(texts), "tokens": tokens, "batch": BATCH}
     for workers in (1, 2):
+        clients = CLIENTS_PER_WORKER * workers
         with server("--workers", str(workers)) as (url, process):
-            asyncio.run(closed_loop(url, batches[:4], 2 * workers, 8))  # warm every worker
-            before, cpu, started = load(), cpu_seconds(process), time.perf_counter()
-            runs = 2
-            asyncio.run(closed_loop(url, batches, 2 * workers, runs * len(batches)))
-            wall = time.perf_counter() - started
-            cpu = cpu_seconds(process) - cpu
-        figures[f"workers_{workers}"] = {"clients": 2 * workers, "tokens_per_second": round(runs * tokens / wall),
-                                         "tokens_per_cpu_second": round(runs * tokens / cpu),
-                                         "load_before": before, "load_after": load()}
+            # each request on a new connection: the workers accept the connections of a burst of
+            # keep-alive clients unevenly (all of them by one worker, seen), a new one goes to the
+            # worker free first. WARM_RUNS passes first, so that the workers have seen the
+            # workload's word types, as a long-running server has; then THROUGHPUT_RUNS timed ones
+            asyncio.run(closed_loop(url, batches, clients, WARM_RUNS * len(batches), keep_alive=False))
+            workers_before = _worker_cpu(process)
+            with measured(process) as usage:
+                usage["requests"] = THROUGHPUT_RUNS * len(batches)
+                started = time.perf_counter()
+                asyncio.run(closed_loop(url, batches, clients, THROUGHPUT_RUNS * len(batches), keep_alive=False))
+                wall = time.perf_counter() - started
+            per_worker = {pid: cpu - workers_before.get(pid, 0.0) for pid, cpu in _worker_cpu(process).items()}
+        cpu = usage["server_cpu_seconds"]
+        figures[f"workers_{workers}"] = {
+            "clients": clients, "runs": THROUGHPUT_RUNS, "tokens_per_second": round(THROUGHPUT_RUNS * tokens / wall),
+            "tokens_per_cpu_second": round(THROUGHPUT_RUNS * tokens / cpu),
+            "server_cpus_busy": round(cpu / wall, 2),
+            "worker_cpus_busy": sorted((round(c / wall, 2) for c in per_worker.values() if c > 0.05), reverse=True),
+            "client_cpus_busy": round(usage["bench_process_cpu_seconds"] / wall, 2),
+            "load_before": usage["load_before"], "load_after": usage["load_after"]}
     figures["workers_2_over_1"] = round(figures["workers_2"]["tokens_per_second"]
                                         / figures["workers_1"]["tokens_per_second"], 2)
     with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
@@ -322,18 +443,28 @@ async def soak(url: str, process: psutil.Process, seconds: float, sentences: lis
             "rss_growth_percent": round(100 * (end / after_minute - 1), 2), "load_after": load()}
 
 
+PARTS = ("latency", "throughput", "identical", "fuzz", "soak")
+SOAK_SECONDS = 600.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="latency,throughput,identical,fuzz",
-                        help="comma-separated parts: latency, throughput, identical, fuzz (default all four)")
+                        help=f"comma-separated parts among {', '.join(PARTS)} (default: all but soak)")
     parser.add_argument("--examples", type=int, default=200, help="schemathesis examples per operation (default 200)")
-    parser.add_argument("--soak", type=float, metavar="SECONDS", help="also soak for this long (the issue: 600)")
-    parser.add_argument("--json", metavar="FILE", help="merge the figures into this JSON file")
+    parser.add_argument("--soak", type=float, metavar="SECONDS",
+                        help=f"also soak for this long (the issue: 600; part soak alone: {SOAK_SECONDS:g})")
+    parser.add_argument("--json", metavar="FILE", help="merge the figures of the parts run into this JSON file")
     args = parser.parse_args()
+    parts = [p for p in args.only.split(",") if p]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        parser.error(f"--only: expected parts among {', '.join(PARTS)}, got {', '.join(unknown)}")
+    if args.soak and "soak" not in parts:
+        parts.append("soak")
     texts = documents()
     sentence = next(line for text in texts for line in text.splitlines() if len(line.split()) >= 8)
     results: dict[str, Any] = {"cpus": os.cpu_count(), "load_at_start": load()}
-    parts = [p for p in args.only.split(",") if p]
     if "latency" in parts:
         results["latency"] = latency(sentence)
         print(json.dumps(results["latency"]), flush=True)
@@ -351,16 +482,18 @@ def main() -> None:
     if "fuzz" in parts:
         results["fuzz"] = fuzz(args.examples)
         print(json.dumps(results["fuzz"]), flush=True)
-    if args.soak:
+    if "soak" in parts:
         sentences = [line for text in texts for line in text.splitlines() if line.strip()]
         with server("--timeout", "10") as (url, process):
-            results["soak"] = asyncio.run(soak(url, process, args.soak, sentences))
+            results["soak"] = asyncio.run(soak(url, process, args.soak or SOAK_SECONDS, sentences))
         print(json.dumps(results["soak"]), flush=True)
     if args.json:
         path = Path(args.json)
         merged = json.loads(path.read_text()) if path.exists() else {}
         merged.update(results)
-        path.write_text(json.dumps(merged, indent=1) + "\n")
+        scratch = path.with_name(path.name + ".tmp")  # written whole, then moved over the file
+        scratch.write_text(json.dumps(merged, indent=1) + "\n")
+        scratch.replace(path)
 
 
 if __name__ == "__main__":

@@ -12,33 +12,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import os
 import shutil
 import signal
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 import uvicorn
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.models import Schema as OpenAPISchema
 from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import HgnerError
 from ..version import __version__
-from .batching import TagBatches
-from .engine import CompareOptions, Engine, TagOptions, decoder_infos
-from .limits import Admission, Deadline, NotReady, Refused, TooLarge
+from .engine import CompareOptions, TagOptions, decoder_infos
+from .limits import NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
-from .schemas import ERRORS, CompareRequest, CompareResponse, TagRequest, TagResponse
+from .schemas import ERRORS, REQUESTS, CompareRequest, CompareResponse, TagRequest, TagResponse
+from .service import Service
 from .settings import SETTINGS_VARIABLE, ServerSettings, check_address
 
 log = logging.getLogger("hgner")
@@ -52,6 +59,11 @@ SECURITY_HEADERS = [
                                  b"img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
 ]
 
+Body = TypeVar("Body", bound=BaseModel)
+ENCODER = msgspec.json.Encoder()  # the answers of /v1/tag and /v1/compare, as JSONResponse would write them
+NO_TELEMETRY: Any = {"tracing": False, "metrics": False, "logs": False}  # FastAPI's OpenTelemetry: /metrics has ours
+
+
 # --------------------------------------------------------------------------- errors
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
                    details: list[dict[str, Any]] | None = None) -> JSONResponse:
@@ -61,9 +73,15 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
+def _is_json(content_type: str) -> bool:
+    """Whether a Content-Type is JSON (``application/json``, ``application/*+json``)."""
+    kind = content_type.split(";")[0].strip().lower()
+    return kind.startswith("application/") and (kind == "application/json" or kind.endswith("+json"))
+
+
 def _validation_details(error: RequestValidationError, content_type: str) -> list[dict[str, Any]]:
     """One ``{"field", "message"}`` per problem, the field as a dotted path (``body.documents.0.id``)."""
-    if not content_type.split(";")[0].strip().lower().endswith(("/json", "+json")):
+    if not _is_json(content_type):
         return [{"field": "body", "message": f"expected Content-Type: application/json, got {content_type or 'none'!r}"}]
     details = []
     for item in error.errors():
@@ -131,8 +149,8 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
 class Guard:
     """Outermost ASGI layer: times and counts every request, refuses a missing or wrong bearer
     token (401, except :data:`OPEN_PATHS`), reads a POST body only up to the limit (413) and
-    within the timeout (408, against clients that hold a connection open), and adds the security
-    headers."""
+    within the timeout (408, against clients that hold a connection open), answers ``HEAD`` as
+    ``GET`` without the body, and adds the security headers."""
 
     def __init__(self, app: ASGIApp, settings: ServerSettings, metrics: Metrics) -> None:
         self.app = app
@@ -147,11 +165,16 @@ class Guard:
             return
         started = time.perf_counter()
         status = [500]
+        head = scope["method"] == "HEAD"
+        if head:  # the GET answer's status and headers (its Content-Length too), without its body
+            scope = {**scope, "method": "GET"}
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            elif head and message.get("body"):
+                message = {**message, "body": b""}
             await send(message)
 
         path = scope["path"]
@@ -164,9 +187,7 @@ class Guard:
             else:
                 await self.app(scope, receive, sending)
         finally:
-            endpoint = _endpoint(scope, path)
-            self.metrics.requests.labels(endpoint, str(status[0])).inc()
-            self.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
+            self.metrics.answered(_endpoint(scope, path), status[0], time.perf_counter() - started)
 
     def _refusal(self, scope: Scope) -> Response | None:
         if self.key is None or scope["path"] in OPEN_PATHS or scope["method"] == "OPTIONS":
@@ -181,12 +202,9 @@ class Guard:
 
     async def _read_body(self, scope: Scope, receive: Receive) -> tuple[Receive, Response | None]:
         """The whole body, read up to the limit, replayed to the application; or a 413."""
-        too_large = error_response(413, "too_large", f"request body over {self.limit} bytes (the limit follows "
-                                                     "--max-chars and --max-documents)")
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.limit:
-            self.metrics.errors.labels("too_large").inc()
-            return receive, too_large
+            return receive, self._too_large()
         chunks, size, more = [], 0, True
         deadline = time.monotonic() + self.body_seconds
         while more:
@@ -202,8 +220,7 @@ class Guard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.limit:
-                self.metrics.errors.labels("too_large").inc()
-                return receive, too_large
+                return receive, self._too_large()
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
@@ -217,6 +234,11 @@ class Guard:
             return await receive()
 
         return replay, None
+
+    def _too_large(self) -> Response:
+        self.metrics.errors.labels("too_large").inc()
+        return error_response(413, "too_large", f"request body over {self.limit} bytes (the limit follows "
+                                                "--max-chars and --max-documents)")
 
 
 class _Cors(CORSMiddleware):
@@ -243,65 +265,6 @@ def _endpoint(scope: Scope, path: str) -> str:
 
 
 # --------------------------------------------------------------------------- the application
-class Service:
-    """What one worker holds: the settings, the engine, the decoding thread, the admission queue,
-    the ``/v1/tag`` requests waiting to be tagged together and the metrics."""
-
-    def __init__(self, settings: ServerSettings) -> None:
-        self.settings = settings
-        self.engine = Engine(settings.models, settings.timeout)
-        self.batches = TagBatches(self.engine)
-        self.metrics = Metrics()
-        self.admission = Admission(settings.max_queue)
-        self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")  # a new one at each start
-        self.loading: Future | None = None
-        self.default_model = next(iter(settings.models))
-
-    def start(self) -> None:
-        if self.loading is not None:
-            self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")
-        self.loading = self.executor.submit(self.engine.load, self.settings.warm)
-
-    def stop(self) -> None:
-        self.executor.shutdown(wait=True, cancel_futures=True)
-        self.metrics.worker_stopped()
-
-    def load_error(self) -> str | None:
-        """Why the models could not be loaded, or None."""
-        if self.loading is None or not self.loading.done() or self.loading.exception() is None:
-            return None
-        return f"the models could not be loaded: {self.loading.exception()}"
-
-    async def run(self, job: Callable[[Deadline], Any], characters: int) -> Any:
-        """``job(deadline)`` on the decoding thread, admitted to the queue; 429 when it is full,
-        504 once the deadline passes, 503 when the models failed to load."""
-        problem = self.load_error()
-        if problem is not None:
-            raise NotReady(problem)
-        if characters > self.settings.max_chars:
-            raise TooLarge(f"{characters} characters of text; this server takes at most {self.settings.max_chars} "
-                           "in one request (--max-chars)")
-        self.admission.enter()
-        self.metrics.queue.inc()
-        started = time.monotonic()
-        deadline = Deadline.after(self.settings.timeout)
-        try:
-            future = self.executor.submit(_with_deadline, job, deadline)
-            try:
-                return await asyncio.wait_for(asyncio.wrap_future(future), max(0.0, deadline.remaining()))
-            except asyncio.TimeoutError:
-                future.cancel()
-                raise deadline.error() from None
-        finally:
-            self.admission.leave(time.monotonic() - started)
-            self.metrics.queue.dec()
-
-
-def _with_deadline(job: Callable[[Deadline], Any], deadline: Deadline) -> Any:
-    deadline.check()  # waited too long in the queue: do not start
-    return job(deadline)
-
-
 def create_app(settings: ServerSettings) -> FastAPI:
     """The application for one worker; its models load in the background at startup
     (``/ready`` says when they are loaded and their kernels compiled)."""
@@ -314,12 +277,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
         service.stop()
 
     app = FastAPI(title="hgner", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  telemetry=NO_TELEMETRY,
                   description="Named-entity recognition with CRFs: tag texts and watch decoders compete on them.")
     app.state.service = service
     _install_error_handlers(app, service.metrics)
 
+    _add_api_routes(app, service)  # first: the router tries the routes in order
     _add_status_routes(app, service)
-    _add_api_routes(app, service)
+    _add_request_schemas(app)
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
@@ -365,11 +330,10 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
     """/v1/tag and /v1/compare."""
     settings = service.settings
 
-    # the answers are built by the engine and sent as they are (JSONResponse): the response models
+    # the answers are built by the engine and sent as they are (json_response): the response models
     # document them in the schema, and the schema test checks that the answers fit
-    @app.post("/v1/tag", response_model=TagResponse, summary="tag a text, or a batch of documents with ids",
-              responses=ERRORS)
-    async def tag(body: TagRequest) -> JSONResponse:
+    async def tag(request: Request) -> Response:
+        body = await read_body(request, TagRequest)
         texts = [body.text] if body.text is not None else [d.text for d in body.documents or []]
         if len(texts) > settings.max_documents:
             raise TooLarge(f"{len(texts)} documents; this server takes at most {settings.max_documents} in one "
@@ -390,17 +354,86 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
             answer.update(results[0])
         else:
             answer["documents"] = [{"id": d.id, **r} for d, r in zip(body.documents or [], results)]
-        return JSONResponse(answer)
+        return json_response(answer)
 
-    @app.post("/v1/compare", response_model=CompareResponse, summary="several decoders on one text",
-              responses=ERRORS)
-    async def compare(body: CompareRequest) -> JSONResponse:
+    async def compare(request: Request) -> Response:
+        body = await read_body(request, CompareRequest)
         options = CompareOptions(body.model or service.default_model, body.decoders, body.graph, body.sweeps,
                                  body.seed, body.settings)
         answer = await service.run(lambda deadline: service.engine.compare(body.text, options, deadline),
                                    len(body.text))
         service.metrics.tokens.inc(len(answer["tokens"]))
-        return JSONResponse(answer)
+        return json_response(answer)
+
+    for path, endpoint, request_model, response_model, summary in (
+            ("/v1/tag", tag, TagRequest, TagResponse, "tag a text, or a batch of documents with ids"),
+            ("/v1/compare", compare, CompareRequest, CompareResponse, "several decoders on one text")):
+        app.router.add_api_route(path, endpoint, methods=["POST"], response_model=response_model, summary=summary,
+                                 responses=ERRORS, openapi_extra=_request_body(request_model),
+                                 route_class_override=_DirectRoute)
+
+
+class _DirectRoute(APIRoute):
+    """A route whose endpoint takes the :class:`Request` and returns its :class:`Response` (it
+    reads its body with :func:`read_body`): FastAPI documents it from its declaration, and calls
+    it without solving its parameters at each request."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        return self.endpoint  # type: ignore[return-value]
+
+
+# the request bodies are read by read_body, not by FastAPI: the schema names them as FastAPI would
+def _request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """The ``requestBody`` of an endpoint that reads ``model`` with :func:`read_body`."""
+    schema = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"content": {"application/json": {"schema": schema}}, "required": True}}
+
+
+def _add_request_schemas(app: FastAPI) -> None:
+    """The OpenAPI schema of ``app``, with the request models among its components."""
+    def openapi() -> dict[str, Any]:
+        schema = app.openapi_schema
+        if schema is None:
+            schema = FastAPI.openapi(app)
+            _, definitions = models_json_schema([(model, "validation") for model in REQUESTS],
+                                                ref_template="#/components/schemas/{model}")
+            for name, definition in definitions["$defs"].items():  # written as FastAPI writes its own
+                schema["components"]["schemas"][name] = jsonable_encoder(OpenAPISchema(**definition), by_alias=True,
+                                                                          exclude_none=True)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+async def read_body(request: Request, model: type[Body]) -> Body:
+    """The JSON body of ``request`` checked as ``model``, as FastAPI reads a declared body (its
+    request and validation errors, located under ``body``), without FastAPI's per-request
+    dependency solving: the model's validator, built once, checks it."""
+    try:
+        raw = await request.body()
+    except ClientDisconnect as error:  # as FastAPI: a 400 (which the client, gone, never reads)
+        raise StarletteHTTPException(400, "There was an error parsing the body") from error
+    if not raw:
+        raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
+    value: Any = raw  # not JSON: refused by the model (the error names the Content-Type)
+    if _is_json(request.headers.get("content-type", "")):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise RequestValidationError([{"type": "json_invalid", "loc": ("body", error.pos), "msg": "JSON decode error",
+                                           "input": {}, "ctx": {"error": error.msg}}]) from error
+        except (UnicodeDecodeError, RecursionError) as error:  # as FastAPI: a 400 caused by it
+            raise StarletteHTTPException(400, "There was an error parsing the body") from error
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise RequestValidationError([{**item, "loc": ("body", *item["loc"])}
+                                      for item in error.errors(include_url=False)]) from None
+
+
+def json_response(answer: dict[str, Any]) -> Response:
+    """``answer`` as JSON (UTF-8, compact: as JSONResponse writes it), encoded by msgspec."""
+    return Response(ENCODER.encode(answer), media_type="application/json")
 
 
 def app_from_environment() -> FastAPI:

@@ -50,6 +50,12 @@ class TagOptions:
     min_confidence: float | None = None
     tokens: bool = False
 
+    def key(self) -> tuple:
+        """The options as a cache key of what makes the tagging settings (each setting's value
+        with its type: ``1``, ``1.0`` and ``true`` may be read differently)."""
+        given = tuple(sorted((name, type(value).__name__, value) for name, value in self.settings.items()))
+        return (self.model, self.decoder, self.graph, self.sweeps, self.seed, given, self.min_confidence)
+
 
 @dataclass(frozen=True)
 class CompareOptions:
@@ -73,6 +79,7 @@ class Engine:
         self.models: dict[str, Any] = {}  # name -> CrfModel
         self.ready = False
         self._taggers: OrderedDict[tuple, Any] = OrderedDict()
+        self._checked: OrderedDict[tuple, tuple[TagSettings, list[Warning | str]]] = OrderedDict()
 
     # ------------------------------------------------------------------ startup
     def load(self, warm: bool = True) -> None:
@@ -153,18 +160,10 @@ class Engine:
         return answers
 
     def _tagger(self, options: TagOptions) -> Any:
-        """The cached :class:`~hgner.tagging.tagger.Tagger` for ``options``: the
-        :class:`~hgner.tagging.settings.TagSettings` every front end builds (checked, and the
-        decoder chosen for the graph with its warning, on every request: a warning is given again
-        each time); a decoder that takes a ``time_limit`` gets the request's, at most the server's
-        timeout (:func:`bounded_time_limit`)."""
+        """The cached :class:`~hgner.tagging.tagger.Tagger` for ``options``, with its
+        :class:`~hgner.tagging.settings.TagSettings` (:meth:`_settings`)."""
         model = self.model(options.model)
-        settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps,
-                               options.seed, dict(options.settings), options.min_confidence)
-        known = decoder_settings(str(settings.decoder))
-        if "time_limit" in known:
-            limit = bounded_time_limit(known["time_limit"], options.settings.get("time_limit"), self.timeout)
-            settings = dataclasses.replace(settings, decoder_settings={**settings.decoder_settings, "time_limit": limit})
+        settings = self._settings(options)
         key = (options.model, settings)
         tagger = self._taggers.get(key)
         if tagger is None:
@@ -173,6 +172,33 @@ class Engine:
                 self._taggers.popitem(last=False)
         self._taggers.move_to_end(key)
         return tagger
+
+    def _settings(self, options: TagOptions) -> TagSettings:
+        """The :class:`~hgner.tagging.settings.TagSettings` every front end builds for ``options``
+        (checked, and the decoder chosen for the graph, with its warning); a decoder that takes a
+        ``time_limit`` gets the request's, at most the server's timeout (:func:`bounded_time_limit`).
+        Built once per option set and kept with the warnings building it gave, which are given
+        again at each use (each request gets them, as when they were built for it)."""
+        key = options.key()
+        cached = self._checked.get(key)
+        if cached is None:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps,
+                                       options.seed, dict(options.settings), options.min_confidence)
+                known = decoder_settings(str(settings.decoder))
+                if "time_limit" in known:
+                    limit = bounded_time_limit(known["time_limit"], options.settings.get("time_limit"), self.timeout)
+                    settings = dataclasses.replace(settings, decoder_settings={**settings.decoder_settings,
+                                                                               "time_limit": limit})
+            cached = self._checked[key] = (settings, [w.message for w in caught])
+            if len(self._checked) > TAGGER_CACHE:
+                self._checked.popitem(last=False)
+        self._checked.move_to_end(key)
+        settings, given = cached
+        for message in given:
+            warnings.warn(message, stacklevel=2)
+        return settings
 
     def model(self, name: str) -> Any:
         """The loaded model served as ``name``; :class:`UnknownNameError` lists the served ones."""

@@ -7,6 +7,7 @@ With several workers (``--workers N``) each writes its figures under ``PROMETHEU
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
 
@@ -30,6 +31,17 @@ class Metrics:
                               registry=self.registry)
         self.queue = Gauge("hgner_queue_depth", "Requests waiting or decoding", registry=self.registry,
                            multiprocess_mode="livesum")
+        self._answered: dict[tuple[str, int], tuple[Any, Any]] = {}  # (endpoint, status) -> their two series
+
+    def answered(self, endpoint: str, status: int, seconds: float) -> None:
+        """Count one request answered with ``status`` after ``seconds`` (the series of an endpoint
+        and status looked up once: the endpoints are a fixed set)."""
+        series = self._answered.get((endpoint, status))
+        if series is None:
+            series = self._answered[endpoint, status] = (self.requests.labels(endpoint, str(status)),
+                                                         self.latency.labels(endpoint))
+        series[0].inc()
+        series[1].observe(seconds)
 
     def exposition(self) -> bytes:
         """The Prometheus text of this worker, or of every worker when they share a directory."""

@@ -76,6 +76,9 @@ class CompareRequest(Options):
     decoders: list[StrictStr] = Field(list(COMPARE_DECODERS), min_length=1, max_length=32)
 
 
+REQUESTS = (TagRequest, CompareRequest)  # the request bodies (hgner.server.app reads them)
+
+
 class EntityOut(BaseModel):
     start: int
     end: int

@@ -368,3 +368,43 @@ def test_bounded_time_limit():
     assert bounded_time_limit(setting, 1e308, 30.0) == 30.0
     assert bounded_time_limit(setting, "2.5", 30.0) == 2.5
     assert bounded_time_limit(setting, -1, 30.0) == -1  # refused by the decoder, with its message
+
+
+def test_head_is_get_without_the_body(client, strict):
+    for path in ("/health", "/ready", "/"):
+        got, head = client.get(path), client.head(path)
+        assert head.status_code == got.status_code == 200 and head.content == b""
+        assert head.headers["content-length"] == got.headers["content-length"]
+    assert strict.head("/health", headers={"Authorization": ""}).status_code == 200
+    refused = client.head("/v1/tag")
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST" and refused.content == b""
+
+
+def test_the_options_warning_comes_with_every_request(client):
+    """The settings of an option set are built once; their warning is still every request's."""
+    for _ in range(3):
+        answer = client.post("/v1/tag", json={"text": TEXT, "graph": "skip"}).json()
+        assert any("decodes chains only" in w for w in answer["warnings"]), answer["warnings"]
+    assert not client.post("/v1/tag", json={"text": TEXT}).json()["warnings"]
+
+
+def test_a_client_gone_before_its_body_is_not_a_server_error():
+    """The body stops arriving (the client disconnected): not an internal error (as FastAPI reads a body)."""
+    import asyncio
+
+    app = create_app(settings())
+    messages = [{"type": "http.request", "body": b'{"text": "x', "more_body": True}, {"type": "http.disconnect"}]
+
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/tag", "headers": [(b"content-type", b"application/json")],
+             "query_string": b"", "root_path": "", "http_version": "1.1", "scheme": "http"}
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] != 500
+    assert "internal" not in app.state.service.metrics.exposition().decode()
