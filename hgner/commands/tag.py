@@ -155,7 +155,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         raise HgnerError(f"{named('cluster')} needs input files, folders or glob patterns")
     settings = tag_settings(args)
     given = {key: getattr(args, key) for key in ("text_column", "part_format") if getattr(args, key) is not None}
-    with connect(args.cluster, prepare=partial(warm_tagger, settings)) as client:
+    with connect(args.cluster, prepare=_lasting()(partial(warm_tagger, settings))) as client:  # (workers fork after it)
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
                                              progress=sys.stderr.isatty(), **given)
     counts = manifest["counts"]
