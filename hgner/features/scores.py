@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from itertools import chain, repeat
+from typing import Any
 
 import numba
 import numpy as np
@@ -77,11 +79,15 @@ class AttributeScores:
                 self.sums[mark].extend(self.types.sums[mark])
                 self.neighbour_ids[mark].extend(self.types.neighbour_ids[mark])
                 self.ready[mark].extend(self.types.ready[mark])
+        self.slot_ids = {kind: Lookup(partial(self._ids, partial(attributes, vocabulary)), _vocabulary.NGRAM_CACHE_ENTRIES)
+                         for kind, attributes in SLOT_ATTRIBUTES.items()}
+        ragged = partial(map, partial(ragged_attribute, vocabulary))
+        self.ragged_ids = Lookup(partial(self._ids, ragged), _vocabulary.NGRAM_CACHE_ENTRIES)
+
+    def _ids(self, attributes: Callable[[list[Any]], Iterable[str | None]], keys: list[Any]) -> list[int]:
+        """The ids of the attributes of ``keys`` (-1: none, or one the model has no weight for)."""
         get = self.index.get
-        self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
-                                      _vocabulary.NGRAM_CACHE_ENTRIES)
-                         for kind, attribute in SLOT_ATTRIBUTES.items()}
-        self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), _vocabulary.NGRAM_CACHE_ENTRIES)
+        return [get(attribute, -1) for attribute in attributes(keys)]  # type: ignore[arg-type]
 
     def start_from(self, types: TypeCache) -> None:
         """Start with the word types of ``types`` (a model's cache) and their rows, now and whenever

@@ -4,6 +4,7 @@ than one word, and the per-document tables (one numba pass)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numba
@@ -94,9 +95,9 @@ class Vocabulary(dict):
         self.words: list[str] = []
         self.rows = _Table(3, np.int64)
         # lowercase code -> shape code of its form in the truecasing table, else the outside one (-1: in neither)
-        self.known_shapes = Lookup(self._known_shape, NGRAM_CACHE_ENTRIES)
+        self.known_shapes = Lookup(partial(map, self._known_shape), NGRAM_CACHE_ENTRIES)
         # lowercase codes of an n-gram -> the gazetteer lists it is on (entry_lists.strings[id]; -1: none)
-        self.entries = Lookup(self._entry_lists, NGRAM_CACHE_ENTRIES)
+        self.entries = Lookup(partial(map, self._entry_lists), NGRAM_CACHE_ENTRIES)
         self.entry_lists = _Codes(())
 
     def restore(self, words: list[str], lowers: list[str], shapes: list[str], rows: np.ndarray) -> None:
@@ -163,15 +164,26 @@ def ragged_attribute(vocabulary: Vocabulary, key: int) -> str:
 
 _NO_CASE, _UNKNOWN_CASE = -2, -1  # truecase-shape keys of a word without a cased letter / a word nobody knows
 
+
+
+def _pairs(vocabulary: Vocabulary, keys: list[int]) -> tuple[list[str], list[str]]:
+    """The lowercase words of bigram ``keys``: the first ones, the second ones."""
+    strings = vocabulary.lowers.strings
+    return [strings[key // _PAIR] for key in keys], [strings[key % _PAIR] for key in keys]
+
+
+def _truecase_shape(vocabulary: Vocabulary, key: int) -> str | None:
+    return None if key == _NO_CASE else "tc=?" if key == _UNKNOWN_CASE else f"tc={vocabulary.shapes.strings[key]}"
+
+
 # The attributes every token has at most one of, in their order (:meth:`_Document.slot_keys`): kind ->
-# the attribute string of a key (None: the token has none).
-SLOT_ATTRIBUTES: dict[str, Callable[[Vocabulary, Any], str | None]] = {
-    "left_bigram": lambda v, key: left_bigram(v.lowers.strings[key // _PAIR], v.lowers.strings[key % _PAIR]),
-    "right_bigram": lambda v, key: right_bigram(v.lowers.strings[key // _PAIR], v.lowers.strings[key % _PAIR]),
-    "shape_trigram": lambda v, key: shape_trigram(*(v.shapes.strings[code] for code in key)),
-    "caseless": lambda v, key: "caseless" if key else None,
-    "truecase_shape": lambda v, key: (None if key == _NO_CASE else "tc=?" if key == _UNKNOWN_CASE
-                                      else f"tc={v.shapes.strings[key]}"),
+# the attribute strings of a list of keys (None: the token has none).
+SLOT_ATTRIBUTES: dict[str, Callable[[Vocabulary, list[Any]], list[str | None]]] = {
+    "left_bigram": lambda v, keys: list(map(left_bigram, *_pairs(v, keys))),
+    "right_bigram": lambda v, keys: list(map(right_bigram, *_pairs(v, keys))),
+    "shape_trigram": lambda v, keys: [shape_trigram(*(v.shapes.strings[code] for code in key)) for key in keys],
+    "caseless": lambda v, keys: ["caseless" if key else None for key in keys],
+    "truecase_shape": lambda v, keys: [_truecase_shape(v, key) for key in keys],
 }
 
 
