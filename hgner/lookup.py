@@ -61,6 +61,32 @@ class Lookup:
         return values
 
 
+class FixedLookup:
+    """Int keys -> values all given up front, looked up as :meth:`Lookup.of` does; any other key's
+    value is ``default`` (a table of every key that has a value: nothing is computed on sight).
+
+    Args:
+        keys: (m,) the keys that have a value (a key given twice keeps its last value).
+        values: (m,) their values.
+        default: the value of every other key.
+    """
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray, default: int) -> None:
+        self.table = _new_int_table()
+        self.size = _store(self.table, np.asarray(keys, np.int64), np.asarray(values, np.int64)) if len(keys) else 0
+        self.default = default
+
+    def __len__(self) -> int:
+        return self.size
+
+    def of(self, keys: np.ndarray) -> np.ndarray:
+        """(m,) the values of the (m,) ``keys``."""
+        keys = np.ascontiguousarray(keys, np.int64)
+        values = np.empty(len(keys), np.int64)
+        values[_look_up(self.table, keys, values)] = self.default
+        return values
+
+
 def _row_key(row: list[int]) -> tuple[int, ...]:
     """A row's key: its ints before the first -1."""
     return tuple(row[:row.index(-1)] if -1 in row else row)

@@ -10,12 +10,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..lookup import Lookup
+from ..lookup import FixedLookup, Lookup
 from . import vocabulary as _vocabulary
 from .config import FeatureConfig, FeatureResources
 from .document import _Document, _offsets
 from .typecache import TypeCache
-from .vocabulary import _MARKS, SLOT_ATTRIBUTES, Vocabulary, _Table, ragged_attribute
+from .vocabulary import _MARKS, PAIR_ATTRIBUTES, SLOT_ATTRIBUTES, Vocabulary, _Table, pair_keys, ragged_attribute
 from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
 
 ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
@@ -79,10 +79,18 @@ class AttributeScores:
                 self.sums[mark].extend(self.types.sums[mark])
                 self.neighbour_ids[mark].extend(self.types.neighbour_ids[mark])
                 self.ready[mark].extend(self.types.ready[mark])
-        self.slot_ids = {kind: Lookup(partial(self._ids, partial(attributes, vocabulary)), _vocabulary.NGRAM_CACHE_ENTRIES)
+        self.slot_ids = {kind: self._pair_ids(PAIR_ATTRIBUTES[kind]) if kind in PAIR_ATTRIBUTES
+                         else Lookup(partial(self._ids, partial(attributes, vocabulary)), _vocabulary.NGRAM_CACHE_ENTRIES)
                          for kind, attributes in SLOT_ATTRIBUTES.items()}
         ragged = partial(map, partial(ragged_attribute, vocabulary))
         self.ragged_ids = Lookup(partial(self._ids, ragged), _vocabulary.NGRAM_CACHE_ENTRIES)
+
+    def _pair_ids(self, attribute: Callable[[str, str], str]) -> FixedLookup:
+        """The ids of ``attribute`` (a word pair's) by key, every key that has one made up front from
+        the model's attributes (most word pairs of a text have none: nothing is made for them)."""
+        pairs = pair_keys(self.vocabulary, attribute, self.index)
+        ids = np.fromiter(map(self.index.__getitem__, pairs.values()), np.int64, len(pairs))
+        return FixedLookup(np.fromiter(pairs, np.int64, len(pairs)), ids, -1)
 
     def _ids(self, attributes: Callable[[list[Any]], Iterable[str | None]], keys: list[Any]) -> list[int]:
         """The ids of the attributes of ``keys`` (-1: none, or one the model has no weight for)."""

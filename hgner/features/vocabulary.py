@@ -176,6 +176,29 @@ def _truecase_shape(vocabulary: Vocabulary, key: int) -> str | None:
     return None if key == _NO_CASE else "tc=?" if key == _UNKNOWN_CASE else f"tc={vocabulary.shapes.strings[key]}"
 
 
+# The slot kinds whose key is a pair of lowercase words (:data:`_PAIR`), by the function that makes
+# their attribute: the tagging path tables every such key that has a weight up front (:func:`pair_keys`)
+PAIR_ATTRIBUTES: dict[str, Callable[[str, str], str]] = {"left_bigram": left_bigram, "right_bigram": right_bigram}
+
+
+def pair_keys(vocabulary: Vocabulary, attribute: Callable[[str, str], str], strings: Iterable[str]) -> dict[int, str]:
+    """The keys (word pairs, coded in ``vocabulary``) whose ``attribute`` is one of ``strings``, with
+    that string: each way of cutting a string that ``attribute`` makes back from its two parts
+    (``attribute(a, b)`` is a prefix, ``a``, ``|`` and ``b``; a word may hold a ``|`` itself)."""
+    prefix = attribute("", "")[:-1]
+    found = {}
+    for string in strings:
+        if string.startswith(prefix):
+            rest = string[len(prefix):]
+            cut = rest.find("|")
+            while cut >= 0:
+                first, second = rest[:cut], rest[cut + 1:]
+                if attribute(first, second) == string:
+                    found[vocabulary.lowers[first] * _PAIR + vocabulary.lowers[second]] = string
+                cut = rest.find("|", cut + 1)
+    return found
+
+
 # The attributes every token has at most one of, in their order (:meth:`_Document.slot_keys`): kind ->
 # the attribute strings of a list of keys (None: the token has none).
 SLOT_ATTRIBUTES: dict[str, Callable[[Vocabulary, list[Any]], list[str | None]]] = {
