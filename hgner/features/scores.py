@@ -21,6 +21,17 @@ from .words import CASELESS_MARK, context_attributes, context_width, marked, typ
 ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
 
 
+def given_width(config: FeatureConfig) -> int:
+    """How many attribute ids a word type gives its neighbours under ``config``: the context
+    width for each offset."""
+    return context_width(config) * len(_offsets(config))
+
+
+def marks(config: FeatureConfig) -> tuple[str, ...]:
+    """The marks word types have rows for: none, and :data:`CASELESS_MARK` with ``caseless_features``."""
+    return ("", CASELESS_MARK) if config.caseless_features else ("",)
+
+
 class AttributeScores:
     """A model's weights applied during featurising: the tagging path (:meth:`unary`).
 
@@ -40,12 +51,13 @@ class AttributeScores:
         weights: (A, K) weight of each attribute for each label.
         config: the model's feature configuration.
         resources: the model's feature resources.
+        types: a model's word-type cache to start from (:mod:`~hgner.features.typecache`).
     """
 
     def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig,
-                 resources: FeatureResources | None) -> None:
+                 resources: FeatureResources | None, types: TypeCache | None = None) -> None:
         self.index = index
-        self.types: TypeCache | None = None
+        self.types = types  # the word types to start with, now and whenever the caches start again
         self.config = config
         self.resources = resources
         self.weights = np.ascontiguousarray(weights, np.float64)
@@ -58,12 +70,11 @@ class AttributeScores:
     @property
     def given_width(self) -> int:
         """How many attribute ids a word type gives its neighbours: ``width`` for each offset."""
-        return self.width * len(self.offsets)
+        return given_width(self.config)
 
     @property
     def marks(self) -> tuple[str, ...]:
-        """The marks word types have rows for: none, and :data:`CASELESS_MARK` with ``caseless_features``."""
-        return ("", CASELESS_MARK) if self.config.caseless_features else ("",)
+        return marks(self.config)
 
     def _clear(self) -> None:
         vocabulary = self.vocabulary = Vocabulary(self.resources)
@@ -96,12 +107,6 @@ class AttributeScores:
         """The ids of the attributes of ``keys`` (-1: none, or one the model has no weight for)."""
         get = self.index.get
         return [get(attribute, -1) for attribute in attributes(keys)]  # type: ignore[arg-type]
-
-    def start_from(self, types: TypeCache) -> None:
-        """Start with the word types of ``types`` (a model's cache) and their rows, now and whenever
-        the caches start again."""
-        self.types = types
-        self._clear()
 
     def type_cache(self, made_for: str) -> TypeCache:
         """The word types seen so far and their rows, to save with the model (:mod:`~hgner.features.typecache`;
