@@ -65,10 +65,8 @@ class _Codes(dict):
     (``strings[code]``)."""
 
     def __init__(self, first: Iterable[str]) -> None:
-        super().__init__()
-        self.strings: list[str] = []
-        for string in first:
-            self[string]  # noqa: B018 - gives it the next code
+        self.strings: list[str] = list(dict.fromkeys(first))  # coded in this order
+        super().__init__(zip(self.strings, range(len(self.strings))))
 
     def __missing__(self, string: str) -> int:
         self[string] = code = len(self.strings)
