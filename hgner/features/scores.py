@@ -74,6 +74,7 @@ class AttributeScores:
 
     @property
     def marks(self) -> tuple[str, ...]:
+        """The marks word types have rows for (:func:`marks`)."""
         return marks(self.config)
 
     def _clear(self) -> None:
