@@ -63,12 +63,23 @@ def seal(directory: str | os.PathLike, names: Iterable[str]) -> None:
     write_text(directory / SEAL_FILE, json.dumps({"format": SEAL_FORMAT, "files": files}, indent=2) + "\n")
 
 
-def verify(directory: str | os.PathLike, names: Iterable[str]) -> dict[str, dict[str, Any]]:
+def verify(directory: str | os.PathLike, names: Iterable[str],
+           only: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
     """Check ``directory``'s seal: it exists, records exactly the files among ``names`` present in
-    ``directory``, and each has its recorded size and sha256 (each file is read and hashed once).
+    ``directory``, and each has its recorded size and sha256 (each file is read and hashed once);
+    with ``only``, the files among those only (the seal itself is read and checked all the same).
     A :class:`ModelError` otherwise; the seal's record ``{name: {"size", "sha256"}}`` when it holds."""
     directory = Path(directory)
     names = list(names)
+    files = _recorded(directory, names)
+    checked = set(names if only is None else only)
+    for name in (name for name in names if name in checked):
+        _check_file(directory / name, files.get(name))
+    return {name: {"size": entry["size"], "sha256": entry["sha256"]} for name, entry in files.items()}
+
+
+def _recorded(directory: Path, names: list[str]) -> dict[str, Any]:
+    """The seal's ``files`` record, checked to be one this hgner reads and to name only ``names``."""
     path = directory / SEAL_FILE
     how = f"python -m hgner.reseal {directory} seals a model you trust"
     try:
@@ -88,24 +99,27 @@ def verify(directory: str | os.PathLike, names: Iterable[str]) -> dict[str, dict
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         raise ModelError(f"{path}: not a seal this hgner reads (expected format {SEAL_FORMAT!r} and a size "
                          "and sha256 for each model file)") from None
-    for name in names:
-        target = directory / name
-        if name not in files:
-            if os.path.lexists(target):
-                raise ModelError(f"{target}: added after the model was sealed ({SEAL_FILE} does not record it)")
-            continue
-        try:
-            found = _describe(target)
-        except FileNotFoundError:
-            raise ModelError(f"{target}: missing ({SEAL_FILE} records it)") from None
-        except OSError as error:
-            reason = "a symbolic link" if error.errno == errno.ELOOP else (error.strerror or error)
-            raise ModelError(f"{target}: cannot read ({reason})") from None
-        if found != {"size": files[name]["size"], "sha256": files[name]["sha256"]}:
-            raise ModelError(f"{target}: damaged or edited after the model was sealed (its size or sha256 differs "
-                             f"from the one {SEAL_FILE} records); rebuild the model, or reseal it if you changed it "
-                             "on purpose")
-    return {name: {"size": entry["size"], "sha256": entry["sha256"]} for name, entry in files.items()}
+    return files
+
+
+def _check_file(target: Path, entry: dict[str, Any] | None) -> None:
+    """A :class:`ModelError` unless ``target`` has the size and sha256 of the seal's ``entry``
+    (None: the seal does not record it, so it must not exist)."""
+    if entry is None:
+        if os.path.lexists(target):
+            raise ModelError(f"{target}: added after the model was sealed ({SEAL_FILE} does not record it)")
+        return
+    try:
+        found = _describe(target)
+    except FileNotFoundError:
+        raise ModelError(f"{target}: missing ({SEAL_FILE} records it)") from None
+    except OSError as error:
+        reason = "a symbolic link" if error.errno == errno.ELOOP else (error.strerror or error)
+        raise ModelError(f"{target}: cannot read ({reason})") from None
+    if found != {"size": entry["size"], "sha256": entry["sha256"]}:
+        raise ModelError(f"{target}: damaged or edited after the model was sealed (its size or sha256 differs "
+                         f"from the one {SEAL_FILE} records); rebuild the model, or reseal it if you changed it "
+                         "on purpose")
 
 
 def copy_sealed(source: Path, target: Path, names: Iterable[str]) -> None:

@@ -8,7 +8,7 @@ one compiled call; only the keys not seen before go back to Python (``compute``)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numba
@@ -22,18 +22,19 @@ _ABSENT = np.iinfo(np.int64).min  # what a table gives for a key it does not hol
 
 
 class Lookup:
-    """Key -> ``compute(key)``, computed on the key's first look-up. Keys are ints, given to
-    :meth:`of` as an (m,) array, or tuples of 1..:data:`ROW_WIDTH` ints >= 0, given as the rows of
-    an (m, w) array, where a row may end early with -1s (its key is the ints before the first -1);
-    the first call decides which (one kind per table). When the table holds ``max_entries`` keys it
-    starts again (bounded memory).
+    """Key -> its value, computed on the key's first look-up (the new keys of a look-up all at
+    once, by ``compute``). Keys are ints, given to :meth:`of` as an (m,) array, or tuples of
+    1..:data:`ROW_WIDTH` ints >= 0, given as the rows of an (m, w) array, where a row may end early
+    with -1s (its key is the ints before the first -1); the first call decides which (one kind per
+    table). When the table holds ``max_entries`` keys it starts again (bounded memory).
 
     Args:
-        compute: key (an int or a tuple of ints) -> value, an int above the int64 minimum.
+        compute: keys (a list of distinct ints or tuples of ints) -> their values in order, ints
+            above the int64 minimum.
         max_entries: the most keys kept.
     """
 
-    def __init__(self, compute: Callable[[Any], int], max_entries: int) -> None:
+    def __init__(self, compute: Callable[[list[Any]], Iterable[int]], max_entries: int) -> None:
         self.compute = compute
         self.max_entries = max_entries
         self.table: Dict | None = None
@@ -53,9 +54,36 @@ class Lookup:
         missing = _look_up(self.table, padded, values)
         if len(missing):
             listed = list(map(_row_key, keys[missing].tolist())) if rows else keys[missing].tolist()
-            new = {key: self.compute(key) for key in dict.fromkeys(listed)}  # each new key once, in order
+            new = dict.fromkeys(listed)  # each new key once, in order
+            new.update(zip(new, self.compute(list(new))))
             values[missing] = np.fromiter(map(new.__getitem__, listed), np.int64, len(listed))
             self.size = _store(self.table, padded[missing], values[missing])
+        return values
+
+
+class FixedLookup:
+    """Int keys -> values all given up front, looked up as :meth:`Lookup.of` does; any other key's
+    value is ``default`` (a table of every key that has a value: nothing is computed on sight).
+
+    Args:
+        keys: (m,) the keys that have a value (a key given twice keeps its last value).
+        values: (m,) their values.
+        default: the value of every other key.
+    """
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray, default: int) -> None:
+        self.table = _new_int_table()
+        self.size = _store(self.table, np.asarray(keys, np.int64), np.asarray(values, np.int64)) if len(keys) else 0
+        self.default = default
+
+    def __len__(self) -> int:
+        return self.size
+
+    def of(self, keys: np.ndarray) -> np.ndarray:
+        """(m,) the values of the (m,) ``keys``."""
+        keys = np.ascontiguousarray(keys, np.int64)
+        values = np.empty(len(keys), np.int64)
+        values[_look_up(self.table, keys, values)] = self.default
         return values
 
 

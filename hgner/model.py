@@ -18,7 +18,8 @@ from . import schemes
 from .crfsuite_adapter import open_tagger, read_crfsuite_weights
 from .errors import HgnerError, ModelError, named, warn
 from .features import TABLE_FILES, AttributeScores, FeatureConfig, FeatureResources, document_features
-from .features.typecache import TYPES_FILE, load_type_cache, made_for
+from .features.scores import given_width, marks
+from .features.typecache import TYPES_FILE, TypeCache, load_type_cache, made_for
 from .graph import FactorGraph
 from .integrity import SEAL_FILE
 from .modelfiles import (
@@ -88,16 +89,20 @@ class CrfModel:
         self.labels: tuple[str, ...] = tuple(labels)
         self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
         self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config,
-                                                self.resources)
-        if TYPES_FILE in metadata.get("files", {}):  # the word types of the training corpus, made when it was built
-            scores = self.attribute_scores
-            types = load_type_cache(directory / TYPES_FILE, type_cache_key(metadata),
-                                    scores.marks, len(labels), len(attributes), scores.given_width)
-            if types is not None:
-                scores.start_from(types)
-            else:
-                warn(f"{directory / TYPES_FILE}: made for other features, weights or word tables than the model's "
-                     "(a meta.json edited by hand?): not used; tagging is then slower at first, not different")
+                                                self.resources, self._type_cache(len(attributes)))
+
+    def _type_cache(self, attributes: int) -> TypeCache | None:
+        """The word types of the training corpus and their rows (``types.npz``, made when the model
+        was built), when the model has them and they were made for it; the model has ``attributes``."""
+        if TYPES_FILE not in self.metadata.get("files", {}):
+            return None
+        path, config = self.directory / TYPES_FILE, self.feature_config
+        types = load_type_cache(path, type_cache_key(self.metadata), marks(config), len(self.labels), attributes,
+                                given_width(config))
+        if types is None:
+            warn(f"{path}: made for other features, weights or word tables than the model's "
+                 "(a meta.json edited by hand?): not used; tagging is then slower at first, not different")
+        return types
 
     @classmethod
     def load(cls, name_or_path: str | Path, calibration: float | None = None) -> CrfModel:

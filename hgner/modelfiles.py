@@ -83,11 +83,11 @@ def model_name(directory: Path, metadata: dict[str, Any]) -> str:
 
 def shipped_languages() -> dict[str, list[str]]:
     """The languages of the shipped models, each with its models' names (a model whose ``meta.json``
-    does not read is left out: loading it says what is wrong)."""
+    does not read is left out: loading it says what is wrong; its other files are not read)."""
     languages: dict[str, list[str]] = {}
     for name in builtin_models():
         try:
-            language = model_language(read_metadata(shipped_models_dir() / name))
+            language = model_language(read_metadata(shipped_models_dir() / name, every_file=False))
         except ModelError:
             continue
         languages.setdefault(language, []).append(name)
@@ -167,11 +167,13 @@ def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -
     write_metadata(directory, metadata, changed)
 
 
-def read_metadata(directory: Path) -> dict[str, Any]:
+def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
     """``meta.json`` of a model directory, checked against its schema after the model's seal
     (:func:`hgner.integrity.verify`: no model file changed since it was sealed), its ``files`` map
-    matching the seal's record (so each file is hashed once per load, by the seal)."""
-    sealed = integrity.verify(directory, SEALED_FILES)
+    matching the seal's record (so each file is hashed once per load, by the seal). Without
+    ``every_file``, only ``meta.json`` is checked against the seal (what a model's metadata says,
+    without loading the model)."""
+    sealed = integrity.verify(directory, SEALED_FILES, None if every_file else [META_FILE])
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)
     check(metadata, "meta", path)

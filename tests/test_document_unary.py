@@ -91,9 +91,12 @@ def test_ngram_caches_are_bounded_and_stay_exact(monkeypatch, shipped):
     scores = features.AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config,
                                       shipped.resources)
     monkeypatch.setattr(shipped, "attribute_scores", scores)
+    pairs = {kind: len(scores.slot_ids[kind]) for kind in features.vocabulary.PAIR_ATTRIBUTES}
     assert_same_unary(shipped, [[WORDS[:10], WORDS[10:]], [WORDS], [WORDS[5:]]])
     # each cache was emptied before the last document's n-grams, one per token, went in
-    assert len(scores.slot_ids["left_bigram"]) == len(scores.slot_ids["right_bigram"]) == len(WORDS) - 5
+    trigrams = {a for token in shipped.features([WORDS[5:]])[0] for a in token if a.startswith("-1|0|+1:s=")}
+    assert len(scores.slot_ids["shape_trigram"]) == len(trigrams) > 4
+    assert {kind: len(scores.slot_ids[kind]) for kind in pairs} == pairs  # the model's word pairs, made up front
     assert len(scores.vocabulary) == len(set(WORDS))  # the word types are kept
 
 

@@ -398,3 +398,20 @@ def test_truecasing_falls_back_to_the_gazetteer_for_lower_case_names():
     features = document_features([["kowalski", "said", "in", "zzyzx"]], FULL, resources)[0]
     assert "w=Kowalski" in features[0]  # on a gazetteer list: Title case
     assert "w=zzyzx" in features[3]  # unknown everywhere: left alone
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text("ab|", max_size=4), min_size=1, max_size=6, unique=True), st.data())
+def test_pair_keys_are_exactly_the_pairs_whose_attribute_is_known(words, data):
+    """The tagging path's table of word pairs (vocabulary.pair_keys) holds a pair exactly when its
+    attribute string is among the model's, words holding the separator ``|`` included."""
+    from hgner.features.vocabulary import _PAIR, PAIR_ATTRIBUTES, Vocabulary, pair_keys
+
+    pairs = [(a, b) for a in words for b in words]
+    for attribute in PAIR_ATTRIBUTES.values():
+        known = {attribute(a, b) for a, b in data.draw(st.lists(st.sampled_from(pairs)))} | {"w=a|b", attribute("", "")[:-1]}
+        vocabulary = Vocabulary(None)
+        found = pair_keys(vocabulary, attribute, known)
+        for a, b in pairs:
+            key = vocabulary.lowers[a] * _PAIR + vocabulary.lowers[b]
+            assert found.get(key) == (attribute(a, b) if attribute(a, b) in known else None)

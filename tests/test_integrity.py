@@ -223,3 +223,21 @@ def test_an_attribute_crfsuite_would_not_find_by_its_hash_is_refused_even_when_r
     refresh_files(copy)
     with pytest.raises(ModelError, match=f"{MODEL_FILE}: attribute .*crfsuite's hash lookup does not find it"):
         CrfModel.load(copy)
+
+
+def test_read_metadata_without_every_file_checks_meta_json_only(copy):
+    """What a model's meta.json says (its language for the language check's advice) is read with
+    meta.json checked against the seal, and the model's other files left unread."""
+    from hgner.modelfiles import read_metadata
+
+    data = bytearray((copy / MODEL_FILE).read_bytes())
+    data[-1] ^= 1
+    (copy / MODEL_FILE).write_bytes(bytes(data))
+    assert read_metadata(copy, every_file=False)["labels"]
+    with pytest.raises(ModelError, match="damaged or edited"):
+        read_metadata(copy)
+    meta = json.loads((copy / META_FILE).read_text())
+    meta["language"] = "nl"
+    (copy / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=f"{META_FILE}: damaged or edited"):
+        read_metadata(copy, every_file=False)

@@ -11,11 +11,13 @@ from hgner.lookup import ROW_WIDTH, Lookup
 
 
 def counting(compute):
+    """A Lookup's ``compute`` of keys by ``compute`` of each key, and the keys it was given."""
     calls = []
 
-    def counted(key):
-        calls.append(key)
-        return compute(key)
+    def counted(keys):
+        assert len(set(keys)) == len(keys)  # each new key once
+        calls.extend(keys)
+        return [compute(key) for key in keys]
 
     return counted, calls
 
@@ -55,7 +57,7 @@ def test_starts_again_when_full():
 
 
 def test_empty_and_non_contiguous_keys():
-    lookup = Lookup(lambda key: sum(key), max_entries=10)
+    lookup = Lookup(lambda keys: map(sum, keys), max_entries=10)
     assert lookup.of(np.zeros((0, 2), np.int64)).tolist() == []
     keys = np.arange(12).reshape(3, 4)[:, ::2]  # a strided view
     assert lookup.of(keys).tolist() == [2, 10, 18]

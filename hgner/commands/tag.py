@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -96,11 +99,21 @@ def tag_settings(args: argparse.Namespace) -> Any:
     return TagSettings.from_options({**vars(args), "decoder_settings": assignments(args.set)})
 
 
+@contextmanager
+def _lasting() -> Iterator[None]:
+    """What the block builds (modules, the model, the tagger) lasts until this one-shot process
+    exits: the garbage collector is off meanwhile, then leaves those objects out of its passes
+    (:func:`gc.freeze`), which would otherwise scan them again and again while tagging."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
-    from ..tagging.run import opened, tag_inputs  # (startup: see hgner.commands)
-    from ..tagging.tagger import Tagger
-
     if args.cluster:
         return _run_cluster(args)
     for option in CLUSTER_ONLY:
@@ -111,7 +124,11 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(args.inputs, args.reading, args.glob)
     options = OutputOptions(args.output, args.scheme, len(inputs))
     writer.check(inputs, options)
-    tagger = Tagger(settings)
+    with _lasting():
+        from ..tagging.run import opened, tag_inputs  # (startup: see hgner.commands)
+        from ..tagging.tagger import Tagger
+
+        tagger = Tagger(settings)
     options = replace(options, language=tagger.tokenizer.language)
     if writer.stream != "files":
         read = [i.path for i in inputs if i.path not in (None, "-")]
@@ -138,7 +155,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         raise HgnerError(f"{named('cluster')} needs input files, folders or glob patterns")
     settings = tag_settings(args)
     given = {key: getattr(args, key) for key in ("text_column", "part_format") if getattr(args, key) is not None}
-    with connect(args.cluster, prepare=partial(warm_tagger, settings)) as client:
+    with connect(args.cluster, prepare=_lasting()(partial(warm_tagger, settings))) as client:  # (workers fork after it)
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
                                              progress=sys.stderr.isatty(), **given)
     counts = manifest["counts"]

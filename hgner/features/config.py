@@ -72,10 +72,11 @@ class FeatureResources:
         self.list_names = sorted(self.gazetteer)
         self._entries: dict[str, tuple[int, ...]] = {}  # entry -> the lists it is on (indices in list_names)
         for list_index, list_name in enumerate(self.list_names):
+            alone, lists_of = (list_index,), self._entries.get  # (an entry on one list shares the tuple)
             for entry in self.gazetteer[list_name]:
-                self._entries[entry] = (*self._entries.get(entry, ()), list_index)
+                self._entries[entry] = lists_of(entry, ()) + alone
         # the entries' first tokens ("new" of "new york city"): the words a match may start with
-        self.entry_starts = frozenset(entry.split(" ", 1)[0] for entry in self._entries)
+        self.entry_starts = frozenset(entry.partition(" ")[0] for entry in self._entries)
         self._cluster_of = {word: path for path, words in self.word_clusters.items() for word in words}
 
     def __eq__(self, other: object) -> bool:

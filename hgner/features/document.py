@@ -4,7 +4,6 @@ document tables, gazetteer matches) and the string path :func:`document_features
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import partial
 
 import numpy as np
 
@@ -209,7 +208,7 @@ def document_features(
     vocabulary = Vocabulary(resources)
     document = _Document(sentences, config, vocabulary)
     offsets = _offsets(config)
-    slots = [list(map(partial(SLOT_ATTRIBUTES[kind], vocabulary), keys.tolist())) for kind, keys in document.slot_keys()]
+    slots = [SLOT_ATTRIBUTES[kind](vocabulary, keys.tolist()) for kind, keys in document.slot_keys()]
     ragged: list[list[str]] = [[] for _ in document.rows]
     for token, key in zip(*(array.tolist() for array in document.ragged_keys())):
         ragged[token].append(ragged_attribute(vocabulary, key))

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from itertools import chain, repeat
+from typing import Any
 
 import numba
 import numpy as np
 
-from ..lookup import Lookup
+from ..lookup import FixedLookup, Lookup
 from . import vocabulary as _vocabulary
 from .config import FeatureConfig, FeatureResources
 from .document import _Document, _offsets
 from .typecache import TypeCache
-from .vocabulary import _MARKS, SLOT_ATTRIBUTES, Vocabulary, _Table, ragged_attribute
+from .vocabulary import _MARKS, PAIR_ATTRIBUTES, SLOT_ATTRIBUTES, Vocabulary, _Table, pair_keys, ragged_attribute
 from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
 
 ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
+
+
+def given_width(config: FeatureConfig) -> int:
+    """How many attribute ids a word type gives its neighbours under ``config``: the context
+    width for each offset."""
+    return context_width(config) * len(_offsets(config))
+
+
+def marks(config: FeatureConfig) -> tuple[str, ...]:
+    """The marks word types have rows for: none, and :data:`CASELESS_MARK` with ``caseless_features``."""
+    return ("", CASELESS_MARK) if config.caseless_features else ("",)
 
 
 class AttributeScores:
@@ -38,12 +51,13 @@ class AttributeScores:
         weights: (A, K) weight of each attribute for each label.
         config: the model's feature configuration.
         resources: the model's feature resources.
+        types: a model's word-type cache to start from (:mod:`~hgner.features.typecache`).
     """
 
     def __init__(self, index: dict[str, int], weights: np.ndarray, config: FeatureConfig,
-                 resources: FeatureResources | None) -> None:
+                 resources: FeatureResources | None, types: TypeCache | None = None) -> None:
         self.index = index
-        self.types: TypeCache | None = None
+        self.types = types  # the word types to start with, now and whenever the caches start again
         self.config = config
         self.resources = resources
         self.weights = np.ascontiguousarray(weights, np.float64)
@@ -56,12 +70,12 @@ class AttributeScores:
     @property
     def given_width(self) -> int:
         """How many attribute ids a word type gives its neighbours: ``width`` for each offset."""
-        return self.width * len(self.offsets)
+        return given_width(self.config)
 
     @property
     def marks(self) -> tuple[str, ...]:
-        """The marks word types have rows for: none, and :data:`CASELESS_MARK` with ``caseless_features``."""
-        return ("", CASELESS_MARK) if self.config.caseless_features else ("",)
+        """The marks word types have rows for (:func:`marks`)."""
+        return marks(self.config)
 
     def _clear(self) -> None:
         vocabulary = self.vocabulary = Vocabulary(self.resources)
@@ -77,17 +91,23 @@ class AttributeScores:
                 self.sums[mark].extend(self.types.sums[mark])
                 self.neighbour_ids[mark].extend(self.types.neighbour_ids[mark])
                 self.ready[mark].extend(self.types.ready[mark])
-        get = self.index.get
-        self.slot_ids = {kind: Lookup(lambda key, attribute=attribute: get(attribute(vocabulary, key), -1),
-                                      _vocabulary.NGRAM_CACHE_ENTRIES)
-                         for kind, attribute in SLOT_ATTRIBUTES.items()}
-        self.ragged_ids = Lookup(lambda key: get(ragged_attribute(vocabulary, key), -1), _vocabulary.NGRAM_CACHE_ENTRIES)
+        self.slot_ids = {kind: self._pair_ids(PAIR_ATTRIBUTES[kind]) if kind in PAIR_ATTRIBUTES
+                         else Lookup(partial(self._ids, partial(attributes, vocabulary)), _vocabulary.NGRAM_CACHE_ENTRIES)
+                         for kind, attributes in SLOT_ATTRIBUTES.items()}
+        ragged = partial(map, partial(ragged_attribute, vocabulary))
+        self.ragged_ids = Lookup(partial(self._ids, ragged), _vocabulary.NGRAM_CACHE_ENTRIES)
 
-    def start_from(self, types: TypeCache) -> None:
-        """Start with the word types of ``types`` (a model's cache) and their rows, now and whenever
-        the caches start again."""
-        self.types = types
-        self._clear()
+    def _pair_ids(self, attribute: Callable[[str, str], str]) -> FixedLookup:
+        """The ids of ``attribute`` (a word pair's) by key, every key that has one made up front from
+        the model's attributes (most word pairs of a text have none: nothing is made for them)."""
+        pairs = pair_keys(self.vocabulary, attribute, self.index)
+        ids = np.fromiter(map(self.index.__getitem__, pairs.values()), np.int64, len(pairs))
+        return FixedLookup(np.fromiter(pairs, np.int64, len(pairs)), ids, -1)
+
+    def _ids(self, attributes: Callable[[list[Any]], Iterable[str | None]], keys: list[Any]) -> list[int]:
+        """The ids of the attributes of ``keys`` (-1: none, or one the model has no weight for)."""
+        get = self.index.get
+        return [get(attribute, -1) for attribute in attributes(keys)]  # type: ignore[arg-type]
 
     def type_cache(self, made_for: str) -> TypeCache:
         """The word types seen so far and their rows, to save with the model (:mod:`~hgner.features.typecache`;

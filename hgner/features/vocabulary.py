@@ -4,6 +4,7 @@ than one word, and the per-document tables (one numba pass)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numba
@@ -64,10 +65,8 @@ class _Codes(dict):
     (``strings[code]``)."""
 
     def __init__(self, first: Iterable[str]) -> None:
-        super().__init__()
-        self.strings: list[str] = []
-        for string in first:
-            self[string]  # noqa: B018 - gives it the next code
+        self.strings: list[str] = list(dict.fromkeys(first))  # coded in this order
+        super().__init__(zip(self.strings, range(len(self.strings))))
 
     def __missing__(self, string: str) -> int:
         self[string] = code = len(self.strings)
@@ -94,9 +93,9 @@ class Vocabulary(dict):
         self.words: list[str] = []
         self.rows = _Table(3, np.int64)
         # lowercase code -> shape code of its form in the truecasing table, else the outside one (-1: in neither)
-        self.known_shapes = Lookup(self._known_shape, NGRAM_CACHE_ENTRIES)
+        self.known_shapes = Lookup(partial(map, self._known_shape), NGRAM_CACHE_ENTRIES)
         # lowercase codes of an n-gram -> the gazetteer lists it is on (entry_lists.strings[id]; -1: none)
-        self.entries = Lookup(self._entry_lists, NGRAM_CACHE_ENTRIES)
+        self.entries = Lookup(partial(map, self._entry_lists), NGRAM_CACHE_ENTRIES)
         self.entry_lists = _Codes(())
 
     def restore(self, words: list[str], lowers: list[str], shapes: list[str], rows: np.ndarray) -> None:
@@ -163,15 +162,49 @@ def ragged_attribute(vocabulary: Vocabulary, key: int) -> str:
 
 _NO_CASE, _UNKNOWN_CASE = -2, -1  # truecase-shape keys of a word without a cased letter / a word nobody knows
 
+
+
+def _pairs(vocabulary: Vocabulary, keys: list[int]) -> tuple[list[str], list[str]]:
+    """The lowercase words of bigram ``keys``: the first ones, the second ones."""
+    strings = vocabulary.lowers.strings
+    return [strings[key // _PAIR] for key in keys], [strings[key % _PAIR] for key in keys]
+
+
+def _truecase_shape(vocabulary: Vocabulary, key: int) -> str | None:
+    return None if key == _NO_CASE else "tc=?" if key == _UNKNOWN_CASE else f"tc={vocabulary.shapes.strings[key]}"
+
+
+# The slot kinds whose key is a pair of lowercase words (:data:`_PAIR`), by the function that makes
+# their attribute: the tagging path tables every such key that has a weight up front (:func:`pair_keys`)
+PAIR_ATTRIBUTES: dict[str, Callable[[str, str], str]] = {"left_bigram": left_bigram, "right_bigram": right_bigram}
+
+
+def pair_keys(vocabulary: Vocabulary, attribute: Callable[[str, str], str], strings: Iterable[str]) -> dict[int, str]:
+    """The keys (word pairs, coded in ``vocabulary``) whose ``attribute`` is one of ``strings``, with
+    that string: each way of cutting a string that ``attribute`` makes back from its two parts
+    (``attribute(a, b)`` is a prefix, ``a``, ``|`` and ``b``; a word may hold a ``|`` itself)."""
+    prefix = attribute("", "")[:-1]
+    found = {}
+    for string in strings:
+        if string.startswith(prefix):
+            rest = string[len(prefix):]
+            cut = rest.find("|")
+            while cut >= 0:
+                first, second = rest[:cut], rest[cut + 1:]
+                if attribute(first, second) == string:
+                    found[vocabulary.lowers[first] * _PAIR + vocabulary.lowers[second]] = string
+                cut = rest.find("|", cut + 1)
+    return found
+
+
 # The attributes every token has at most one of, in their order (:meth:`_Document.slot_keys`): kind ->
-# the attribute string of a key (None: the token has none).
-SLOT_ATTRIBUTES: dict[str, Callable[[Vocabulary, Any], str | None]] = {
-    "left_bigram": lambda v, key: left_bigram(v.lowers.strings[key // _PAIR], v.lowers.strings[key % _PAIR]),
-    "right_bigram": lambda v, key: right_bigram(v.lowers.strings[key // _PAIR], v.lowers.strings[key % _PAIR]),
-    "shape_trigram": lambda v, key: shape_trigram(*(v.shapes.strings[code] for code in key)),
-    "caseless": lambda v, key: "caseless" if key else None,
-    "truecase_shape": lambda v, key: (None if key == _NO_CASE else "tc=?" if key == _UNKNOWN_CASE
-                                      else f"tc={v.shapes.strings[key]}"),
+# the attribute strings of a list of keys (None: the token has none).
+SLOT_ATTRIBUTES: dict[str, Callable[[Vocabulary, list[Any]], list[str | None]]] = {
+    "left_bigram": lambda v, keys: list(map(left_bigram, *_pairs(v, keys))),
+    "right_bigram": lambda v, keys: list(map(right_bigram, *_pairs(v, keys))),
+    "shape_trigram": lambda v, keys: [shape_trigram(*(v.shapes.strings[code] for code in key)) for key in keys],
+    "caseless": lambda v, keys: ["caseless" if key else None for key in keys],
+    "truecase_shape": lambda v, keys: [_truecase_shape(v, key) for key in keys],
 }
 
 
