@@ -12,7 +12,6 @@ never looked at here.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -21,18 +20,34 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import (FEATURES, ROOT, SCHEME, TRAINING, build_gazetteer, build_outside_truecase,  # noqa: E402
-                          build_word_clusters, f1, record, tokens_per_second)
+from build_models import (  # noqa: E402
+    CONLL03,
+    FEATURES,
+    GAZETTEER_SOURCES,
+    ROOT,
+    SCHEME,
+    TRAINING,
+    build_gazetteer,
+    build_outside_truecase,
+    build_word_clusters,
+    f1,
+    record,
+    tokens_per_second,
+)
 
 from hgner.augment import case_augmented, recased  # noqa: E402
 from hgner.corpus import load_corpus  # noqa: E402
-from hgner.training.crf import train  # noqa: E402
 from hgner.training import TrainOptions, WordTables  # noqa: E402
+from hgner.training.crf import train  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_english.jsonl"
 CLUSTERS = replace(FEATURES, word_clusters=True)
-# name -> (feature settings, case augmentation)
-EXPERIMENTS = {
+# The shipped en-conll03 (clusters with the lowercase forms', the outside truecasing table, caseless
+# weights of their own, lower/upper copies): the experiments on top of it
+SHIPPED = CONLL03["features"]
+UPPER_LOWER = tuple(CONLL03["case_augment"])
+# name -> (feature settings, case augmentation[, L-BFGS settings over TRAINING])
+EXPERIMENTS: dict[str, tuple] = {
     "shipped": (FEATURES, ()),
     "clusters": (CLUSTERS, ()),
     "clusters+lc": (replace(CLUSTERS, lowercase_clusters=True), ()),
@@ -51,25 +66,38 @@ EXPERIMENTS = {
                                      ("lower", "upper")),
     "clusters+lc+nb+otc+sep+lower+upper": (replace(CLUSTERS, lowercase_clusters=True, neighbour_clusters=1,
                                                    outside_truecase=True, caseless_features=True), ("lower", "upper")),
+    "en-conll03": (SHIPPED, UPPER_LOWER),
+    "en-conll03+it300": (SHIPPED, UPPER_LOWER, {"max_iterations": 300}),
+    "en-conll03+nb": (replace(SHIPPED, neighbour_clusters=1), UPPER_LOWER),
+    "en-conll03+zipf": (replace(SHIPPED, frequency="en"), UPPER_LOWER),
+    "en-conll03+nb+zipf": (replace(SHIPPED, neighbour_clusters=1, frequency="en"), UPPER_LOWER),
+    "en-conll03+nb+it300": (replace(SHIPPED, neighbour_clusters=1), UPPER_LOWER, {"max_iterations": 300}),
+    "en-conll03+c1=0.1": (SHIPPED, UPPER_LOWER, {"c1": 0.1}),
+    "en-conll03+c1=0.02": (SHIPPED, UPPER_LOWER, {"c1": 0.02}),
+    "en-conll03+c2=0.05": (SHIPPED, UPPER_LOWER, {"c2": 0.05}),
 }
 
 
 def run(name: str, train_corpus, devs: dict) -> dict:
-    config, augment = EXPERIMENTS[name]
+    config, augment, *more = EXPERIMENTS[name]
+    training = {**TRAINING, **(more[0] if more else {})}
     corpus = case_augmented(train_corpus, augment) if augment else train_corpus
     clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
+    options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")
+    tables = WordTables(build_gazetteer(), GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
-        model = train(corpus, Path(out) / "m", config=config, scheme=SCHEME, **TRAINING, gazetteer=build_gazetteer(),
-                      gazetteer_sources="build_models", word_clusters=clusters, word_clusters_sources=sources,
-                      outside_truecase=truecase, outside_truecase_sources=truecase_sources)
+        model = train(corpus, Path(out) / "m", options, tables)
         scores = {}
         for dev_name, dev in devs.items():
             scores[dev_name] = f1(model, dev)["f1"]
             for how in ("lower", "upper"):
                 scores[f"{dev_name} {how}"] = f1(model, recased(dev, how))["f1"]
-        result = {"name": name, "features": config.to_json(), "augment": list(augment), **scores,
+        result = {"name": name, "features": config.to_json(), "augment": list(augment), "training": training,
+                  **scores,
                   "mean testa+wikigold": round((scores["conll2003:testa"] + scores["wikigold"]) / 2, 2),
+                  # lowercased and uppercased text are first-class conditions: the mean of all six
+                  "mean dev conditions": round(sum(scores.values()) / len(scores), 2),
                   "training_seconds": model.metadata["training"]["seconds"],
                   "model_bytes": model.metadata["model_bytes"], "attributes": len(model.attribute_index),
                   "tokens_per_second": round(tokens_per_second(model, devs["conll2003:testa"], repeats=2)),
