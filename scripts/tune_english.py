@@ -75,10 +75,16 @@ EXPERIMENTS: dict[str, tuple] = {
     "en-conll03+c1=0.1": (SHIPPED, UPPER_LOWER, {"c1": 0.1}),
     "en-conll03+c1=0.02": (SHIPPED, UPPER_LOWER, {"c1": 0.02}),
     "en-conll03+c2=0.05": (SHIPPED, UPPER_LOWER, {"c2": 0.05}),
+    "en-conll03+nb+c1=0.1": (replace(SHIPPED, neighbour_clusters=1), UPPER_LOWER, {"c1": 0.1}),
+    "en-conll03+nb+c1=0.02": (replace(SHIPPED, neighbour_clusters=1), UPPER_LOWER, {"c1": 0.02}),
+    "en-conll03+nb+c2=0.03": (replace(SHIPPED, neighbour_clusters=1), UPPER_LOWER, {"c2": 0.03}),
 }
 
 
-def run(name: str, train_corpus, devs: dict) -> dict:
+def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
+    """Train experiment ``name`` on ``train_corpus``, score it on ``devs`` (each also lowercased and
+    uppercased) and record the result; the model is kept in ``keep/NAME`` when given (to time it
+    with ``hgner tag``), else thrown away."""
     config, augment, *more = EXPERIMENTS[name]
     training = {**TRAINING, **(more[0] if more else {})}
     corpus = case_augmented(train_corpus, augment) if augment else train_corpus
@@ -87,7 +93,7 @@ def run(name: str, train_corpus, devs: dict) -> dict:
     options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")
     tables = WordTables(build_gazetteer(), GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
-        model = train(corpus, Path(out) / "m", options, tables)
+        model = train(corpus, (keep or Path(out)) / name, options, tables)
         scores = {}
         for dev_name, dev in devs.items():
             scores[dev_name] = f1(model, dev)["f1"]
@@ -109,6 +115,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiments", nargs="*", metavar="NAME", help="experiments to run (see --list)")
     parser.add_argument("--list", action="store_true", help="list the experiments and their settings")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep each trained model in DIR/NAME")
     args = parser.parse_args(argv)
     if args.list or not args.experiments:
         for name, spec in EXPERIMENTS.items():
@@ -120,7 +127,7 @@ def main(argv: list[str]) -> None:
     train_corpus = load_corpus("conll2003:train")
     devs = {"conll2003:testa": load_corpus("conll2003:testa"), "wikigold": load_corpus("wikigold")}
     for name in args.experiments:
-        run(name, train_corpus, devs)
+        run(name, train_corpus, devs, args.keep)
 
 
 if __name__ == "__main__":
