@@ -12,7 +12,6 @@ never looked at here.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -21,18 +20,35 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_models import (FEATURES, ROOT, SCHEME, TRAINING, build_gazetteer, build_outside_truecase,  # noqa: E402
-                          build_word_clusters, f1, record, tokens_per_second)
+from build_models import (  # noqa: E402
+    CONLL03,
+    FEATURES,
+    GAZETTEER_SOURCES,
+    ROOT,
+    SCHEME,
+    TRAINING,
+    build_gazetteer,
+    build_outside_truecase,
+    build_word_clusters,
+    f1,
+    record,
+    tokens_per_second,
+)
 
 from hgner.augment import case_augmented, recased  # noqa: E402
 from hgner.corpus import load_corpus  # noqa: E402
-from hgner.training.crf import train  # noqa: E402
 from hgner.training import TrainOptions, WordTables  # noqa: E402
+from hgner.training.crf import train  # noqa: E402
 
 RESULTS = ROOT / "scripts" / "tuning_english.jsonl"
 CLUSTERS = replace(FEATURES, word_clusters=True)
-# name -> (feature settings, case augmentation)
-EXPERIMENTS = {
+# en-conll03 as shipped before the neighbours' clusters and word frequencies (clusters with the lowercase
+# forms', the outside truecasing table, caseless weights of their own, lower/upper copies): the
+# experiments on top of it
+AUGMENTED = replace(CLUSTERS, lowercase_clusters=True, outside_truecase=True, caseless_features=True)
+UPPER_LOWER = tuple(CONLL03["case_augment"])
+# name -> (feature settings, case augmentation[, L-BFGS settings over TRAINING])
+EXPERIMENTS: dict[str, tuple] = {
     "shipped": (FEATURES, ()),
     "clusters": (CLUSTERS, ()),
     "clusters+lc": (replace(CLUSTERS, lowercase_clusters=True), ()),
@@ -51,25 +67,40 @@ EXPERIMENTS = {
                                      ("lower", "upper")),
     "clusters+lc+nb+otc+sep+lower+upper": (replace(CLUSTERS, lowercase_clusters=True, neighbour_clusters=1,
                                                    outside_truecase=True, caseless_features=True), ("lower", "upper")),
+    "en-conll03": (AUGMENTED, UPPER_LOWER),
+    "en-conll03+it300": (AUGMENTED, UPPER_LOWER, {"max_iterations": 300}),
+    "en-conll03+nb": (replace(AUGMENTED, neighbour_clusters=1), UPPER_LOWER),
+    "en-conll03+zipf": (replace(AUGMENTED, frequency="en"), UPPER_LOWER),
+    # en-conll03 as shipped now (scripts/build_models.py), and L1 / L2 variants of it
+    "en-conll03+nb+zipf": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER),
+    "en-conll03+nb+zipf+c1=0.1": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER, {"c1": 0.1}),
+    "en-conll03+nb+zipf+c2=0.03": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER, {"c2": 0.03}),
 }
 
 
-def run(name: str, train_corpus, devs: dict) -> dict:
-    config, augment = EXPERIMENTS[name]
+def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
+    """Train experiment ``name`` on ``train_corpus``, score it on ``devs`` (each also lowercased and
+    uppercased) and record the result; the model is kept in ``keep/NAME`` when given (to time it
+    with ``hgner tag``), else thrown away."""
+    config, augment, *more = EXPERIMENTS[name]
+    training = {**TRAINING, **(more[0] if more else {})}
     corpus = case_augmented(train_corpus, augment) if augment else train_corpus
     clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
+    options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")
+    tables = WordTables(build_gazetteer(), GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
-        model = train(corpus, Path(out) / "m", config=config, scheme=SCHEME, **TRAINING, gazetteer=build_gazetteer(),
-                      gazetteer_sources="build_models", word_clusters=clusters, word_clusters_sources=sources,
-                      outside_truecase=truecase, outside_truecase_sources=truecase_sources)
+        model = train(corpus, (keep or Path(out)) / name, options, tables)
         scores = {}
         for dev_name, dev in devs.items():
             scores[dev_name] = f1(model, dev)["f1"]
             for how in ("lower", "upper"):
                 scores[f"{dev_name} {how}"] = f1(model, recased(dev, how))["f1"]
-        result = {"name": name, "features": config.to_json(), "augment": list(augment), **scores,
+        result = {"name": name, "features": config.to_json(), "augment": list(augment), "training": training,
+                  **scores,
                   "mean testa+wikigold": round((scores["conll2003:testa"] + scores["wikigold"]) / 2, 2),
+                  # lowercased and uppercased text are first-class conditions: the mean of all six
+                  "mean dev conditions": round(sum(scores.values()) / len(scores), 2),
                   "training_seconds": model.metadata["training"]["seconds"],
                   "model_bytes": model.metadata["model_bytes"], "attributes": len(model.attribute_index),
                   "tokens_per_second": round(tokens_per_second(model, devs["conll2003:testa"], repeats=2)),
@@ -81,6 +112,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiments", nargs="*", metavar="NAME", help="experiments to run (see --list)")
     parser.add_argument("--list", action="store_true", help="list the experiments and their settings")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep each trained model in DIR/NAME")
     args = parser.parse_args(argv)
     if args.list or not args.experiments:
         for name, spec in EXPERIMENTS.items():
@@ -92,7 +124,7 @@ def main(argv: list[str]) -> None:
     train_corpus = load_corpus("conll2003:train")
     devs = {"conll2003:testa": load_corpus("conll2003:testa"), "wikigold": load_corpus("wikigold")}
     for name in args.experiments:
-        run(name, train_corpus, devs)
+        run(name, train_corpus, devs, args.keep)
 
 
 if __name__ == "__main__":
