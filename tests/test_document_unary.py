@@ -49,7 +49,6 @@ def test_unary_equals_strings_with_neighbour_clusters_and_frequencies(tmp_path, 
     from hgner.training.crf import train
     from hgner.training import TrainOptions, WordTables
 
-    pytest.importorskip("wordfreq", reason="wordfreq is not installed (no shipped model uses word frequencies)")
     config = features.FeatureConfig(truecase=True, document=True, word_clusters=True, neighbour_clusters=1,
                                      frequency="en")
     clusters = {"0101": ["Paris", "London"], "0111": ["John", "smith"], "11": ["said", "Unseen"], "10": ["Smith"]}

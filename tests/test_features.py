@@ -302,8 +302,7 @@ def test_neighbour_clusters_give_the_neighbours_path_prefixes():
 
 
 def test_frequency_buckets_on_known_and_unknown_words():
-    zipf_frequency = pytest.importorskip("wordfreq", reason="wordfreq is not installed (not a dependency: no "
-                                         "shipped model uses word frequencies)").zipf_frequency
+    from wordfreq import zipf_frequency
 
     tokens = ["The", "the", "Siemens", "Qxzvbnmw", ",", "1996"]
     found = [[a for a in token if a.startswith("zf=")]

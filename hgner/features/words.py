@@ -10,7 +10,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import ModelError
 from .config import CLUSTER_PREFIXES, GAZETTEER_MAX_TOKENS, FeatureConfig, FeatureResources
 
 _NOT_WORD = re.compile(r"[^\w]")
@@ -104,11 +103,8 @@ def frequency_attribute(word: str, language: str) -> str:
     for a word without a letter or digit."""
     if not any(c.isalnum() for c in word):
         return "zf=-"
-    try:
-        from wordfreq import zipf_frequency
-    except ImportError:
-        raise ModelError("word frequencies (the features' frequency setting) need the wordfreq package: "
-                         "pip install 'hgner[models]'") from None
+    from wordfreq import zipf_frequency  # imported on first use: only models with frequency features pay for it
+
     return f"zf={int(zipf_frequency(word, language))}"
 
 
