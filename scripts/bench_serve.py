@@ -10,10 +10,10 @@ Parts (``--only``, comma-separated; default latency,throughput,identical,fuzz):
   not keep alive, so a new connection per request). With each: the server's CPU milliseconds per
   request (its process's CPU over the requests answered), which the other work on a shared machine
   disturbs less than the latencies.
-* throughput: eng.testb's raw documents in batches of 16 through ``/v1/tag`` from 2 clients per
+* throughput: eng.testb's raw documents in batches of 16 through ``/v1/tag`` from 4 clients per
   worker, each request on a new connection (a burst of keep-alive connections can all be accepted
   by one worker), after 2 passes that warm the workers (they have seen the workload's word types,
-  as a long-running server has), 3 timed passes: tokens per CPU-second of
+  as a long-running server has), 15 timed passes (about 10 s): tokens per CPU-second of
   the server's processes, against ``hgner tag --format jsonl`` on the same documents (its process's
   CPU, startup included and left out) [>= 80%]; and tokens per wall-clock second with
   ``--workers 2`` against one worker [>= 1.7x], with how many CPUs the workers and this (client)
@@ -73,8 +73,8 @@ LATENCY_CLIENTS = 8
 LATENCY_REQUESTS = 4000
 WRK_SECONDS = 10
 BATCH = 16
-CLIENTS_PER_WORKER = 2
-THROUGHPUT_RUNS = 3
+CLIENTS_PER_WORKER = 4
+THROUGHPUT_RUNS = 15
 WARM_RUNS = 2
 SOAK_CLIENTS = 16
 

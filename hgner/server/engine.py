@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import time
 import warnings
 from collections import OrderedDict
@@ -92,6 +93,8 @@ class Engine:
                 self.tag([WARM_UP_TEXT], TagOptions(name, tokens=True), Deadline.after(3600))
             self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "skip"), Deadline.after(3600))
             self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "chain"), Deadline.after(3600))
+        gc.collect()
+        gc.freeze()  # the models last as long as the worker: full collections no longer scan them (tail latency)
         self.ready = True
 
     # ------------------------------------------------------------------ listings
