@@ -369,8 +369,8 @@ def fixed_costs_section() -> list[str]:
     versions = [name for name in ("current", "baseline") if name in fixed]
     lines = ["", "## Fixed costs", "",
              "From `docs/results/fixed-costs.json`, written by `python scripts/bench_fixed.py --baseline DIR --json "
-             "docs/results/fixed-costs.json`, DIR a checkout of hgner before the word-type cache and the batching "
-             f"of short documents, measured in the same run (load average {fixed['load_average_before']} before, "
+             "docs/results/fixed-costs.json`, DIR an earlier checkout of hgner with the same models (here, before "
+             f"the garbage collector's freeze and the tabled word pairs), measured in the same run (load average {fixed['load_average_before']} before, "
              f"{fixed['load_average_after']} after; {fixed['cpus']} cores). The fixed cost includes the accepted "
              f"floor, importing spaCy and numba and making `spacy.blank(\"en\")`: {fixed['floor_cpu_seconds']:.2f} CPU-s.", "",
              "| figure | target | " + " | ".join({"current": "now", "baseline": "before"}[v] for v in versions) + " |",

@@ -163,7 +163,6 @@ def ragged_attribute(vocabulary: Vocabulary, key: int) -> str:
 _NO_CASE, _UNKNOWN_CASE = -2, -1  # truecase-shape keys of a word without a cased letter / a word nobody knows
 
 
-
 def _pairs(vocabulary: Vocabulary, keys: list[int]) -> tuple[list[str], list[str]]:
     """The lowercase words of bigram ``keys``: the first ones, the second ones."""
     strings = vocabulary.lowers.strings
