@@ -4,10 +4,7 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -16,6 +13,7 @@ from .. import commands, registry
 from ..errors import HgnerError, named
 from ..fileio import refuse_inputs
 from ..graphkinds import GRAPH_KINDS
+from ..process import lasting
 from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECODER, SKIP_MAX_TOKENS
 from ..tagging.inputs import DEFAULT_GLOB, check_glob, resolve_inputs
 from ..tagging.writers import DEFAULT_FORMAT, OutputOptions, output_format
@@ -99,19 +97,6 @@ def tag_settings(args: argparse.Namespace) -> Any:
     return TagSettings.from_options({**vars(args), "decoder_settings": assignments(args.set)})
 
 
-@contextmanager
-def _lasting() -> Iterator[None]:
-    """What the block builds (modules, the model, the tagger) lasts until this one-shot process
-    exits: the garbage collector is off meanwhile, then leaves those objects out of its passes
-    (:func:`gc.freeze`), which would otherwise scan them again and again while tagging."""
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
-
-
 def run(args: argparse.Namespace) -> int:
     """``hgner tag``: see ``hgner tag --help``."""
     if args.cluster:
@@ -124,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(args.inputs, args.reading, args.glob)
     options = OutputOptions(args.output, args.scheme, len(inputs))
     writer.check(inputs, options)
-    with _lasting():
+    with lasting():
         from ..tagging.run import opened, tag_inputs  # (startup: see hgner.commands)
         from ..tagging.tagger import Tagger
 
@@ -155,7 +140,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         raise HgnerError(f"{named('cluster')} needs input files, folders or glob patterns")
     settings = tag_settings(args)
     given = {key: getattr(args, key) for key in ("text_column", "part_format") if getattr(args, key) is not None}
-    with connect(args.cluster, prepare=_lasting()(partial(warm_tagger, settings))) as client:  # (workers fork after it)
+    with connect(args.cluster, prepare=lasting()(partial(warm_tagger, settings))) as client:  # (workers fork after it)
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
                                              progress=sys.stderr.isatty(), **given)
     counts = manifest["counts"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import time
 import warnings
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from ..graphkinds import check_graph_kind
 from ..model import CrfModel
 from ..modelfiles import SKIP_FILES
 from ..pipeline import Pipeline
+from ..process import lasting
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import Tagger, add_to_language_sample, entities
 from .limits import Deadline
@@ -85,16 +85,15 @@ class Engine:
     # ------------------------------------------------------------------ startup
     def load(self, warm: bool = True) -> None:
         """Load every model; with ``warm``, compile every decoder's kernels on a short text."""
-        for name, path in self.paths.items():
-            self.models[name] = CrfModel.load(path)
-        if warm:
-            first = next(iter(self.models))
-            for name in self.models:
-                self.tag([WARM_UP_TEXT], TagOptions(name, tokens=True), Deadline.after(3600))
-            self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "skip"), Deadline.after(3600))
-            self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "chain"), Deadline.after(3600))
-        gc.collect()
-        gc.freeze()  # the models last as long as the worker: full collections no longer scan them (tail latency)
+        with lasting(collect=True):  # the models last as long as the worker: full collections no longer scan them
+            for name, path in self.paths.items():
+                self.models[name] = CrfModel.load(path)
+            if warm:
+                first = next(iter(self.models))
+                for name in self.models:
+                    self.tag([WARM_UP_TEXT], TagOptions(name, tokens=True), Deadline.after(3600))
+                self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "skip"), Deadline.after(3600))
+                self.compare(WARM_UP_TEXT, CompareOptions(first, available_decoders(), "chain"), Deadline.after(3600))
         self.ready = True
 
     # ------------------------------------------------------------------ listings
