@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any, NamedTuple
 
 from .errors import ModelError
 
 
+@cache
 def language_defaults(language: str) -> Any:
     """spaCy's ``Defaults`` for ``language`` (an ISO code such as en, es, nl); a
-    :class:`~hgner.errors.ModelError` when spaCy has no language of that code."""
+    :class:`~hgner.errors.ModelError` when spaCy has no language of that code. Kept once found
+    (spaCy reads the entry points of every installed package at each look-up)."""
     from spacy.util import get_lang_class
 
     try:
@@ -24,16 +27,17 @@ def language_defaults(language: str) -> Any:
                      "such as en, es, nl, de)")
 
 
-def spacy_languages() -> list[str]:
+@cache
+def spacy_languages() -> tuple[str, ...]:
     """The codes of the languages spaCy has: its own (the packages of ``spacy.lang``) and those
-    other packages register."""
+    other packages register (when first asked: scanning ``spacy.lang`` takes about 10 ms)."""
     import pkgutil
 
     import spacy.lang
     from spacy.util import registry
 
     own = {module.name for module in pkgutil.iter_modules(spacy.lang.__path__) if module.ispkg}
-    return sorted(own | set(registry.languages.get_all()))
+    return tuple(sorted(own | set(registry.languages.get_all())))
 
 
 # likelier_language: of the 100 most frequent word types of CoNLL's English, Spanish and Dutch

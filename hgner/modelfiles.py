@@ -34,6 +34,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,10 @@ def shipped_models_dir() -> Path:
 
 def builtin_models() -> list[str]:
     """Names of the models shipped with the package."""
-    root = shipped_models_dir()
+    return _models_in(shipped_models_dir())
+
+
+def _models_in(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / META_FILE).is_file()) if root.is_dir() else []
 
 
@@ -84,14 +88,21 @@ def model_name(directory: Path, metadata: dict[str, Any]) -> str:
 def shipped_languages() -> dict[str, list[str]]:
     """The languages of the shipped models, each with its models' names (a model whose ``meta.json``
     does not read is left out: loading it says what is wrong; its other files are not read)."""
+    return {language: list(names) for language, names in _languages_of(shipped_models_dir())}
+
+
+@cache
+def _languages_of(root: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """:func:`shipped_languages` of the models in ``root``, read once per process (each server
+    request's language check asks for them)."""
     languages: dict[str, list[str]] = {}
-    for name in builtin_models():
+    for name in _models_in(root):
         try:
-            language = model_language(read_metadata(shipped_models_dir() / name, every_file=False))
+            language = model_language(read_metadata(root / name, every_file=False))
         except ModelError:
             continue
         languages.setdefault(language, []).append(name)
-    return languages
+    return tuple((language, tuple(names)) for language, names in languages.items())
 
 
 def model_advice(language: str) -> str:
