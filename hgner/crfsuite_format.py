@@ -95,7 +95,8 @@ def parse(data: bytes) -> Crf1dModel:
     if (features["source"][kinds == 0] >= n_attributes).any() or (features["source"][kinds == 1] >= n_labels).any():
         raise ValueError("crfsuite model has features whose source is past its attributes or labels")
     key = (kinds.astype(np.int64) << 62) | (features["source"].astype(np.int64) << 31) | features["target"]
-    if len(np.unique(key)) != len(key):
+    key.sort()  # (sorting is far cheaper than np.unique; crfsuite writes its features in this order)
+    if (key[1:] == key[:-1]).any():
         raise ValueError("crfsuite model has two features of the same type, source and target")
     _references(data, labelrefs_at, b"LFRF", n_labels, features, 1, "label")
     _references(data, attrrefs_at, b"AFRF", n_attributes, features, 0, "attribute")
@@ -123,13 +124,13 @@ def _u32_at(data: bytes, positions: np.ndarray, end: int, what: str) -> np.ndarr
             | raw[positions + 2].astype(np.int64) << 16 | raw[positions + 3].astype(np.int64) << 24)
 
 
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenated ranges ``starts[i] .. starts[i] + lengths[i]`` (step 4), as one array."""
+def _spans(starts: np.ndarray, lengths: np.ndarray, step: int = 4) -> np.ndarray:
+    """The concatenated ranges of ``lengths[i]`` positions from ``starts[i]``, ``step`` apart, as one array."""
     total = int(lengths.sum())
     if total == 0:
         return np.zeros(0, dtype=np.int64)
-    first = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])) * 4, lengths)
-    return first + 4 * np.arange(total, dtype=np.int64)
+    first = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])) * step, lengths)
+    return first + step * np.arange(total, dtype=np.int64)
 
 
 def _references(data: bytes, start: int, name: bytes, count: int, features: np.ndarray, kind: int,
@@ -157,21 +158,22 @@ def _references(data: bytes, start: int, name: bytes, count: int, features: np.n
 def _hash_tables(data: bytes, start: int, end: int, tables: np.ndarray, what: str,
                  records: Callable[[np.ndarray], np.ndarray]) -> int:
     """How many records the CQDB chunk's hash ``tables`` (T, 2: offset, buckets) hold, each table
-    checked (inside the chunk, an empty bucket to stop at) and each record by ``records``."""
-    entries = 0
+    checked (inside the chunk, an empty bucket to stop at) and each record by ``records`` (all the
+    tables' records in one call)."""
     for offset, n in tables.tolist():
         if (offset == 0) != (n == 0):
             raise ValueError(f"{what} CQDB hash table at offset {offset} with {n} buckets")
-        if n == 0:
-            continue
-        _within(start + offset, 8 * n, end, f"{what} CQDB hash table of {n} buckets")
-        buckets = np.frombuffer(data, dtype="<u4", count=2 * n, offset=start + offset).reshape(-1, 2)
-        used = buckets[:, 1][buckets[:, 1] != 0].astype(np.int64)
-        if len(used) == n:  # crfsuite probes until it meets an empty bucket: it would never stop
-            raise ValueError(f"{what} CQDB hash table at offset {offset} has no empty bucket")
-        records(used)
-        entries += len(used)
-    return entries
+        if n:
+            _within(start + offset, 8 * n, end, f"{what} CQDB hash table of {n} buckets")
+    counts = tables[:, 1].astype(np.int64)
+    # (every bucket's record offset: the second u32 of each 8-byte bucket, table after table)
+    used = _u32_at(data, _spans(start + tables[:, 0].astype(np.int64) + 4, counts, 8), end, f"{what} CQDB bucket")
+    filled = np.bincount(np.repeat(np.arange(len(tables)), counts)[used != 0], minlength=len(tables))
+    full = np.flatnonzero((filled == counts) & (counts > 0))
+    if len(full):  # crfsuite probes until it meets an empty bucket: it would never stop
+        raise ValueError(f"{what} CQDB hash table at offset {int(tables[full[0], 0])} has no empty bucket")
+    records(used[used != 0])
+    return int(filled.sum())
 
 
 def _cqdb(data: bytes, start: int, count: int, what: str) -> list[str]:
@@ -189,7 +191,8 @@ def _cqdb(data: bytes, start: int, count: int, what: str) -> list[str]:
         raise ValueError(f"{what} CQDB chunk of {size} bytes, shorter than its {CQDB_DATA}-byte header")
     end = start + size
 
-    zeros = np.concatenate(([0], np.cumsum(np.frombuffer(data, dtype=np.uint8, count=size, offset=start) == 0)))
+    zeros = np.zeros(size + 1, np.int32)  # zeros[i]: the NUL bytes before chunk offset i
+    np.cumsum(np.frombuffer(data, dtype=np.uint8, count=size, offset=start) == 0, out=zeros[1:])
 
     def records(offsets: np.ndarray) -> np.ndarray:
         """(n,) the ids of the records at chunk ``offsets`` (n,), each checked: inside the chunk,
@@ -217,11 +220,12 @@ def _cqdb(data: bytes, start: int, count: int, what: str) -> list[str]:
         raise ValueError(f"{what} id with no string in its CQDB chunk")
     if (records(backward) != np.arange(count)).any():
         raise ValueError(f"{what}'s string record names another {what}")
-    strings = [data[start + offset + 8:start + offset + 8 + length - 1].decode("utf-8") for offset, length in
-               zip(backward.tolist(), _u32_at(data, start + backward + 4, end, "").tolist())]
+    lengths = _u32_at(data, start + backward + 4, end, "")
+    # every string with its NUL, in id order, decoded at once (no string holds a NUL: checked above)
+    joined = np.frombuffer(data, dtype=np.uint8)[_spans(start + backward + 8, lengths, 1)].tobytes()
+    strings = joined.decode("utf-8").split("\0")[:-1]
     if len(set(strings)) != len(strings):
         raise ValueError(f"{what} CQDB chunk holds a string twice")
-    lengths = _u32_at(data, start + backward + 4, end, "")
     missed = _first_missed_lookup(np.frombuffer(data, dtype=np.uint8), start, tables.astype(np.int64),
                                   backward, lengths)
     if missed >= 0:  # crfsuite finds labels (a marginal) and attributes (every token) by their hash

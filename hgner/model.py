@@ -87,7 +87,7 @@ class CrfModel:
             raise ModelError(f"{directory / MODEL_FILE}: labels {sorted(labels)} differ from {directory / META_FILE}'s "
                              f"{sorted(metadata['labels'])}")
         self.labels: tuple[str, ...] = tuple(labels)
-        self.attribute_index: dict[str, int] = {attribute: a for a, attribute in enumerate(attributes)}
+        self.attribute_index: dict[str, int] = dict(zip(attributes, range(len(attributes))))
         self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config,
                                                 self.resources, self._type_cache(len(attributes)))
 

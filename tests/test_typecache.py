@@ -96,3 +96,30 @@ def test_a_cache_made_for_other_features_is_not_used(copy_model):
     with pytest.warns(HgnerWarning, match="types.npz: made for other features"):
         model = CrfModel.load(copy_model)
     assert model.attribute_scores.types is None
+
+
+def test_the_tables_start_from_the_cache_without_a_copy_and_start_again_exactly(shipped, monkeypatch):
+    """The tagging path's tables take the type cache's arrays as they are; caseless rows made later
+    for its word types are written into them (the numbers a path without the cache makes), and when
+    the caches start again from them (ID_CACHE_TYPES) the scores are still those of a path without the cache."""
+    from hgner import features
+
+    types = shipped._type_cache(len(shipped.attribute_index))
+    scores = AttributeScores(shipped.attribute_index, shipped.state_weights, shipped.feature_config,
+                             shipped.resources, types)
+    for mark in scores.marks:
+        assert scores.sums[mark].array is types.sums[mark] and scores.ready[mark].array is types.ready[mark]
+    assert scores.vocabulary.rows.array is types.rows
+    rows = np.flatnonzero(~types.ready["~"][:, 0])[:6]  # word types whose caseless rows are made when first needed
+    scores._type_rows(rows, "~")
+    assert types.ready["~"][rows].all()
+    fresh = without_cache(shipped)
+    made = fresh.vocabulary.of([types.words[row] for row in rows])
+    fresh._type_rows(made, "~")
+    assert np.array_equal(types.sums["~"][rows], fresh.sums["~"].array[made])
+    assert np.array_equal(types.neighbour_ids["~"][rows], fresh.neighbour_ids["~"].array[made])
+    monkeypatch.setattr(features.scores, "ID_CACHE_TYPES", len(types.words) + 3)
+    words = [types.words[row] for row in rows]
+    for document in [[words], [WORDS], [[w.upper() for w in WORDS]], [words, WORDS], [words, ["Zyzzyva"]]]:
+        assert np.array_equal(scores.unary(document), fresh.unary(document))
+    assert len(scores.vocabulary) == len(types.words) + 1  # the caches started again (from the cache) before the last

@@ -82,15 +82,17 @@ class AttributeScores:
         # per mark and vocabulary row: its own attributes' summed weights, and the ids it gives its neighbours;
         # the unmarked rows are made for every word type as it is first seen, the marked ones for the types of
         # caseless sentences only, when first needed (``ready``); the model's type cache gives the first ones
+        # (its arrays become the tables' first arrays: the marked rows made later for its word types are
+        # written into them, the same numbers whenever the caches start again)
         self.sums = {mark: _Table(self.weights.shape[1], np.float64) for mark in self.marks}
         self.neighbour_ids = {mark: _Table(self.given_width, np.int64) for mark in self.marks}
         self.ready = {mark: _Table(1, np.bool_) for mark in self.marks}
         if self.types is not None:
             vocabulary.restore(self.types.words, self.types.lowers, self.types.shapes, self.types.rows)
             for mark in self.marks:
-                self.sums[mark].extend(self.types.sums[mark])
-                self.neighbour_ids[mark].extend(self.types.neighbour_ids[mark])
-                self.ready[mark].extend(self.types.ready[mark])
+                self.sums[mark].start_from(self.types.sums[mark])
+                self.neighbour_ids[mark].start_from(self.types.neighbour_ids[mark])
+                self.ready[mark].start_from(self.types.ready[mark])
         self.slot_ids = {kind: self._pair_ids(PAIR_ATTRIBUTES[kind]) if kind in PAIR_ATTRIBUTES
                          else Lookup(partial(self._ids, partial(attributes, vocabulary)), _vocabulary.NGRAM_CACHE_ENTRIES)
                          for kind, attributes in SLOT_ATTRIBUTES.items()}

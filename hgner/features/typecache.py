@@ -130,9 +130,10 @@ def _strings(path: Path, name: str, utf8: np.ndarray, ends: np.ndarray) -> list[
         raise ModelError(f"{path}: {name}: expected UTF-8 bytes and int64 end offsets")
     if len(ends) and (ends[0] < 0 or np.any(np.diff(ends) < 0) or ends[-1] != len(utf8)):
         raise ModelError(f"{path}: {name}: end offsets out of order or range")
-    data = utf8.tobytes()
-    starts = [0, *ends[:-1].tolist()]
     try:
-        return [data[a:b].decode("utf-8") for a, b in zip(starts, ends.tolist())]
+        if len(ends) and not (utf8 == 0).any():  # NUL between the strings, then all decoded and cut at once
+            return np.insert(utf8, ends[:-1], 0).tobytes().decode("utf-8").split("\0")
+        data = utf8.tobytes()
+        return [data[a:b].decode("utf-8") for a, b in zip([0, *ends[:-1].tolist()], ends.tolist())]
     except UnicodeDecodeError:
         raise ModelError(f"{path}: {name}: not UTF-8") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from operator import methodcaller
 from typing import Any
 
 import numba
@@ -45,6 +46,15 @@ class _Table:
     def __len__(self) -> int:
         return self.size
 
+    def start_from(self, rows: np.ndarray) -> None:
+        """Holds ``rows`` (n, width) of the table's dtype, empty before: ``rows`` itself becomes the
+        array (no copy; rows added later go to a grown copy, rows changed in place change it)."""
+        if self.size or rows.dtype != self.array.dtype or rows.shape[1:] != self.array.shape[1:] \
+                or not rows.flags.c_contiguous or not rows.flags.writeable or len(rows) < len(self.array):
+            self.extend(rows)
+            return
+        self.array, self.size = rows, len(rows)
+
     def append(self, row: Any) -> None:
         self.extend(np.asarray(row)[None])
 
@@ -54,9 +64,14 @@ class _Table:
         self.array[start:self.size] = rows
 
     def resize(self, size: int) -> None:
-        """Holds ``size`` rows (new ones zero), doubling the array as often as needed."""
-        while size > len(self.array):
-            self.array = np.concatenate([self.array, np.zeros_like(self.array)])
+        """Holds ``size`` rows (new ones zero), the array doubled as often as needed (in one copy)."""
+        capacity = len(self.array)
+        if size > capacity:
+            while size > capacity:
+                capacity *= 2
+            grown = np.zeros((capacity, *self.array.shape[1:]), self.array.dtype)
+            grown[:len(self.array)] = self.array
+            self.array = grown
         self.size = max(self.size, size)
 
 
@@ -105,7 +120,7 @@ class Vocabulary(dict):
         self.lowers, self.shapes = _Codes((*_MARKS, *lowers)), _Codes((*_MARKS, *shapes))
         self.words = list(words)
         self.update(zip(words, range(len(words))))
-        self.rows.extend(rows)
+        self.rows.start_from(rows)
 
     @property
     def table(self) -> np.ndarray:
@@ -182,17 +197,14 @@ def pair_keys(vocabulary: Vocabulary, attribute: Callable[[str, str], str], stri
     """The keys (word pairs, coded in ``vocabulary``) whose ``attribute`` is one of ``strings``, with
     that string: each way of cutting a string that ``attribute`` makes back from its two parts
     (``attribute(a, b)`` is a prefix, ``a``, ``|`` and ``b``; a word may hold a ``|`` itself)."""
-    prefix = attribute("", "")[:-1]
+    prefix, lowers = attribute("", "")[:-1], vocabulary.lowers
     found = {}
-    for string in strings:
-        if string.startswith(prefix):
-            rest = string[len(prefix):]
-            cut = rest.find("|")
-            while cut >= 0:
-                first, second = rest[:cut], rest[cut + 1:]
-                if attribute(first, second) == string:
-                    found[vocabulary.lowers[first] * _PAIR + vocabulary.lowers[second]] = string
-                cut = rest.find("|", cut + 1)
+    for string in filter(methodcaller("startswith", prefix), strings):
+        rest = string[len(prefix):]
+        cut = rest.find("|")
+        while cut >= 0:  # attribute(rest[:cut], rest[cut + 1:]) is the string itself
+            found[lowers[rest[:cut]] * _PAIR + lowers[rest[cut + 1:]]] = string
+            cut = rest.find("|", cut + 1)
     return found
 
 
