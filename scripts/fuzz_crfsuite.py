@@ -124,6 +124,7 @@ def mutate(rng: random.Random, data: bytes, layout: list[tuple[int, str]]) -> tu
 def exercise(directory: Path) -> None:
     """Load the model and use it as hgner does (raises what hgner raises)."""
     from hgner.model import CrfModel
+    from hgner.tagging.settings import TagSettings
     from hgner.tagging.tagger import Tagger
 
     model = CrfModel.load(directory)
@@ -133,7 +134,7 @@ def exercise(directory: Path) -> None:
     model._crfsuite.labels()
     model._crfsuite.info()
     for decoder in ("viterbi", "exact", "crfsuite"):
-        list(Tagger(model, decoder, seed=0).tag_text("Angela Merkel visited Paris. The United Nations met."))
+        list(Tagger(TagSettings(directory, decoder, "chain", seed=0), model).tag_text("Angela Merkel visited Paris. The United Nations met."))
 
 
 def exercise_unchecked(path: Path) -> None:
