@@ -1,14 +1,25 @@
-"""Case augmentation of a training corpus: copies of its documents with every token lowercased or
-uppercased, so that a model also learns from text whose casing carries no information (user
-text typed in lower case, all-caps headlines)."""
+"""Augmentation of a training corpus with copies of its documents:
+
+* case augmentation (:func:`case_augmented`): every token lowercased or uppercased, so that a
+  model also learns from text whose casing carries no information (user text typed in lower case,
+  all-caps headlines);
+* prose augmentation (:func:`prose_augmented`): each document as ``hgner tag`` splits it when it
+  is written as one paragraph, so that a model also learns from the sentences a splitter finds in
+  running prose (table rows run together, a headline or dateline run into the next sentence)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
+from . import schemes
 from .corpus import Corpus, Document, Sentence
+from .rawtext import CharSpan, rebuild
+from .sentences import TokenizedSentence
+from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer
 
 CASINGS = ("lower", "upper")  # the copies case augmentation can add
+PROSE = "prose"  # the name of the prose copy (its documents' and the corpus's suffix)
 
 
 def recased(corpus: Corpus, how: str) -> Corpus:
@@ -34,3 +45,87 @@ def case_augmented(corpus: Corpus, casings: Sequence[str]) -> Corpus:
     documents = list(corpus.documents) + [d for copy in copies for d in copy.documents]
     name = corpus.name + "".join(f"+{how}" for how in casings)
     return Corpus(name, corpus.scheme, documents, list(corpus.notes), file=corpus.file, marked=corpus.marked)
+
+
+def as_prose(document: Document, scheme: str, tokenizer: TextTokenizer) -> tuple[Document, int]:
+    """``document`` as ``tokenizer`` splits it when written as one paragraph
+    (:func:`hgner.rawtext.rebuild`, ``layout="paragraph"``), with its gold entities, and the
+    number of its new sentences left out.
+
+    A new token whose characters all lie inside one gold entity belongs to that entity (a token
+    with the character span of a corpus token gets that token's entity), one with no character in
+    any entity is outside (O); the tags of each new sentence are the entities' tokens rendered in
+    ``scheme`` (:func:`hgner.schemes.render`), so an entity cut by a new sentence end becomes one
+    entity in each sentence. A sentence with a token that straddles an entity's edge (the
+    tokenizer joined an entity's token to a token outside it, or to another entity's) has no
+    gold tags and is left out (rare: corpus tokens almost always keep their spans)."""
+    if any(s.tags is None for s in document.sentences):
+        raise ValueError(f"document {document.name!r}: prose augmentation needs gold tags")
+    raw = rebuild([s.tokens for s in document.sentences], [s.tags or [] for s in document.sentences], "paragraph")
+    entity_starts = [start for start, _, _ in raw.entities]
+    sentence_starts = [offsets[0][0] if offsets else 0 for offsets in raw.sentences]
+    sentences, dropped = [], 0
+    for sentence in tokenizer(raw.text):
+        owners = _owners(raw.entities, entity_starts, sentence)
+        if owners is None:
+            dropped += 1
+            continue
+        spans, start = [], 0
+        for i in range(1, len(owners) + 1):
+            if i == len(owners) or owners[i] != owners[start]:
+                if owners[start] >= 0:
+                    spans.append((start, i, raw.entities[owners[start]][2]))
+                start = i
+        line = document.sentences[max(bisect_right(sentence_starts, sentence.offsets[0][0]) - 1, 0)].line
+        sentences.append(Sentence(sentence.tokens, schemes.render(spans, len(owners), scheme), line))
+    return Document(f"{document.name}:{PROSE}" if document.name else PROSE, sentences), dropped
+
+
+def _owners(entities: Sequence[CharSpan], starts: Sequence[int], sentence: TokenizedSentence) -> list[int] | None:
+    """The index into ``entities`` (sorted, not overlapping; ``starts`` their start offsets) of the
+    gold entity each token of ``sentence`` lies in (-1: none), or None when a token straddles an
+    entity's edge."""
+    owners = []
+    for start, end in sentence.offsets:
+        k = bisect_right(starts, start) - 1  # the last entity starting at or before the token
+        inside = k >= 0 and start < entities[k][1]
+        if inside and end <= entities[k][1]:
+            owners.append(k)
+        elif not inside and (k + 1 == len(starts) or end <= starts[k + 1]):
+            owners.append(-1)
+        else:
+            return None
+    return owners
+
+
+def prose_augmented(corpus: Corpus, language: str = DEFAULT_LANGUAGE) -> Corpus:
+    """``corpus`` followed by a prose copy of every document (:func:`as_prose`, split by the
+    tokenizer of ``hgner tag`` in ``language``): twice its documents and about twice its tokens,
+    less the rare sentences whose tokens straddle an entity's edge (counted in the corpus's
+    notes). Documents are kept whole, so document-level features see the copy as a document.
+    Keeps ``corpus.file`` (what training records)."""
+    tokenizer = TextTokenizer(language)
+    copies, dropped = [], 0
+    for document in corpus.documents:
+        copy, left_out = as_prose(document, corpus.scheme, tokenizer)
+        copies.append(copy)
+        dropped += left_out
+    notes = list(corpus.notes)
+    if dropped:
+        notes.append(f"prose augmentation: {dropped} sentence(s) of the prose copy left out, a token straddling a "
+                     "gold entity's edge")
+    return Corpus(f"{corpus.name}+{PROSE}", corpus.scheme, list(corpus.documents) + copies, notes, file=corpus.file,
+                  marked=corpus.marked)
+
+
+def augmented(corpus: Corpus, casings: Sequence[str] = (), prose: bool = False,
+              language: str = DEFAULT_LANGUAGE) -> Corpus:
+    """``corpus``, then its recased copies (:func:`case_augmented`), then with ``prose`` the
+    prose copy of its (cased) documents (:func:`prose_augmented`): what ``hgner train
+    --case-augment ... --prose-augment`` trains on."""
+    cased = case_augmented(corpus, casings)
+    if not prose:
+        return cased
+    copy = prose_augmented(corpus, language)
+    return Corpus(f"{cased.name}+{PROSE}", corpus.scheme, cased.documents + copy.documents[len(corpus.documents):],
+                  copy.notes, file=corpus.file, marked=corpus.marked)

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hgner import schemes  # noqa: E402
-from hgner.augment import case_augmented, recased  # noqa: E402
+from hgner.augment import augmented, recased  # noqa: E402
 from hgner.corpus import Corpus, load_corpus  # noqa: E402
 from hgner.decoders.chain import viterbi  # noqa: E402
 from hgner.evaluation import EvaluateOptions, evaluate  # noqa: E402
@@ -71,8 +71,10 @@ TRAINING = {"c1": C1, "c2": C2, "max_iterations": ITERATIONS}  # L-BFGS; a model
 # scripts/tune_english.py): spaCy's English Brown clusters with the lowercase forms' (+0.28 testa,
 # +2.83 Wikigold), the outside truecasing table, and case-augmented training whose caseless
 # sentences get weights of their own; on that, the neighbours' clusters (±1) with wordfreq's Zipf
-# buckets (+0.58 over the six dev conditions, no cased loss)
+# buckets (+0.58 over the six dev conditions, no cased loss); then c2 0.03 (+0.21 over the six; 0.05 gave
+# +0.02, and the prose copy, --prose-augment, -0.52: scripts/TUNING.md)
 CONLL03 = {"language": "en", "train": "conll2003:train", "dev": "conll2003:testa", "documents": "corpus",
+           "training": {**TRAINING, "c2": 0.03},
            "features": replace(FEATURES, word_clusters=True, lowercase_clusters=True, outside_truecase=True,
                                caseless_features=True, neighbour_clusters=1, frequency="en"),
            "word_clusters": "en", "case_augment": ("lower", "upper"), "extra_dev": ["wikigold"],
@@ -311,17 +313,24 @@ def train_command(name: str) -> str:
     words += ["--neighbour-clusters", str(features.neighbour_clusters)] if features.neighbour_clusters else []
     words += ["--word-frequency"] if features.frequency else []
     words += ["--case-augment", ",".join(settings["case_augment"])] if settings.get("case_augment") else []
+    words += ["--prose-augment"] if settings.get("prose_augment") else []
     words += [f"--drop-type={t}" for t, target in (settings["label_map"] or {}).items() if target == "O"]
     return " ".join(words + ["--out", f"models/{name}"])
+
+
+def training_corpus(settings: dict) -> Corpus:
+    """A model's training corpus as ``hgner train`` trains on it: with its case-augmented and
+    prose copies when its settings ask for them."""
+    corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
+    return augmented(corpus, settings.get("case_augment", ()), settings.get("prose_augment", False),
+                     settings["language"])
 
 
 def build(name: str, tests: dict[str, Corpus]) -> dict:
     settings = MODELS[name]
     features = settings["features"]
     out = ROOT / "models" / name
-    train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
-    if settings.get("case_augment"):
-        train_corpus = case_augmented(train_corpus, settings["case_augment"])
+    train_corpus = training_corpus(settings)
     dev, dev_documents = read_dev(settings)
     gazetteer = build_gazetteer() if features.gazetteer else None
     clusters, clusters_sources = (build_word_clusters(settings["word_clusters"]) if features.word_clusters
@@ -376,9 +385,7 @@ def write_types(name: str) -> None:
     :func:`build` trains it) and their rows, as ``hgner train`` does (the model's other files are
     unchanged: no retraining)."""
     settings = MODELS[name]
-    train_corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
-    if settings.get("case_augment"):
-        train_corpus = case_augmented(train_corpus, settings["case_augment"])
+    train_corpus = training_corpus(settings)
     write_type_cache(CrfModel.load(ROOT / "models" / name), train_corpus)
     print(json.dumps({"model": name, "types_bytes": (ROOT / "models" / name / TYPES_FILE).stat().st_size}), flush=True)
 

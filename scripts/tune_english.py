@@ -35,7 +35,7 @@ from build_models import (  # noqa: E402
     tokens_per_second,
 )
 
-from hgner.augment import case_augmented, recased  # noqa: E402
+from hgner.augment import CASINGS, PROSE, augmented, case_augmented, prose_augmented, recased  # noqa: E402
 from hgner.corpus import load_corpus  # noqa: E402
 from hgner.training import TrainOptions, WordTables  # noqa: E402
 from hgner.training.crf import train  # noqa: E402
@@ -47,7 +47,8 @@ CLUSTERS = replace(FEATURES, word_clusters=True)
 # experiments on top of it
 AUGMENTED = replace(CLUSTERS, lowercase_clusters=True, outside_truecase=True, caseless_features=True)
 UPPER_LOWER = tuple(CONLL03["case_augment"])
-# name -> (feature settings, case augmentation[, L-BFGS settings over TRAINING])
+PROSE_RECASED = "prose, recased"  # the prose copy, and the recased copies of it too
+# name -> (feature settings, augmentation: casings and/or "prose"[, L-BFGS settings over TRAINING])
 EXPERIMENTS: dict[str, tuple] = {
     "shipped": (FEATURES, ()),
     "clusters": (CLUSTERS, ()),
@@ -75,6 +76,15 @@ EXPERIMENTS: dict[str, tuple] = {
     "en-conll03+nb+zipf": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER),
     "en-conll03+nb+zipf+c1=0.1": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER, {"c1": 0.1}),
     "en-conll03+nb+zipf+c2=0.03": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER, {"c2": 0.03}),
+    # the prose copy (hgner.augment.prose_augmented) on top of c2 0.03, and c2 0.05 (scripts/TUNING.md)
+    "en-conll03+nb+zipf+c2=0.03+prose": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                         (*UPPER_LOWER, PROSE), {"c2": 0.03}),
+    "en-conll03+nb+zipf+c2=0.05": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"), UPPER_LOWER, {"c2": 0.05}),
+    # the prose copy recased too: eng.train and its prose copy, each also lowercased and uppercased (6 times eng.train)
+    "en-conll03+nb+zipf+c2=0.03+prose-recased": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                                 (*UPPER_LOWER, PROSE_RECASED), {"c2": 0.03}),
+    "en-conll03+nb+zipf+c2=0.05+prose": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                         (*UPPER_LOWER, PROSE), {"c2": 0.05}),
 }
 
 
@@ -84,7 +94,9 @@ def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
     with ``hgner tag``), else thrown away."""
     config, augment, *more = EXPERIMENTS[name]
     training = {**TRAINING, **(more[0] if more else {})}
-    corpus = case_augmented(train_corpus, augment) if augment else train_corpus
+    casings = [a for a in augment if a in CASINGS]
+    corpus = (case_augmented(prose_augmented(train_corpus, "en"), casings) if PROSE_RECASED in augment
+              else augmented(train_corpus, casings, PROSE in augment, "en"))
     clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
     options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")

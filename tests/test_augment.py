@@ -1,11 +1,11 @@
-"""hgner.augment: case-augmented training corpora, and what a case-robust shipped model makes of
-lowercased and uppercased text."""
+"""hgner.augment: case-augmented and prose-augmented training corpora, and what a case-robust
+shipped model makes of lowercased and uppercased text."""
 
 from __future__ import annotations
 
 import pytest
 
-from hgner.augment import case_augmented, recased
+from hgner.augment import augmented, case_augmented, prose_augmented, recased
 from hgner.corpus import Corpus, Document, Sentence
 
 
@@ -29,6 +29,86 @@ def test_case_augmentation_grows_the_corpus_by_one_copy_per_casing():
     assert augmented.name == "toy+lower+upper" and augmented.file == "toy.conll" and augmented.scheme == "IOB2"
     assert len(case_augmented(original, ("lower",)).documents) == 2 * len(original.documents)
     assert case_augmented(original, ()).documents == original.documents
+
+
+def news_story() -> Corpus:
+    """A made-up document laid out as CoNLL-2003 lays one out: a headline, a dateline, a sentence
+    that introduces two table rows, a sentence, one ending in a state's abbreviation (``Ala .``)
+    and one more."""
+    lines = [("BASEBALL - MAJOR LEAGUE RESULTS THURSDAY", "O O I-MISC I-MISC O O"),
+             ("NEW YORK 1996-08-30", "I-LOC I-LOC O"),
+             ("Results of games played on Thursday , the Associated Press said :", "O O O O O O O O I-ORG I-ORG O O"),
+             ("Kansas City at Detroit", "I-ORG I-ORG O I-ORG"),
+             ("Baltimore at Seattle", "I-ORG O I-ORG"),
+             ("Play resumes on Friday .", "O O O O O"),
+             ("Smith moved to Montgomery , Ala .", "I-PER O O I-LOC O I-LOC O"),
+             ("Jones stayed .", "I-PER O O"),
+             ("The Yankees won in New York .", "O I-ORG O O I-LOC I-LOC O")]
+    sentences = [Sentence(text.split(), tags.split(), 10 + i) for i, (text, tags) in enumerate(lines)]
+    return Corpus("news", "IOB1", [Document("story", sentences)], file="news.conll")
+
+
+def test_prose_copy_runs_headline_dateline_and_table_rows_together_with_their_gold_tags():
+    original = news_story()
+    grown = prose_augmented(original)
+    assert grown.documents[0] == original.documents[0]  # the original first, unchanged
+    assert grown.name == "news+prose" and grown.file == "news.conll" and grown.scheme == "IOB1"
+    (copy,) = grown.documents[1:]
+    assert copy.name == "story:prose"
+    tagged = [list(zip(s.tokens, s.tags or [])) for s in copy.sentences]
+    assert len(tagged) == 3
+    # the headline runs into the dateline: one sentence, as hgner tag splits the paragraph
+    assert tagged[0] == [("BASEBALL", "O"), ("-", "O"), ("MAJOR", "I-MISC"), ("LEAGUE", "I-MISC"), ("RESULTS", "O"),
+                         ("THURSDAY", "O"), ("NEW", "I-LOC"), ("YORK", "I-LOC"), ("1996-08-30", "O")]
+    # the table rows run into the sentences before and after them, which keep their tags; Detroit and
+    # Baltimore, two ORG entities that only a line break separated, are now adjacent: IOB1 marks the
+    # second with B- so that they stay two entities
+    assert tagged[1][8:] == [("Associated", "I-ORG"), ("Press", "I-ORG"), ("said", "O"), (":", "O"), ("Kansas", "I-ORG"),
+                             ("City", "I-ORG"), ("at", "O"), ("Detroit", "I-ORG"), ("Baltimore", "B-ORG"), ("at", "O"),
+                             ("Seattle", "I-ORG"), ("Play", "O"), ("resumes", "O"), ("on", "O"), ("Friday", "O"),
+                             (".", "O")]
+    # "Ala ." is rebuilt as "Ala." and kept as one token, which straddles the LOC entity's edge: its
+    # sentence (with "Jones stayed.", which the abbreviation does not end) has no gold tags and is left out
+    assert tagged[2] == [("The", "O"), ("Yankees", "I-ORG"), ("won", "O"), ("in", "O"), ("New", "I-LOC"),
+                         ("York", "I-LOC"), (".", "O")]
+    assert grown.notes == ["prose augmentation: 1 sentence(s) of the prose copy left out, a token straddling a gold "
+                           "entity's edge"]
+    assert [s.line for s in copy.sentences] == [10, 12, 18]  # the corpus line of each new sentence's first token
+
+
+def test_prose_copy_tags_every_token_as_the_corpus_token_with_its_characters():
+    """Whatever the split, a token of the prose copy that is a corpus token carries that token's
+    entity type, and the copy's entities are the corpus's (none is left out here)."""
+    from hgner import schemes
+    from hgner.rawtext import rebuild
+
+    document = Document("d", news_story().documents[0].sentences[:6])
+    copy = prose_augmented(Corpus("news", "IOB1", [document])).documents[1]
+    assert len(copy.sentences) != len(document.sentences)  # split differently
+    raw = rebuild([s.tokens for s in document.sentences], [s.tags or [] for s in document.sentences], "paragraph")
+    gold_entities = [raw.text[start:end] for start, end, _ in raw.entities]
+    copy_entities = [" ".join(s.tokens[a:b]) for s in copy.sentences for a, b, _ in schemes.chunks(s.tags or [])]
+    assert copy_entities == gold_entities
+    assert [t for s in copy.sentences for t in s.tokens] == [t for s in document.sentences for t in s.tokens]
+    assert ([schemes.split_tag(t)[1] for s in copy.sentences for t in s.tags or []]
+            == [schemes.split_tag(t)[1] for s in document.sentences for t in s.tags or []])
+
+
+def test_augmented_adds_case_copies_then_the_prose_copy_of_the_cased_documents():
+    original = news_story()
+    grown = augmented(original, ("lower", "upper"), prose=True)
+    assert grown.name == "news+lower+upper+prose" and grown.file == "news.conll"
+    assert [d.name for d in grown.documents] == ["story", "story:lower", "story:upper", "story:prose"]
+    assert grown.documents[3] == prose_augmented(original).documents[1]  # from the cased text
+    assert grown.notes == prose_augmented(original).notes
+    assert augmented(original, ("lower",)).documents == case_augmented(original, ("lower",)).documents
+    assert augmented(original).documents == original.documents
+
+
+def test_prose_augmentation_needs_gold_tags():
+    untagged = Corpus("raw", "IOB1", [Document("d", [Sentence(["Paris"], None)])])
+    with pytest.raises(ValueError, match="needs gold tags"):
+        prose_augmented(untagged)
 
 
 def test_recased_refuses_an_unknown_casing():

@@ -358,3 +358,17 @@ def test_case_augmented_training_from_the_command_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["train", "--train", SPANISH, "--out", str(tmp_path / "n"), "--case-augment", "title"])
     assert "expected lower, upper or both" in capsys.readouterr().err
+
+
+def test_prose_augmented_training_from_the_command_line(tmp_path):
+    from hgner.augment import augmented
+    from hgner.reading import read_tagged
+
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "m"), "--case-augment", "lower",
+                 "--prose-augment", "--max-iterations", "5"]) == 0
+    model = CrfModel.load(tmp_path / "m")
+    plain = read_tagged(SPANISH)[0]
+    grown = augmented(plain, ("lower",), prose=True, language="es")
+    assert len(grown.documents) == 3 * len(plain.documents)  # the original, its lowercased and its prose copy
+    assert model.metadata["training"]["sentences"] == len(grown.sentences)
+    assert model.metadata["training"]["corpus"].endswith("+lower+prose")

@@ -105,6 +105,10 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
                              "mapping lowercase words to their usual spelling")
     parser.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
                         help="also train on a lowercased and/or uppercased copy of every training document")
+    parser.add_argument("--prose-augment", action="store_true",
+                        help="also train on every training document as hgner tag splits it into sentences when it is "
+                             "written as one paragraph (headlines, datelines and table rows run into the sentences "
+                             "after them)")
 
 
 def out_directory(out: str) -> Path:
@@ -144,7 +148,7 @@ def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
 
 def run(args: argparse.Namespace) -> int:
     """``hgner train``: see ``hgner train --help``."""
-    from ..augment import case_augmented  # (startup: see hgner.commands)
+    from ..augment import augmented  # (startup: see hgner.commands)
     from ..modelfiles import check_model_target
     from ..training.build import build_model
 
@@ -156,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
                                           offline=args.offline)
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, "development corpus",
                                              offline=args.offline) if args.dev else (None, None))
-    train_corpus = case_augmented(train_corpus, args.case_augment) if args.case_augment else train_corpus
+    train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, args.lang)
     build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
                 dev_documents=dev_documents, progress=sys.stderr.isatty())
     log.info("wrote %s", out)
