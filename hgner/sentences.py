@@ -24,8 +24,10 @@ A sentence ends
 * at a single line break after a line that is not a full line of hard-wrapped prose: see
   :func:`line_ends_sentence`.
 
-The rules are not versioned (a model learns from its corpus's own sentences, never from these
-rules), so a change to them applies to every model.
+The rules are not versioned, so a change to them applies to every model. A model learns from its
+corpus's own sentences, and from these rules only when it was trained with ``hgner train
+--prose-augment`` (:func:`hgner.augment.prose_augmented`; no shipped model is): such a model
+learned from the rules as they were when it was trained.
 """
 
 from __future__ import annotations
