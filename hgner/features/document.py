@@ -111,8 +111,10 @@ class _Document:
             before, after = _neighbours(self.lower, self.firsts, self.lasts)
             yield "left_bigram", before * _PAIR + self.lower
             yield "right_bigram", self.lower * _PAIR + after
-            before, after = _neighbours(self.shape, self.firsts, self.lasts)
-            yield "shape_trigram", np.stack([before, self.shape, after], axis=1)
+            trigrams = np.empty((len(self.shape), 3), self.shape.dtype)  # (n, 3): before, own, after
+            trigrams[:, 1] = self.shape
+            trigrams[:, 0], trigrams[:, 2] = _neighbours(self.shape, self.firsts, self.lasts)
+            yield "shape_trigram", trigrams
         if self.config.truecase:
             if self.caseless.any():  # else no token has the flag
                 yield "caseless", self.caseless[self.sentence]
@@ -154,6 +156,8 @@ class _Document:
         n, position, vocabulary = len(self.rows), self.position, self.vocabulary
         capitalised = (self.flags & NAME_CASE) != 0
         starts = np.flatnonzero(capitalised & ((self.flags & STARTS_ENTRY) != 0))  # where an entry may start
+        if not len(starts):
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
         joinable = (self.flags & (NAME_CASE | JOINER)) != 0
         # (starts, lengths 1..GAZETTEER_MAX_TOKENS): the n-gram's last token, and whether the n-gram is
         # in the start's window (one sentence, every token after the first capitalised or a joiner)

@@ -129,9 +129,10 @@ class AttributeScores:
         sums, neighbour_ids, ready = self.sums[mark], self.neighbour_ids[mark], self.ready[mark]
         for table in (sums, neighbour_ids, ready):
             table.resize(len(self.vocabulary))
-        rows = np.unique(rows[~ready.array[rows, 0]])
-        if not len(rows):
+        missing = ~ready.array[rows, 0]
+        if not missing.any():  # (a warm tagger's usual case: no np.unique of nothing)
             return
+        rows = np.unique(rows[missing])
         words = [self.vocabulary.words[row] for row in rows]
         config, resources, get = self.config, self.vocabulary.resources, self.index.get
         attributes = [marked(type_attributes(word, config, resources), mark) for word in words]
