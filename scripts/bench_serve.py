@@ -5,7 +5,7 @@ Parts (``--only``, comma-separated; default latency,throughput,identical,fuzz):
 * latency: one worker, warm, one CoNLL sentence (eng.testb's first of 8 tokens or more) from 8
   concurrent clients, each sending its next request when the last is answered [p50 <= 5 ms,
   p99 <= 25 ms]. The headline client is ``wrk`` (apt-get install wrk: in C, one thread, HTTP/1.1
-  keep-alive, so it takes little of the shared CPU), then 1 client; then the Python client httpx
+  keep-alive, so it takes little of the shared CPU): the medians of 3 runs of 10 s, then 1 client; then the Python client httpx
   (whose own CPU is part of each latency) and ApacheBench (``ab``: HTTP/1.0, which uvicorn does
   not keep alive, so a new connection per request). With each: the server's CPU milliseconds per
   request (its process's CPU over the requests answered), which the other work on a shared machine
@@ -73,6 +73,7 @@ MODEL = "en-conll03"
 LATENCY_CLIENTS = 8
 LATENCY_REQUESTS = 4000
 WRK_SECONDS = 10
+WRK_RUNS = 3  # timed runs at 8 clients: medians
 BATCH = 16
 CLIENTS_PER_WORKER = 4
 THROUGHPUT_RUNS = 15  # timed passes with the httpx client
@@ -230,8 +231,9 @@ wrk.headers["Content-Type"] = "application/json"
 
 def wrk(url: str, process: psutil.Process, sentence: str) -> dict[str, Any] | None:
     """``wrk`` (apt-get install wrk: a load generator in C, one thread, HTTP/1.1 keep-alive: each
-    client sends its next request when the last is answered) for WRK_SECONDS at 8 clients, then 1;
-    None when it is not installed."""
+    client sends its next request when the last is answered) at 8 clients, WRK_RUNS runs of
+    WRK_SECONDS (the headline: each figure's median over the runs, since this machine's speed
+    swings from minute to minute), then one run at 1 client; None when it is not installed."""
     if shutil.which("wrk") is None:
         return None
     figures: dict[str, Any] = {"client": f"wrk (C, one thread, HTTP/1.1 keep-alive, {WRK_SECONDS} s a run)"}
@@ -241,20 +243,27 @@ def wrk(url: str, process: psutil.Process, sentence: str) -> dict[str, Any] | No
         for clients in (LATENCY_CLIENTS, 1):
             command = ["wrk", "-t1", f"-c{clients}", "--latency", "-s", str(script), url + "/v1/tag"]
             subprocess.run([*command, "-d2s"], capture_output=True, check=True)  # warm
-            with measured(process) as usage:
-                out = subprocess.run([*command, f"-d{WRK_SECONDS}s"], capture_output=True, text=True,
-                                     check=True).stdout
-                usage["requests"] = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
-            percent = {int(q): _milliseconds(v) for q, v in re.findall(r"^\s+(\d+)%\s+(\S+)\s*$", out, re.M)}
-            errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-            run = {"clients": clients, "p50_ms": percent[50], "p99_ms": percent[99],
-                   "requests_per_second": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-                   "failed": int(errors.group(1)) if errors else 0, **usage}
+            runs = [_wrk_run(command, process, clients) for _ in range(WRK_RUNS if clients == LATENCY_CLIENTS else 1)]
             if clients == LATENCY_CLIENTS:
-                figures.update(run)
+                figures.update({key: statistics.median(run[key] for run in runs)
+                                for key in ("p50_ms", "p99_ms", "requests_per_second", "server_cpu_ms_per_request")})
+                figures.update(clients=clients, requests=sum(run["requests"] for run in runs),
+                               failed=sum(run["failed"] for run in runs), runs=runs)
             else:
-                figures["one_client"] = run
+                figures["one_client"] = runs[0]
     return figures
+
+
+def _wrk_run(command: list[str], process: psutil.Process, clients: int) -> dict[str, Any]:
+    """One timed run of wrk ``command``: its percentiles, rate and failures, and the server's CPU."""
+    with measured(process) as usage:
+        out = subprocess.run([*command, f"-d{WRK_SECONDS}s"], capture_output=True, text=True, check=True).stdout
+        usage["requests"] = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    percent = {int(q): _milliseconds(v) for q, v in re.findall(r"^\s+(\d+)%\s+(\S+)\s*$", out, re.M)}
+    errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return {"clients": clients, "p50_ms": percent[50], "p99_ms": percent[99],
+            "requests_per_second": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),  # type: ignore[union-attr]
+            "failed": int(errors.group(1)) if errors else 0, **usage}
 
 
 def _milliseconds(text: str) -> float:
