@@ -422,13 +422,22 @@ def identical(texts: list[str]) -> dict[str, Any]:
             "whole_text_identical": len(texts) not in differing, "identical": not differing}
 
 
+FUZZ_CONFIG = """[checks.not_a_server_error]
+expected-statuses = ["2xx", "3xx", "4xx", "503", "504"]
+"""
+
+
 def fuzz(examples: int) -> dict[str, Any]:
     """schemathesis on the live server's OpenAPI schema, valid and invalid requests: its checks for
     server errors, responses that differ from the schema, and undocumented status codes."""
     checks = "not_a_server_error,response_schema_conformance,status_code_conformance"
     with server("--max-chars", "5000", "--timeout", "10") as (url, _), tempfile.TemporaryDirectory() as scratch:
+        # 503 (models not loaded) and 504 (the request passed --timeout: a compare of 33,554,431 sweeps)
+        # are the documented limits, not server errors; the client waits past the server's timeout
+        (Path(scratch) / "schemathesis.toml").write_text(FUZZ_CONFIG, encoding="utf-8")
         done = subprocess.run([str(Path(sys.executable).parent / "schemathesis"), "run", url + "/openapi.json",
-                               "--checks", checks, "--mode", "all", "--max-examples", str(examples), "--seed", "0"],
+                               "--checks", checks, "--mode", "all", "--max-examples", str(examples), "--seed", "0",
+                               "--request-timeout", "30"],
                               capture_output=True, text=True, cwd=scratch)  # its .schemathesis folder goes there
     summary = [line.strip() for line in done.stdout.splitlines() if re.search(r"\b(passed|failed|errors?|cases|"
                                                                               r"Operations|Test cases)\b", line)]
