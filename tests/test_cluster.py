@@ -94,6 +94,11 @@ def test_tag_to_folder_equals_one_process(client, tag_model, tmp_path):
     assert set(client.run(lambda: len(__import__("hgner.distributed.workers").distributed.workers._TAGGERS)).values()) <= {0, 1}
 
 
+def test_local_workers_run_without_the_dashboards_profiler(client):
+    # the statistical profiler feeds only the dashboard, which a local cluster here does not have
+    assert set(client.run(lambda: __import__("dask").config.get("distributed.worker.profile.enabled")).values()) == {False}
+
+
 def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model, tmp_path):
     write_files(tmp_path / "in", documents(6))
     settings = TagSettings(tag_model)

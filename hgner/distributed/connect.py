@@ -34,6 +34,12 @@ WORKERS_PER_CORE = 4  # local:N takes at most this many worker processes per cor
 # Linux's own default; elsewhere (macOS, where system libraries are not fork-safe) Dask's default stays.
 LOCAL_START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
+# Dask settings of a local cluster. Its workers' statistical profiler (a stack sample of the task
+# thread every 10 ms) feeds only the dashboard, which a local cluster here does not have: off, it
+# leaves the workers 5-15% of their CPU time on the 1M-token benchmark (scripts/bench_fixed.py).
+LOCAL_DASK_CONFIG = {"distributed.worker.multiprocessing-method": LOCAL_START_METHOD,
+                     "distributed.worker.profile.enabled": False}
+
 
 def local_workers(spec: str) -> int | None:
     """The worker processes ``spec`` asks for on this machine (``None`` for a scheduler address);
@@ -82,7 +88,7 @@ def connect(spec: str, prepare: Callable[[], object] | None = None) -> Iterator[
     http = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
     if prepare is not None and LOCAL_START_METHOD == "fork":
         prepare()
-    with quiet_forks(), dask.config.set({"distributed.worker.multiprocessing-method": LOCAL_START_METHOD}), \
+    with quiet_forks(), dask.config.set(LOCAL_DASK_CONFIG), \
             LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                          scheduler_kwargs=http, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client

@@ -81,6 +81,7 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
     root = Path(directory)
     patterns = tuple(map(check_glob, (patterns,) if isinstance(patterns, str) else patterns))
     skip = Path(exclude).resolve() if exclude is not None else None
+    inside_skip = os.path.join(skip, "") if skip is not None else None  # the prefix of the paths in exclude's tree
     for problem in _unlistable_folders(root):  # rglob skips them without a word
         where = Path(problem.filename or root)
         if not any(part.startswith(".") for part in where.relative_to(root).parts if where != root) \
@@ -89,7 +90,7 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
                              "left out")
     found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
                     and not any(part.startswith(".") for part in p.relative_to(root).parts)
-                    and (skip is None or skip not in p.resolve().parents)})
+                    and (inside_skip is None or not os.path.realpath(p).startswith(inside_skip))})
     if not found:
         raise HgnerError(f"{directory}: a directory with no files matching {' or '.join(map(repr, patterns))} "
                          f"(see {named('glob')})")
