@@ -215,11 +215,15 @@ def _add_weights(unary: np.ndarray, weights: np.ndarray, ids: tuple[np.ndarray, 
     time and in order, as the sparse product of the string path does: first its one-per-token ids
     (``ids[0]``, (n, C), -1 for none), then its ragged ones, ``ids[2][ids[1][i]:ids[1][i + 1]]``."""
     single, starts, ragged = ids
-    for i in range(unary.shape[0]):
+    labels = unary.shape[1]
+    for i in range(unary.shape[0]):  # element by element: a row added as a whole makes a temporary array each time
         for c in range(single.shape[1]):
             a = single[i, c]
             if a >= 0:
-                unary[i] += weights[a]
+                for k in range(labels):
+                    unary[i, k] += weights[a, k]
         for j in range(starts[i], starts[i + 1]):
-            if ragged[j] >= 0:
-                unary[i] += weights[ragged[j]]
+            a = ragged[j]
+            if a >= 0:
+                for k in range(labels):
+                    unary[i, k] += weights[a, k]
