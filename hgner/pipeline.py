@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 
@@ -30,7 +31,7 @@ class DocumentGraph:
 
 def by_sentence(labels: np.ndarray, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
     """Per-sentence pieces of a (n,) array over the tokens of ``sentences``."""
-    ends = np.cumsum([len(s) for s in sentences]).tolist()
+    ends = list(accumulate(map(len, sentences)))  # (not np.cumsum: most documents are short, numpy's call costs more)
     return [labels[start:end] for start, end in zip([0, *ends], ends)]
 
 
