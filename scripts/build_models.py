@@ -313,7 +313,8 @@ def train_command(name: str) -> str:
     words += ["--neighbour-clusters", str(features.neighbour_clusters)] if features.neighbour_clusters else []
     words += ["--word-frequency"] if features.frequency else []
     words += ["--case-augment", ",".join(settings["case_augment"])] if settings.get("case_augment") else []
-    words += ["--prose-augment"] if settings.get("prose_augment") else []
+    prose = settings.get("prose_augment", "")  # "all" (the bare flag) or "tables"
+    words += ["--prose-augment"] + ([prose] if prose != "all" else []) if prose else []
     words += [f"--drop-type={t}" for t, target in (settings["label_map"] or {}).items() if target == "O"]
     return " ".join(words + ["--out", f"models/{name}"])
 
@@ -322,7 +323,7 @@ def training_corpus(settings: dict) -> Corpus:
     """A model's training corpus as ``hgner train`` trains on it: with its case-augmented and
     prose copies when its settings ask for them."""
     corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
-    return augmented(corpus, settings.get("case_augment", ()), settings.get("prose_augment", False),
+    return augmented(corpus, settings.get("case_augment", ()), settings.get("prose_augment", ""),
                      settings["language"])
 
 
