@@ -100,6 +100,9 @@ EXPERIMENTS: dict[str, tuple] = {
     # tables as E5 without the prose split
     "en-conll03+nb+zipf+c2=0.03+tables-again": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
                                                 (*UPPER_LOWER, TABLES_AGAIN), {"c2": 0.03}),
+    # E9, a diagnostic after the choice: the prose copy recased too (6 times eng.train) with c2 scaled to it
+    "en-conll03+nb+zipf+c2=0.06+prose-recased": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                                 (*UPPER_LOWER, PROSE_RECASED), {"c2": 0.06}),
 }
 
 
