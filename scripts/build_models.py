@@ -72,7 +72,8 @@ TRAINING = {"c1": C1, "c2": C2, "max_iterations": ITERATIONS}  # L-BFGS; a model
 # +2.83 Wikigold), the outside truecasing table, and case-augmented training whose caseless
 # sentences get weights of their own; on that, the neighbours' clusters (±1) with wordfreq's Zipf
 # buckets (+0.58 over the six dev conditions, no cased loss); then c2 0.03 (+0.21 over the six; 0.05 gave
-# +0.02, and the prose copy, --prose-augment, -0.52: scripts/TUNING.md)
+# +0.02, and the prose copy, --prose-augment, -0.52; its table documents' copy, --prose-augment tables, -0.60,
+# and every document's with c2 0.04, -0.41: scripts/TUNING.md)
 CONLL03 = {"language": "en", "train": "conll2003:train", "dev": "conll2003:testa", "documents": "corpus",
            "training": {**TRAINING, "c2": 0.03},
            "features": replace(FEATURES, word_clusters=True, lowercase_clusters=True, outside_truecase=True,
