@@ -5,7 +5,8 @@
   all-caps headlines);
 * prose augmentation (:func:`prose_augmented`): each document as ``hgner tag`` splits it when it
   is written as one paragraph, so that a model also learns from the sentences a splitter finds in
-  running prose (table rows run together, a headline or dateline run into the next sentence)."""
+  running prose (table rows run together, a headline or dateline run into the next sentence), of
+  every document or of the table documents only (:func:`is_table`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from .tokenizer import DEFAULT_LANGUAGE, TextTokenizer
 
 CASINGS = ("lower", "upper")  # the copies case augmentation can add
 PROSE = "prose"  # the name of the prose copy (its documents' and the corpus's suffix)
+PROSE_COPIES = ("all", "tables")  # the documents a prose copy is made of: every one, or the table documents
+SENTENCE_ENDS = (".", "!", "?", '"', "'", "\u201d", "\u2019", "\u00bb")  # how a sentence's last token ends
+PROSE_SHARE = 0.7  # a document whose body ends fewer of its sentences like a sentence is a table document
 
 
 def recased(corpus: Corpus, how: str) -> Corpus:
@@ -98,15 +102,31 @@ def _owners(entities: Sequence[CharSpan], starts: Sequence[int], sentence: Token
     return owners
 
 
-def prose_augmented(corpus: Corpus, language: str = DEFAULT_LANGUAGE) -> Corpus:
-    """``corpus`` followed by a prose copy of every document (:func:`as_prose`, split by the
-    tokenizer of ``hgner tag`` in ``language``): twice its documents and about twice its tokens,
-    less the rare sentences whose tokens straddle an entity's edge (counted in the corpus's
-    notes). Documents are kept whole, so document-level features see the copy as a document.
-    Keeps ``corpus.file`` (what training records)."""
+def is_table(document: Document) -> bool:
+    """Whether ``document`` is a table document: its body (the sentences after the first, a news
+    story's headline) has at least one sentence and fewer than 70% of them end like a sentence
+    (the last token ends in ``. ! ?`` or a closing quote). Results tables, lists and score lines,
+    where rows run together when the document is written as one paragraph; a rule on the
+    document's own lines, chosen before any run (scripts/TUNING.md)."""
+    body = document.sentences[1:]
+    ends = sum(1 for s in body if s.tokens and s.tokens[-1].endswith(SENTENCE_ENDS))
+    return bool(body) and ends < PROSE_SHARE * len(body)
+
+
+def prose_augmented(corpus: Corpus, language: str = DEFAULT_LANGUAGE, documents: str = "all") -> Corpus:
+    """``corpus`` followed by a prose copy (:func:`as_prose`, split by the tokenizer of ``hgner
+    tag`` in ``language``) of every document (``documents="all"``: twice its documents and about
+    twice its tokens) or of its table documents only (``"tables"``, :func:`is_table`), less the
+    rare sentences whose tokens straddle an entity's edge (counted in the corpus's notes).
+    Documents are kept whole, so document-level features see the copy as a document. Keeps
+    ``corpus.file`` (what training records)."""
+    if documents not in PROSE_COPIES:
+        raise ValueError(f"prose copy: expected one of {', '.join(PROSE_COPIES)}, got {documents!r}")
     tokenizer = TextTokenizer(language)
     copies, dropped = [], 0
     for document in corpus.documents:
+        if documents == "tables" and not is_table(document):
+            continue
         copy, left_out = as_prose(document, corpus.scheme, tokenizer)
         copies.append(copy)
         dropped += left_out
@@ -114,18 +134,24 @@ def prose_augmented(corpus: Corpus, language: str = DEFAULT_LANGUAGE) -> Corpus:
     if dropped:
         notes.append(f"prose augmentation: {dropped} sentence(s) of the prose copy left out, a token straddling a "
                      "gold entity's edge")
-    return Corpus(f"{corpus.name}+{PROSE}", corpus.scheme, list(corpus.documents) + copies, notes, file=corpus.file,
-                  marked=corpus.marked)
+    return Corpus(corpus.name + _prose_suffix(documents), corpus.scheme, list(corpus.documents) + copies, notes,
+                  file=corpus.file, marked=corpus.marked)
 
 
-def augmented(corpus: Corpus, casings: Sequence[str] = (), prose: bool = False,
+def _prose_suffix(documents: str) -> str:
+    return f"+{PROSE}" if documents == "all" else f"+{PROSE}-{documents}"
+
+
+def augmented(corpus: Corpus, casings: Sequence[str] = (), prose: str = "",
               language: str = DEFAULT_LANGUAGE) -> Corpus:
-    """``corpus``, then its recased copies (:func:`case_augmented`), then with ``prose`` the
-    prose copy of its (cased) documents (:func:`prose_augmented`): what ``hgner train
-    --case-augment ... --prose-augment`` trains on."""
+    """``corpus``, then its recased copies (:func:`case_augmented`), then with ``prose`` ("all"
+    or "tables"; "" for none) the prose copy of its (cased) documents, every one or the table
+    documents (:func:`prose_augmented`): what ``hgner train --case-augment ... --prose-augment
+    [tables]`` trains on."""
     cased = case_augmented(corpus, casings)
     if not prose:
         return cased
-    copy = prose_augmented(corpus, language)
-    return Corpus(f"{cased.name}+{PROSE}", corpus.scheme, cased.documents + copy.documents[len(corpus.documents):],
-                  copy.notes, file=corpus.file, marked=corpus.marked)
+    copy = prose_augmented(corpus, language, prose)
+    return Corpus(cased.name + _prose_suffix(prose), corpus.scheme,
+                  cased.documents + copy.documents[len(corpus.documents):], copy.notes, file=corpus.file,
+                  marked=corpus.marked)

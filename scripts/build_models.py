@@ -72,7 +72,8 @@ TRAINING = {"c1": C1, "c2": C2, "max_iterations": ITERATIONS}  # L-BFGS; a model
 # +2.83 Wikigold), the outside truecasing table, and case-augmented training whose caseless
 # sentences get weights of their own; on that, the neighbours' clusters (±1) with wordfreq's Zipf
 # buckets (+0.58 over the six dev conditions, no cased loss); then c2 0.03 (+0.21 over the six; 0.05 gave
-# +0.02, and the prose copy, --prose-augment, -0.52: scripts/TUNING.md)
+# +0.02, and the prose copy, --prose-augment, -0.52; its table documents' copy, --prose-augment tables, -0.60,
+# and every document's with c2 0.04, -0.41: scripts/TUNING.md)
 CONLL03 = {"language": "en", "train": "conll2003:train", "dev": "conll2003:testa", "documents": "corpus",
            "training": {**TRAINING, "c2": 0.03},
            "features": replace(FEATURES, word_clusters=True, lowercase_clusters=True, outside_truecase=True,
@@ -313,7 +314,8 @@ def train_command(name: str) -> str:
     words += ["--neighbour-clusters", str(features.neighbour_clusters)] if features.neighbour_clusters else []
     words += ["--word-frequency"] if features.frequency else []
     words += ["--case-augment", ",".join(settings["case_augment"])] if settings.get("case_augment") else []
-    words += ["--prose-augment"] if settings.get("prose_augment") else []
+    prose = settings.get("prose_augment", "")  # "all" (the bare flag) or "tables"
+    words += ["--prose-augment"] + ([prose] if prose != "all" else []) if prose else []
     words += [f"--drop-type={t}" for t, target in (settings["label_map"] or {}).items() if target == "O"]
     return " ".join(words + ["--out", f"models/{name}"])
 
@@ -322,7 +324,7 @@ def training_corpus(settings: dict) -> Corpus:
     """A model's training corpus as ``hgner train`` trains on it: with its case-augmented and
     prose copies when its settings ask for them."""
     corpus = read_tagged(settings["train"], documents=settings["documents"])[0]
-    return augmented(corpus, settings.get("case_augment", ()), settings.get("prose_augment", False),
+    return augmented(corpus, settings.get("case_augment", ()), settings.get("prose_augment", ""),
                      settings["language"])
 
 

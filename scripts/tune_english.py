@@ -35,7 +35,7 @@ from build_models import (  # noqa: E402
     tokens_per_second,
 )
 
-from hgner.augment import CASINGS, PROSE, augmented, case_augmented, prose_augmented, recased  # noqa: E402
+from hgner.augment import CASINGS, PROSE, augmented, case_augmented, is_table, prose_augmented, recased  # noqa: E402
 from hgner.corpus import load_corpus  # noqa: E402
 from hgner.training import TrainOptions, WordTables  # noqa: E402
 from hgner.training.crf import train  # noqa: E402
@@ -48,6 +48,8 @@ CLUSTERS = replace(FEATURES, word_clusters=True)
 AUGMENTED = replace(CLUSTERS, lowercase_clusters=True, outside_truecase=True, caseless_features=True)
 UPPER_LOWER = tuple(CONLL03["case_augment"])
 PROSE_RECASED = "prose, recased"  # the prose copy, and the recased copies of it too
+PROSE_TABLES = "prose-tables"  # the prose copy of the table documents only (hgner.augment.is_table)
+TABLES_AGAIN = "tables-again"  # a control: the table documents once more, as they are (not as prose)
 # name -> (feature settings, augmentation: casings and/or "prose"[, L-BFGS settings over TRAINING])
 EXPERIMENTS: dict[str, tuple] = {
     "shipped": (FEATURES, ()),
@@ -85,6 +87,22 @@ EXPERIMENTS: dict[str, tuple] = {
                                                  (*UPPER_LOWER, PROSE_RECASED), {"c2": 0.03}),
     "en-conll03+nb+zipf+c2=0.05+prose": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
                                          (*UPPER_LOWER, PROSE), {"c2": 0.05}),
+    # second round (scripts/TUNING.md): every document's prose copy with c2 scaled to the corpus (4 times
+    # eng.train: 0.04), and the prose copy of the table documents only (hgner.augment.is_table)
+    "en-conll03+nb+zipf+c2=0.04+prose": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                         (*UPPER_LOWER, PROSE), {"c2": 0.04}),
+    "en-conll03+nb+zipf+c2=0.03+prose-tables": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                                (*UPPER_LOWER, PROSE_TABLES), {"c2": 0.03}),
+    # E7: the table documents' prose copy with c2 scaled to its corpus (3.27 times eng.train's tokens: 0.035)
+    "en-conll03+nb+zipf+c2=0.035+prose-tables": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                                 (*UPPER_LOWER, PROSE_TABLES), {"c2": 0.035}),
+    # E8, a control run after the choice: the table documents once more as they are, the same reweighting of
+    # tables as E5 without the prose split
+    "en-conll03+nb+zipf+c2=0.03+tables-again": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                                (*UPPER_LOWER, TABLES_AGAIN), {"c2": 0.03}),
+    # E9, a diagnostic after the choice: the prose copy recased too (6 times eng.train) with c2 scaled to it
+    "en-conll03+nb+zipf+c2=0.06+prose-recased": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                                 (*UPPER_LOWER, PROSE_RECASED), {"c2": 0.06}),
 }
 
 
@@ -96,7 +114,11 @@ def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
     training = {**TRAINING, **(more[0] if more else {})}
     casings = [a for a in augment if a in CASINGS]
     corpus = (case_augmented(prose_augmented(train_corpus, "en"), casings) if PROSE_RECASED in augment
-              else augmented(train_corpus, casings, PROSE in augment, "en"))
+              else augmented(train_corpus, casings, "all" if PROSE in augment else "tables" if PROSE_TABLES in augment
+                             else "", "en"))
+    if TABLES_AGAIN in augment:
+        again = [replace(d, name=f"{d.name}:again") for d in train_corpus.documents if is_table(d)]
+        corpus = replace(corpus, name=f"{corpus.name}+{TABLES_AGAIN}", documents=corpus.documents + again)
     clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
     options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hgner.augment import augmented, case_augmented, prose_augmented, recased
+from hgner.augment import augmented, case_augmented, is_table, prose_augmented, recased
 from hgner.corpus import Corpus, Document, Sentence
 
 
@@ -96,13 +96,56 @@ def test_prose_copy_tags_every_token_as_the_corpus_token_with_its_characters():
 
 def test_augmented_adds_case_copies_then_the_prose_copy_of_the_cased_documents():
     original = news_story()
-    grown = augmented(original, ("lower", "upper"), prose=True)
+    grown = augmented(original, ("lower", "upper"), prose="all")
     assert grown.name == "news+lower+upper+prose" and grown.file == "news.conll"
     assert [d.name for d in grown.documents] == ["story", "story:lower", "story:upper", "story:prose"]
     assert grown.documents[3] == prose_augmented(original).documents[1]  # from the cased text
     assert grown.notes == prose_augmented(original).notes
     assert augmented(original, ("lower",)).documents == case_augmented(original, ("lower",)).documents
     assert augmented(original).documents == original.documents
+
+
+def prose_story() -> Document:
+    """A made-up story of running prose: a headline, then sentences ending in ``.``, ``?`` and a
+    closing quote, and one that does not end like a sentence (a dateline)."""
+    lines = [("Fed holds rates", "I-ORG O O"),
+             ("WASHINGTON 1996-08-30", "I-LOC O"),
+             ("The Fed held rates on Tuesday .", "O I-ORG O O O O O"),
+             ("Will it move in September ?", "O O O O I-MISC O"),
+             ('" We wait , " Greenspan said . "', "O O O O O I-PER O O O")]
+    return Document("prose", [Sentence(text.split(), tags.split(), 30 + i) for i, (text, tags) in enumerate(lines)])
+
+
+def test_a_table_document_ends_fewer_than_70_percent_of_its_body_sentences_like_a_sentence():
+    # the news story's body (after its headline): 4 of 8 sentences end in "." (the dateline, the line
+    # introducing the table and the two table rows do not)
+    assert is_table(news_story().documents[0])
+    # 3 of 4 end like a sentence (".", "?" and a closing quote): 75%, prose
+    assert not is_table(prose_story())
+    story = prose_story()
+    # one more dateline-like line: 3 of 5, 60%
+    assert is_table(Document("d", story.sentences + [Sentence(["Reuters", "1996"], ["I-ORG", "O"], 40)]))
+    # a headline alone has no body: nothing to run together, not a table
+    assert not is_table(Document("headline", story.sentences[:1]))
+    assert not is_table(Document("results", [Sentence(["RESULTS"], ["O"], 1), Sentence(["Smith", "!"], ["I-PER", "O"],
+                                                                                          2)]))
+
+
+def test_prose_copy_of_the_table_documents_only():
+    news = news_story()
+    original = Corpus("news", "IOB1", [news.documents[0], prose_story()], file="news.conll")
+    grown = prose_augmented(original, documents="tables")
+    assert grown.name == "news+prose-tables" and grown.file == "news.conll"
+    assert grown.documents[:2] == original.documents
+    assert [d.name for d in grown.documents[2:]] == ["story:prose"]  # the table document's copy, not the prose one's
+    assert grown.documents[2] == prose_augmented(news).documents[1] and grown.notes == prose_augmented(news).notes
+    every = prose_augmented(original)  # the default: every document
+    assert [d.name for d in every.documents[2:]] == ["story:prose", "prose:prose"] and every.name == "news+prose"
+    both = augmented(original, ("lower",), prose="tables")
+    assert both.name == "news+lower+prose-tables"
+    assert [d.name for d in both.documents] == ["story", "prose", "story:lower", "prose:lower", "story:prose"]
+    with pytest.raises(ValueError, match="expected one of all, tables, got 'prose'"):
+        prose_augmented(original, documents="prose")
 
 
 def test_prose_augmentation_needs_gold_tags():

@@ -368,7 +368,52 @@ def test_prose_augmented_training_from_the_command_line(tmp_path):
                  "--prose-augment", "--max-iterations", "5"]) == 0
     model = CrfModel.load(tmp_path / "m")
     plain = read_tagged(SPANISH)[0]
-    grown = augmented(plain, ("lower",), prose=True, language="es")
+    grown = augmented(plain, ("lower",), prose="all", language="es")
     assert len(grown.documents) == 3 * len(plain.documents)  # the original, its lowercased and its prose copy
     assert model.metadata["training"]["sentences"] == len(grown.sentences)
     assert model.metadata["training"]["corpus"].endswith("+lower+prose")
+
+
+NEWS = """-DOCSTART- -X- O O
+
+SOCCER - ENGLISH LEAGUE RESULTS
+LONDON 1996-08-30
+Results of English league matches on Saturday :
+Arsenal 2 Chelsea 1
+Leeds 0 Everton 0
+
+-DOCSTART- -X- O O
+
+Smith joins Leeds
+LONDON 1996-08-30
+John Smith joined Leeds United on Friday .
+He played for Arsenal in London .
+Leeds paid a record fee .
+"""
+NEWS_TAGS = {"SOCCER": "I-MISC", "ENGLISH": "I-MISC", "LONDON": "I-LOC", "English": "I-MISC", "Arsenal": "I-ORG",
+             "Chelsea": "I-ORG", "Leeds": "I-ORG", "Everton": "I-ORG", "United": "I-ORG", "John": "I-PER",
+             "Smith": "I-PER", "London": "I-LOC"}
+
+
+def test_prose_augmented_training_of_the_table_documents_only(tmp_path, capsys):
+    """``--prose-augment tables`` adds the prose copy of the results table only, not of the story
+    (3 of the 4 sentences after its headline end in ".")."""
+    from hgner.augment import augmented
+    from hgner.reading import read_tagged
+
+    corpus = tmp_path / "news.conll"
+    corpus.write_text("".join(line if line.startswith("-DOCSTART-") or not line.strip() else
+                              "".join(f"{w} {NEWS_TAGS.get(w, 'O')}\n" for w in line.split()) + "\n"
+                              for line in NEWS.splitlines(keepends=True)), encoding="utf-8")
+    assert main(["train", "--train", str(corpus), "--out", str(tmp_path / "m"), "--prose-augment", "tables",
+                 "--max-iterations", "5"]) == 0
+    plain = read_tagged(str(corpus))[0]
+    tables = augmented(plain, (), prose="tables")
+    assert [d.name for d in tables.documents][len(plain.documents):] == [f"{plain.documents[0].name}:prose"]
+    model = CrfModel.load(tmp_path / "m")
+    assert model.metadata["training"]["sentences"] == len(tables.sentences) < len(augmented(plain, (), "all").sentences)
+    assert model.metadata["training"]["corpus"].endswith("+prose-tables")
+    with pytest.raises(SystemExit):
+        main(["train", "--train", str(corpus), "--out", str(tmp_path / "n"), "--prose-augment", "rows"])
+    assert "--prose-augment: invalid choice: 'rows' (choose from" in capsys.readouterr().err
+    assert not (tmp_path / "n").exists()

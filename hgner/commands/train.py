@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import commands
-from ..augment import CASINGS
+from ..augment import CASINGS, PROSE_COPIES
 from ..languages import language_defaults
 from ..reading import NO_DOCUMENTS, check_documents, read_tagged
 from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
@@ -105,10 +105,11 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
                              "mapping lowercase words to their usual spelling")
     parser.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
                         help="also train on a lowercased and/or uppercased copy of every training document")
-    parser.add_argument("--prose-augment", action="store_true",
-                        help="also train on every training document as hgner tag splits it into sentences when it is "
-                             "written as one paragraph (headlines, datelines and table rows run into the sentences "
-                             "after them)")
+    parser.add_argument("--prose-augment", nargs="?", const="all", default="", choices=PROSE_COPIES,
+                        help="also train on every training document (all, the default) or on its table documents only "
+                             "(tables: fewer than 70%% of the sentences after the first end in . ! ? or a quote) as "
+                             "hgner tag splits it into sentences when it is written as one paragraph (headlines, "
+                             "datelines and table rows run into the sentences after them)")
 
 
 def out_directory(out: str) -> Path:
