@@ -53,6 +53,7 @@ META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE)  # the files meta.json's map covers
 SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
+_OLD_OUTSIDE_TRUECASE_FILE = "outside_truecase.json"  # the table's file before outside_truecase.npz
 _OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the settings that need a table from outside the corpus
 MAX_META_BYTES = 2**20
 
@@ -184,6 +185,10 @@ def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
     matching the seal's record (so each file is hashed once per load, by the seal). Without
     ``every_file``, only ``meta.json`` is checked against the seal (what a model's metadata says,
     without loading the model)."""
+    if (directory / _OLD_OUTSIDE_TRUECASE_FILE).is_file():
+        raise ModelError(f"{directory / _OLD_OUTSIDE_TRUECASE_FILE}: the outside truecasing table as an older hgner "
+                         f"wrote it (now {TABLE_FILES['outside_truecase']}): retrain the model, giving "
+                         "--outside-truecase this file")
     sealed = integrity.verify(directory, SEALED_FILES, None if every_file else [META_FILE])
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)

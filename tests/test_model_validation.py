@@ -105,6 +105,13 @@ def test_meta_json_schema_errors_name_the_field(copy, change, message):
     assert str(error.value).startswith(f"{copy / META_FILE}: ") and message in str(error.value)
 
 
+def test_an_outside_truecasing_table_as_an_older_hgner_wrote_it_is_named(copy):
+    (copy / "outside_truecase.json").write_text('{"paris": "Paris"}')
+    with pytest.raises(ModelError, match=r"outside_truecase\.json: the outside truecasing table as an older hgner wrote it "
+                       r"\(now outside_truecase\.npz\): retrain the model, giving --outside-truecase this file$"):
+        CrfModel.load(copy)
+
+
 def test_meta_json_accepts_fields_other_helpers_add(copy):
     rewrite_meta(copy, lambda m: m.update(language="en", tokenizer={"name": "spacy-blank", "version": 2}, documents=7))
     assert CrfModel.load(copy).metadata["language"] == "en"

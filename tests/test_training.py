@@ -240,6 +240,18 @@ def test_word_clusters_from_files_with_a_byte_order_mark_or_without_a_suffix(tmp
         assert CrfModel.load(out).resources.word_clusters == {"0110": ["Madrid"], "0111": ["Roma", "Nueva York"]}
 
 
+def test_an_outside_truecasing_table_from_a_file_or_a_model(tmp_path):
+    table = tmp_path / "spellings.json"
+    table.write_text(json.dumps({"madrid": "Madrid", "onu": "ONU", "mcdonald": "McDonald", "la": "la"}))
+    first, second = tmp_path / "from-file", tmp_path / "from-model"
+    for out, source in ((first, table), (second, first)):
+        assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2",
+                     "--outside-truecase", str(source)]) == 0
+        model = CrfModel.load(out)
+        assert "outside_truecase.npz" in model.metadata["resources"] and not (out / "outside_truecase.json").exists()
+        assert dict(model.resources.outside_truecase.items()) == json.loads(table.read_text())
+
+
 def test_an_empty_word_clusters_argument_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_status:
         main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", ""])

@@ -4,12 +4,13 @@ read), the two things a model needs besides its weights to featurise text."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
 from ..validation import check_fields
+from .spellings import SpellingTable
 
 
 @dataclass(frozen=True)
@@ -48,13 +49,14 @@ TRUECASE_FILE = "truecase.json"
 GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
 WORD_CLUSTERS_FILE = "word_clusters.json"
-OUTSIDE_TRUECASE_FILE = "outside_truecase.json"
+OUTSIDE_TRUECASE_FILE = "outside_truecase.npz"
 CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
 @dataclass
 class FeatureResources:
-    """Tables the features need, saved as plain JSON in the model directory.
+    """Tables the features need, saved in the model directory: JSON, and the outside truecasing
+    table as arrays (:class:`~hgner.features.spellings.SpellingTable`, given as any mapping).
 
     ``truecase`` maps a lowercase form to its most frequent surface form in the training corpus.
     ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
@@ -66,9 +68,10 @@ class FeatureResources:
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
     word_clusters: dict[str, list[str]] = field(default_factory=dict)
-    outside_truecase: dict[str, str] = field(default_factory=dict)
+    outside_truecase: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.outside_truecase = SpellingTable.from_mapping(self.outside_truecase)
         self.list_names = sorted(self.gazetteer)
         self._entries: dict[str, tuple[int, ...]] = {}  # entry -> the lists it is on (indices in list_names)
         for list_index, list_name in enumerate(self.list_names):
@@ -123,11 +126,14 @@ class FeatureResources:
 
         written = []
         for key, file_name in TABLE_FILES.items():
-            table = getattr(self, key)
-            if table:
-                write_text(Path(directory) / file_name,
-                           json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
-                written.append(file_name)
+            table, path = getattr(self, key), Path(directory) / file_name
+            if not table:
+                continue
+            if isinstance(table, SpellingTable):
+                table.save(path)
+            else:
+                write_text(path, json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+            written.append(file_name)
         return written
 
     @classmethod
@@ -140,10 +146,12 @@ class FeatureResources:
         tables = {}
         for key, file_name in TABLE_FILES.items():
             path = Path(directory) / file_name
-            if (file_name in names) if names is not None else path.is_file():
-                tables[key] = read_string_table(path, key)
-            else:
+            if not ((file_name in names) if names is not None else path.is_file()):
                 tables[key] = {}
+            elif file_name.endswith(".npz"):
+                tables[key] = SpellingTable.load(path)
+            else:
+                tables[key] = read_string_table(path, key)
         resources = cls(**tables)
         repeated = resources.repeated_cluster_word()
         if repeated is not None:

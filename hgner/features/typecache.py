@@ -17,15 +17,14 @@ other feature settings, weights or word tables than the model's (:func:`made_for
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelError
+from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
 from .words import CASELESS_MARK
 
 TYPES_FILE = "types.npz"
@@ -58,20 +57,15 @@ class TypeCache:
 
     def save(self, path: Path) -> None:
         """Write the cache to ``path`` (atomically)."""
-        from ..fileio import atomic_write
-
         arrays: dict[str, np.ndarray] = {"rows": self.rows, "made_for": np.frombuffer(self.made_for.encode("ascii"), np.uint8)}
         for name in _STRINGS:
-            encoded = [s.encode("utf-8") for s in getattr(self, name)]
-            arrays[f"{name}_utf8"] = np.frombuffer(b"".join(encoded), np.uint8)
-            arrays[f"{name}_ends"] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+            arrays.update(pack_strings(name, getattr(self, name)))
         for mark, prefix in _MARK_NAMES.items():
             if mark in self.sums:
                 arrays[f"{prefix}sums"] = self.sums[mark]
                 arrays[f"{prefix}neighbour_ids"] = self.neighbour_ids[mark].astype(np.int32)  # (ids < 2**31)
                 arrays[f"{prefix}ready"] = self.ready[mark]
-        with atomic_write(path, binary=True) as out:
-            np.savez(out, **arrays)
+        write_arrays(path, arrays)
 
 
 def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, attributes: int,
@@ -80,26 +74,18 @@ def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, a
     and ``attributes`` attributes, whose word types give their neighbours ``width`` ids, with
     rows for ``marks``; None when it was made for another ``key``; a
     :class:`~hgner.errors.ModelError` naming the array when anything does not fit."""
-    from ..integrity import read_regular
-
-    try:
-        with np.load(io.BytesIO(read_regular(path)), allow_pickle=False) as stored:
-            arrays = {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ModelError(f"{path}: cannot read ({error})") from None
     expected = {"rows", "made_for", *(f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")),
                 *(f"{_MARK_NAMES[mark]}{part}" for mark in marks for part in ("sums", "neighbour_ids", "ready"))}
-    if set(arrays) != expected:
-        raise ModelError(f"{path}: holds {sorted(arrays)}, expected {sorted(expected)}")
-    _check(path, "made_for", arrays["made_for"], np.uint8, (64,))
+    arrays = read_arrays(path, expected)
+    check_array(path, "made_for", arrays["made_for"], np.uint8, (64,))
     if arrays["made_for"].tobytes() != key.encode("ascii"):
         return None
-    strings = {name: _strings(path, name, arrays[f"{name}_utf8"], arrays[f"{name}_ends"]) for name in _STRINGS}
+    strings = {name: unpack_strings(path, name, arrays) for name in _STRINGS}
     n = len(strings["words"])
     for name, values in strings.items():
         if len(set(values)) != len(values):
             raise ModelError(f"{path}: {name}: expected distinct strings")
-    _check(path, "rows", arrays["rows"], np.int64, (n, 3))
+    check_array(path, "rows", arrays["rows"], np.int64, (n, 3))
     for column, (name, most) in enumerate((("lowers", len(strings["lowers"]) + 2), ("shapes", len(strings["shapes"]) + 2),
                                             ("flags", 1 << 16))):
         if n and not (arrays["rows"][:, column].min() >= 0 and arrays["rows"][:, column].max() < most):
@@ -108,32 +94,12 @@ def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, a
     for mark in marks:
         prefix = _MARK_NAMES[mark]
         sums, ids, ready = (arrays[f"{prefix}{part}"] for part in ("sums", "neighbour_ids", "ready"))
-        _check(path, f"{prefix}sums", sums, np.float64, (n, labels))
-        _check(path, f"{prefix}neighbour_ids", ids, np.int32, (n, width))
-        _check(path, f"{prefix}ready", ready, np.bool_, (n, 1))
+        check_array(path, f"{prefix}sums", sums, np.float64, (n, labels))
+        check_array(path, f"{prefix}neighbour_ids", ids, np.int32, (n, width))
+        check_array(path, f"{prefix}ready", ready, np.bool_, (n, 1))
         if not np.isfinite(sums).all():
             raise ModelError(f"{path}: {prefix}sums: expected finite numbers")
         if ids.size and not (ids.min() >= -1 and ids.max() < attributes):
             raise ModelError(f"{path}: {prefix}neighbour_ids: expected attribute ids -1..{attributes - 1}")
         cache.sums[mark], cache.neighbour_ids[mark], cache.ready[mark] = sums, ids.astype(np.int64), ready
     return cache
-
-
-def _check(path: Path, name: str, array: np.ndarray, dtype: type, shape: tuple[int, ...]) -> None:
-    if array.dtype != dtype or array.shape != shape:
-        raise ModelError(f"{path}: {name}: expected shape {shape} of {np.dtype(dtype)}, got {array.shape} of {array.dtype}")
-
-
-def _strings(path: Path, name: str, utf8: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The strings stored as UTF-8 bytes ``utf8`` cut at ``ends``."""
-    if utf8.dtype != np.uint8 or utf8.ndim != 1 or ends.dtype != np.int64 or ends.ndim != 1:
-        raise ModelError(f"{path}: {name}: expected UTF-8 bytes and int64 end offsets")
-    if len(ends) and (ends[0] < 0 or np.any(np.diff(ends) < 0) or ends[-1] != len(utf8)):
-        raise ModelError(f"{path}: {name}: end offsets out of order or range")
-    try:
-        if len(ends) and not (utf8 == 0).any():  # NUL between the strings, then all decoded and cut at once
-            return np.insert(utf8, ends[:-1], 0).tobytes().decode("utf-8").split("\0")
-        data = utf8.tobytes()
-        return [data[a:b].decode("utf-8") for a, b in zip([0, *ends[:-1].tolist()], ends.tolist())]
-    except UnicodeDecodeError:
-        raise ModelError(f"{path}: {name}: not UTF-8") from None

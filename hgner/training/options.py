@@ -71,8 +71,12 @@ class WordTables:
     gazetteer_sources: str | None = None
     word_clusters: WordTable | None = None
     word_clusters_sources: str | None = None
-    outside_truecase: dict[str, str] | None = None
+    outside_truecase: Mapping[str, str] | None = None  # (held as a dict: a model's SpellingTable is copied)
     outside_truecase_sources: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.outside_truecase, Mapping) and not isinstance(self.outside_truecase, dict):
+            object.__setattr__(self, "outside_truecase", dict(self.outside_truecase.items()))
 
     def table(self, setting: str) -> tuple[Any, Any]:
         """``(table, sources)`` of the feature setting ``setting`` (:data:`TABLES`)."""

@@ -28,7 +28,8 @@ def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
 def read_outside_truecase(source: str) -> tuple[Any, str, Path]:
     """An outside truecasing table (lowercase form -> usual spelling) for ``hgner train
     --outside-truecase``, where it came from and the file read: a model's (a name or directory)
-    or a JSON file as a model's ``outside_truecase.json`` (checked against its schema)."""
+    or a JSON file mapping lowercase words to their spelling (checked against
+    ``outside_truecase.schema.json``); a model stores the table as arrays (``outside_truecase.npz``)."""
     return _read_word_table(source, "outside_truecase", partial(read_string_table, schema_name="outside_truecase"),
                             "outside truecasing table", "no entries (expected lowercase words mapped to their usual spelling)")
 

@@ -1,0 +1,72 @@
+"""Model files made of arrays in numpy's ``.npz`` format (no pickle), with strings stored as UTF-8
+bytes and end offsets: read, checked and written the same way by every such file of a model
+(``types.npz``, ``outside_truecase.npz``)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+
+
+def read_arrays(path: Path, expected: set[str]) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` file ``path`` (a regular file, read without pickle): exactly
+    the names ``expected``; a :class:`~hgner.errors.ModelError` naming the file otherwise."""
+    from ..integrity import read_regular
+
+    try:
+        with np.load(io.BytesIO(read_regular(path)), allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ModelError(f"{path}: cannot read ({error})") from None
+    if set(arrays) != expected:
+        raise ModelError(f"{path}: holds {sorted(arrays)}, expected {sorted(expected)}")
+    return arrays
+
+
+def write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` in numpy's ``.npz`` format (atomically)."""
+    from ..fileio import atomic_write
+
+    with atomic_write(path, binary=True) as out:
+        np.savez(out, **arrays)
+
+
+def check_array(path: Path, name: str, array: np.ndarray, dtype: type, shape: tuple[int, ...]) -> None:
+    """A :class:`~hgner.errors.ModelError` naming ``path`` and the array unless it has ``dtype`` and ``shape``."""
+    if array.dtype != dtype or array.shape != shape:
+        raise ModelError(f"{path}: {name}: expected shape {shape} of {np.dtype(dtype)}, got {array.shape} of {array.dtype}")
+
+
+def pack_strings(name: str, strings: Sequence[str]) -> dict[str, np.ndarray]:
+    """``strings`` as the arrays ``NAME_utf8`` (their UTF-8 bytes, one after another) and
+    ``NAME_ends`` ((n,) int64: where each one ends), which :func:`unpack_strings` reads."""
+    encoded = [s.encode("utf-8") for s in strings]
+    return {f"{name}_utf8": np.frombuffer(b"".join(encoded), np.uint8),
+            f"{name}_ends": np.cumsum([len(e) for e in encoded], dtype=np.int64)}
+
+
+def unpack_strings(path: Path, name: str, arrays: dict[str, np.ndarray]) -> list[str]:
+    """The strings :func:`pack_strings` stored under ``name`` in ``arrays`` (read from ``path``,
+    which errors name)."""
+    utf8, ends = arrays[f"{name}_utf8"], arrays[f"{name}_ends"]
+    if utf8.dtype != np.uint8 or utf8.ndim != 1 or ends.dtype != np.int64 or ends.ndim != 1:
+        raise ModelError(f"{path}: {name}: expected UTF-8 bytes and int64 end offsets")
+    if len(ends) and (ends[0] < 0 or np.any(np.diff(ends) < 0) or ends[-1] != len(utf8)):
+        raise ModelError(f"{path}: {name}: end offsets out of order or range")
+    if not len(ends):
+        if len(utf8):
+            raise ModelError(f"{path}: {name}: bytes without end offsets")
+        return []
+    try:
+        if not (utf8 == 0).any():  # NUL between the strings, then all decoded and cut at once
+            return np.insert(utf8, ends[:-1], 0).tobytes().decode("utf-8").split("\0")
+        data = utf8.tobytes()
+        return [data[a:b].decode("utf-8") for a, b in zip([0, *ends[:-1].tolist()], ends.tolist())]
+    except UnicodeDecodeError:
+        raise ModelError(f"{path}: {name}: not UTF-8") from None
