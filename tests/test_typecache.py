@@ -66,19 +66,46 @@ def test_the_tiny_corpus_scores_the_same_with_and_without_the_cache(tiny_model, 
     (lambda a: a.update(neighbour_ids=a["neighbour_ids"] + 10**6), "neighbour_ids: expected attribute ids"),
     (lambda a: a.update(words_utf8=np.frombuffer(b"\xff" * len(a["words_utf8"]), np.uint8)), "words: not UTF-8"),
     (lambda a: a.pop("ready"), "holds"),
+    (lambda a: a.update(left_bigram_ids=np.array([10**6]), left_bigram_keys=np.array([0])),
+     "left_bigram: expected pair keys >= 0 and attribute ids"),
+    (lambda a: a.update(right_bigram_keys=a["right_bigram_keys"].astype(np.int32)), "right_bigram_keys: expected shape"),
+    (lambda a: a.pop("right_bigram_ids"), r"holds .*or none of them"),
 ])
 def test_a_cache_that_does_not_fit_is_refused(copy_model, change, message):
-    path = copy_model / TYPES_FILE
+    _rewrite_cache(copy_model, change)
+    with pytest.raises(ModelError, match=f"{TYPES_FILE}: .*{message}"):
+        CrfModel.load(copy_model)
+
+
+def _rewrite_cache(directory, change) -> None:
+    from hgner.modelfiles import refresh_files
+
+    path = directory / TYPES_FILE
     with np.load(path) as stored:
         arrays = {name: stored[name] for name in stored.files}
     change(arrays)
     np.savez(path, **arrays)
-    from hgner.modelfiles import refresh_files
+    refresh_files(directory, [TYPES_FILE])  # resealed: only our checks stand between the file and tagging
 
-    refresh_files(copy_model, [TYPES_FILE])  # resealed: only our checks stand between the file and tagging
-    seal(copy_model, SEALED_FILES)
-    with pytest.raises(ModelError, match=f"{TYPES_FILE}: .*{message}"):
-        CrfModel.load(copy_model)
+
+def test_the_word_pair_tables_come_from_the_cache(shipped, tmp_path):
+    """The cache holds the ids of the word-pair attributes (bigrams) for its vocabulary, so loading a
+    model does not make them again; a cache written before it held them still serves, the tables
+    then made as before, the same."""
+    loaded = shipped.attribute_scores
+    assert set(loaded.types.pairs) == {"left_bigram", "right_bigram"} and len(loaded.types.pairs["left_bigram"][0]) > 1000
+    assert all(loaded.pair_tables[kind][0] is loaded.types.pairs[kind][0] for kind in loaded.types.pairs)
+    copy = tmp_path / "older"
+    shutil.copytree(shipped.directory, copy)
+    _rewrite_cache(copy, lambda a: [a.pop(f"{kind}_{part}") for kind in ("left_bigram", "right_bigram")
+                                    for part in ("keys", "ids")])
+    older = CrfModel.load(copy)
+    assert older.attribute_scores.types.pairs == {}
+    for kind, (keys, ids) in loaded.types.pairs.items():
+        assert np.array_equal(older.attribute_scores.pair_tables[kind][0], keys)
+        assert np.array_equal(older.attribute_scores.pair_tables[kind][1], ids)
+    document = [WORDS, ["the", "man", "of", "New", "York", "said"], [w.lower() for w in WORDS]]
+    assert np.array_equal(older.document_unary(document), without_cache(shipped).unary(document))
 
 
 def test_a_cache_made_for_other_features_is_not_used(copy_model):

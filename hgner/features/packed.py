@@ -14,9 +14,10 @@ import numpy as np
 from ..errors import ModelError
 
 
-def read_arrays(path: Path, expected: set[str]) -> dict[str, np.ndarray]:
+def read_arrays(path: Path, expected: set[str], optional: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` file ``path`` (a regular file, read without pickle): exactly
-    the names ``expected``; a :class:`~hgner.errors.ModelError` naming the file otherwise."""
+    the names ``expected``, and all or none of ``optional``; a :class:`~hgner.errors.ModelError`
+    naming the file otherwise."""
     from ..integrity import read_regular
 
     try:
@@ -24,8 +25,9 @@ def read_arrays(path: Path, expected: set[str]) -> dict[str, np.ndarray]:
             arrays = {name: stored[name] for name in stored.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
         raise ModelError(f"{path}: cannot read ({error})") from None
-    if set(arrays) != expected:
-        raise ModelError(f"{path}: holds {sorted(arrays)}, expected {sorted(expected)}")
+    if set(arrays) not in (expected, expected | optional):
+        also = f" (and {sorted(optional)}, or none of them)" if optional else ""
+        raise ModelError(f"{path}: holds {sorted(arrays)}, expected {sorted(expected)}{also}")
     return arrays
 
 

@@ -93,18 +93,25 @@ class AttributeScores:
                 self.sums[mark].start_from(self.types.sums[mark])
                 self.neighbour_ids[mark].start_from(self.types.neighbour_ids[mark])
                 self.ready[mark].start_from(self.types.ready[mark])
-        self.slot_ids = {kind: self._pair_ids(PAIR_ATTRIBUTES[kind]) if kind in PAIR_ATTRIBUTES
+        self.pair_tables: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # kind -> (P,) keys, (P,) ids
+        self.slot_ids = {kind: self._pair_ids(kind) if kind in PAIR_ATTRIBUTES
                          else Lookup(partial(self._ids, partial(attributes, vocabulary)), _vocabulary.NGRAM_CACHE_ENTRIES)
                          for kind, attributes in SLOT_ATTRIBUTES.items()}
         ragged = partial(map, partial(ragged_attribute, vocabulary))
         self.ragged_ids = Lookup(partial(self._ids, ragged), _vocabulary.NGRAM_CACHE_ENTRIES)
 
-    def _pair_ids(self, attribute: Callable[[str, str], str]) -> FixedLookup:
-        """The ids of ``attribute`` (a word pair's) by key, every key that has one made up front from
-        the model's attributes (most word pairs of a text have none: nothing is made for them)."""
-        pairs = pair_keys(self.vocabulary, attribute, self.index)
-        ids = np.fromiter(map(self.index.__getitem__, pairs.values()), np.int64, len(pairs))
-        return FixedLookup(np.fromiter(pairs, np.int64, len(pairs)), ids, -1)
+    def _pair_ids(self, kind: str) -> FixedLookup:
+        """The ids of a word pair's attribute of ``kind`` by key, every key that has one made up front
+        from the model's attributes (most word pairs of a text have none: nothing is made for them),
+        or taken from the type cache, which holds them for its vocabulary."""
+        if self.types is not None and kind in self.types.pairs:
+            keys, ids = self.types.pairs[kind]
+        else:
+            pairs = pair_keys(self.vocabulary, PAIR_ATTRIBUTES[kind], self.index)
+            keys = np.fromiter(pairs, np.int64, len(pairs))
+            ids = np.fromiter(map(self.index.__getitem__, pairs.values()), np.int64, len(pairs))
+        self.pair_tables[kind] = keys, ids
+        return FixedLookup(keys, ids, -1)
 
     def _ids(self, attributes: Callable[[list[Any]], Iterable[str | None]], keys: list[Any]) -> list[int]:
         """The ids of the attributes of ``keys`` (-1: none, or one the model has no weight for)."""
@@ -121,7 +128,8 @@ class AttributeScores:
         marked = ({mark: table[mark].array[:n].copy() for mark in self.marks}
                   for table in (self.sums, self.neighbour_ids, self.ready))
         return TypeCache(made_for, list(vocabulary.words), vocabulary.lowers.strings[len(_MARKS):],
-                         vocabulary.shapes.strings[len(_MARKS):], vocabulary.table[:n].copy(), *marked)
+                         vocabulary.shapes.strings[len(_MARKS):], vocabulary.table[:n].copy(), *marked,
+                         pairs=dict(self.pair_tables))
 
     def _type_rows(self, rows: np.ndarray, mark: str) -> None:
         """Makes, for the vocabulary ``rows`` (m,) that lack them, the summed weights (K,) of each

@@ -6,7 +6,9 @@ every process (issue 39: first sight was most of a process's fixed cost).
 The cache is the state of the tagging path after featurising the training corpus: the
 :class:`~hgner.features.vocabulary.Vocabulary` (word types, lowercase forms and short shapes in
 the order they were coded, each type's row) and, per mark, each type's summed weights and the
-attribute ids it gives its neighbours, with which rows are made. The rows were made by the same
+attribute ids it gives its neighbours, with which rows are made; and the ids of the word-pair
+attributes (bigrams) by pair key, so that loading a model does not make them again (an older
+cache without them still serves: they are then made as before). The rows were made by the same
 code from the same weights, so tagging with the cache gives the same numbers bit for bit
 (``tests/test_typecache.py``). Arrays only, in numpy's format (no pickle); every array's dtype,
 shape and range is checked when the model loads, and the seal covers the file. A cache made for
@@ -18,17 +20,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelError
 from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
+from .vocabulary import PAIR_ATTRIBUTES
 from .words import CASELESS_MARK
 
 TYPES_FILE = "types.npz"
 _MARK_NAMES = {"": "", CASELESS_MARK: "caseless_"}  # mark -> the prefix of its arrays' names
+PAIR_KINDS = tuple(PAIR_ATTRIBUTES)  # the attribute kinds whose key is a pair of lowercase words
 _STRINGS = ("words", "lowers", "shapes")  # each stored as UTF-8 bytes and (m,) end offsets
 
 
@@ -44,7 +48,9 @@ def made_for(features: dict, files: dict) -> str:
 class TypeCache:
     """The cached state (see the module docstring): ``words``, ``lowers`` and ``shapes`` (the
     codes' strings after the sentence marks), ``rows`` (T, 3) and per mark ``sums`` (T, K),
-    ``neighbour_ids`` (T, W) and ``ready`` (T,)."""
+    ``neighbour_ids`` (T, W) and ``ready`` (T,); per word-pair attribute kind (``left_bigram``,
+    ``right_bigram``), ``pairs`` holds its table ((P,) pair keys, (P,) attribute ids), empty in a
+    cache written before it had them."""
 
     made_for: str
     words: list[str]
@@ -54,6 +60,7 @@ class TypeCache:
     sums: dict[str, np.ndarray]
     neighbour_ids: dict[str, np.ndarray]
     ready: dict[str, np.ndarray]
+    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def save(self, path: Path) -> None:
         """Write the cache to ``path`` (atomically)."""
@@ -65,6 +72,8 @@ class TypeCache:
                 arrays[f"{prefix}sums"] = self.sums[mark]
                 arrays[f"{prefix}neighbour_ids"] = self.neighbour_ids[mark].astype(np.int32)  # (ids < 2**31)
                 arrays[f"{prefix}ready"] = self.ready[mark]
+        for kind, (keys, ids) in self.pairs.items():
+            arrays[f"{kind}_keys"], arrays[f"{kind}_ids"] = keys, ids
         write_arrays(path, arrays)
 
 
@@ -76,7 +85,7 @@ def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, a
     :class:`~hgner.errors.ModelError` naming the array when anything does not fit."""
     expected = {"rows", "made_for", *(f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")),
                 *(f"{_MARK_NAMES[mark]}{part}" for mark in marks for part in ("sums", "neighbour_ids", "ready"))}
-    arrays = read_arrays(path, expected)
+    arrays = read_arrays(path, expected, frozenset(f"{kind}_{part}" for kind in PAIR_KINDS for part in ("keys", "ids")))
     check_array(path, "made_for", arrays["made_for"], np.uint8, (64,))
     if arrays["made_for"].tobytes() != key.encode("ascii"):
         return None
@@ -102,4 +111,11 @@ def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, a
         if ids.size and not (ids.min() >= -1 and ids.max() < attributes):
             raise ModelError(f"{path}: {prefix}neighbour_ids: expected attribute ids -1..{attributes - 1}")
         cache.sums[mark], cache.neighbour_ids[mark], cache.ready[mark] = sums, ids.astype(np.int64), ready
+    for kind in PAIR_KINDS if f"{PAIR_KINDS[0]}_keys" in arrays else ():
+        keys, ids = arrays[f"{kind}_keys"], arrays[f"{kind}_ids"]
+        check_array(path, f"{kind}_keys", keys, np.int64, keys.shape[:1])
+        check_array(path, f"{kind}_ids", ids, np.int64, keys.shape)
+        if ids.size and not (ids.min() >= 0 and ids.max() < attributes and keys.min() >= 0):
+            raise ModelError(f"{path}: {kind}: expected pair keys >= 0 and attribute ids 0..{attributes - 1}")
+        cache.pairs[kind] = keys, ids
     return cache
