@@ -187,8 +187,8 @@ def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
     without loading the model)."""
     if (directory / _OLD_OUTSIDE_TRUECASE_FILE).is_file():
         raise ModelError(f"{directory / _OLD_OUTSIDE_TRUECASE_FILE}: the outside truecasing table as an older hgner "
-                         f"wrote it (now {TABLE_FILES['outside_truecase']}): retrain the model, giving "
-                         "--outside-truecase this file")
+                         f"wrote it (now {TABLE_FILES['outside_truecase']}): retrain the model with this file as its outside "
+                         "truecasing table")
     sealed = integrity.verify(directory, SEALED_FILES, None if every_file else [META_FILE])
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)

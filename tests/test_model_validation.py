@@ -108,7 +108,7 @@ def test_meta_json_schema_errors_name_the_field(copy, change, message):
 def test_an_outside_truecasing_table_as_an_older_hgner_wrote_it_is_named(copy):
     (copy / "outside_truecase.json").write_text('{"paris": "Paris"}')
     with pytest.raises(ModelError, match=r"outside_truecase\.json: the outside truecasing table as an older hgner wrote it "
-                       r"\(now outside_truecase\.npz\): retrain the model, giving --outside-truecase this file$"):
+                       r"\(now outside_truecase\.npz\): retrain the model with this file as its outside truecasing table$"):
         CrfModel.load(copy)
 
 
