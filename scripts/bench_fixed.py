@@ -16,18 +16,21 @@ it holds 1M and 2M tokens; eng.testb's and IEER's raw text, one file each; and u
   timed passes over at least 3 CPU-seconds), in tokens per CPU-second [>= 80,000].
 * eng.testb's raw text in one command (``hgner tag --format conll``), wall seconds [<= 1.6 s on
   a quiet machine].
+* one sentence in one command (``hgner tag TEXT``): the fixed cost of a process measured directly,
+  CPU and wall seconds (no target of its own).
 * the accepted floor: the CPU seconds of a process that imports spaCy and numba and makes
   ``spacy.blank("en")``, which the fixed cost includes.
 * with ``--baseline DIR`` (an earlier checkout of hgner, run from its folder with the same
-  interpreter and models): every figure for it too, and whether the outputs on eng.testb, IEER
-  and the 1M tokens are byte-identical.
+  interpreter and its own copy of the models, ``DIR/models``; ``--baseline-is`` says what it is,
+  for the results page): every figure for it too, and whether the outputs on eng.testb, IEER, the
+  1M tokens and the one sentence are byte-identical.
 
 Every process caches its bytecode in a temporary folder (``PYTHONPYCACHEPREFIX``), as an installed
 package has it, and each version runs once before it is timed. Wall seconds depend on what else
 runs on the machine: the script prints the load average before and after, and compares versions
 within one run only.
 
-Usage: python scripts/bench_fixed.py [--baseline DIR] [--runs 3] [--json FILE]
+Usage: python scripts/bench_fixed.py [--baseline DIR [--baseline-is TEXT]] [--runs 3] [--json FILE]
 """
 
 from __future__ import annotations
@@ -93,6 +96,9 @@ def environment(bytecode: Path, **more: str) -> dict[str, str]:
     return {**variables, "PYTHONPYCACHEPREFIX": str(bytecode), **more}
 
 
+ONE_SENTENCE = "Maria Lopez joined Siemens in Munich last year ."  # a cold command's fixed cost, measured directly
+
+
 def floor_cpu_seconds(runs: int, bytecode: Path) -> float:
     """CPU seconds of a Python process that imports spaCy and numba and makes ``spacy.blank("en")``
     (after one run that caches the bytecode)."""
@@ -140,7 +146,8 @@ def commands(version: Version, work: Path, inputs: dict) -> dict[str, list[str]]
     return {size: ["tag", "--format", "jsonl", "-o", str(out / f"{size}.jsonl"), "--files", *inputs[size]]
             for size in ("1M", "2M")} | {
         "cluster": ["tag", "--cluster", "local:2", str(work / "1M"), "--out", str(out / "cluster")],
-        "testb": ["tag", "--format", "conll", "-o", str(out / "testb.conll"), inputs["testb"][0]]}
+        "testb": ["tag", "--format", "conll", "-o", str(out / "testb.conll"), inputs["testb"][0]],
+        "sentence": ["tag", "-o", str(out / "sentence.txt"), ONE_SENTENCE]}
 
 
 def side_by_side(versions: list[Version], work: Path, inputs: dict, runs: int) -> dict[str, dict]:
@@ -173,6 +180,7 @@ def summary(version: Version, work: Path, inputs: dict, timed: dict[str, dict[st
                             "cpu_over_one_process": round(cluster["cpu_seconds"] / one["cpu_seconds"], 2),
                             "identical_entities": part_entities(out / "cluster") == one_entities},
         "testb_raw_one_command": timed["testb"],
+        "one_sentence_command": timed["sentence"],
         "short_texts_tokens_per_cpu_second": version.short_texts(work / "short.json"),
     }
 
@@ -195,6 +203,8 @@ def write_inputs(work: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", type=Path, help="an earlier checkout of hgner to measure side by side")
+    parser.add_argument("--baseline-is", metavar="TEXT", default="an earlier checkout",
+                        help="what the baseline is, as the results page says it (e.g. 'the code before ...')")
     parser.add_argument("--runs", type=int, default=3, help="rounds of every timed command; medians (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
@@ -209,9 +219,10 @@ def main() -> None:
         report["tokens_1M"] = inputs["tokens_1M"]
         report.update(side_by_side(versions, work, inputs, args.runs))
         if args.baseline:
+            report["baseline_is"] = args.baseline_is
             report["byte_identical_to_baseline"] = {
                 name: filecmp.cmp(work / "current" / name, work / "baseline" / name, shallow=False)
-                for name in ("testb.conll", "ieer.conll", "1M.jsonl")}
+                for name in ("testb.conll", "ieer.conll", "1M.jsonl", "sentence.txt")}
     report["load_average_after"] = load_average()
     print(json.dumps(report, indent=2))
     if args.json:

@@ -360,6 +360,9 @@ _FIXED_ROWS = [  # (figure, target, how to read it from one version's figures)
      lambda v: f"{v['short_texts_tokens_per_cpu_second']['spacy_pipe']:,}"),
     ("eng.testb's raw text in one command, wall seconds", "<= 1.6",
      lambda v: f"{v['testb_raw_one_command']['wall_seconds']:.2f}"),
+    ("one sentence in one command (the fixed cost measured directly), CPU-s / wall seconds", "",
+     lambda v: (f"{v['one_sentence_command']['cpu_seconds']:.2f} / {v['one_sentence_command']['wall_seconds']:.2f}"
+                if "one_sentence_command" in v else "-")),
 ]
 
 
@@ -369,8 +372,9 @@ def fixed_costs_section() -> list[str]:
     versions = [name for name in ("current", "baseline") if name in fixed]
     lines = ["", "## Fixed costs", "",
              "From `docs/results/fixed-costs.json`, written by `python scripts/bench_fixed.py --baseline DIR --json "
-             "docs/results/fixed-costs.json`, DIR an earlier checkout of hgner with the same models (here, before "
-             f"the garbage collector's freeze and the tabled word pairs), measured in the same run (load average {fixed['load_average_before']} before, "
+             "docs/results/fixed-costs.json`, DIR an earlier checkout of hgner with its own copy of the models "
+             f"(here, {fixed.get('baseline_is', 'an earlier checkout')}), measured in the same run "
+             f"(load average {fixed['load_average_before']} before, "
              f"{fixed['load_average_after']} after; {fixed['cpus']} cores). The fixed cost includes the accepted "
              f"floor, importing spaCy and numba and making `spacy.blank(\"en\")`: {fixed['floor_cpu_seconds']:.2f} CPU-s.", "",
              "| figure | target | " + " | ".join({"current": "now", "baseline": "before"}[v] for v in versions) + " |",
