@@ -88,6 +88,7 @@ directory as JSON, loaded with the model) are all a model needs to featurise tex
 
 from .config import (
                      BASELINE,
+                     CAPITALISED_SHARE_FILE,
                      CLUSTER_PREFIXES,
                      GAZETTEER_FILE,
                      GAZETTEER_MAX_TOKENS,
@@ -131,7 +132,8 @@ from .words import (
 )
 
 __all__ = [
-    "ALL_LOWER", "ALL_UPPER", "BASELINE", "CAPITALISED", "CASED", "CLUSTER_PREFIXES", "GAZETTEER_FILE",
+    "ALL_LOWER", "ALL_UPPER", "BASELINE", "CAPITALISED", "CAPITALISED_SHARE_FILE", "CASED", "CLUSTER_PREFIXES",
+    "GAZETTEER_FILE",
     "GAZETTEER_MAX_TOKENS", "HAS_UPPER", "ID_CACHE_TYPES", "JOINER", "NAME_CASE", "NGRAM_CACHE_ENTRIES",
     "OUTSIDE_TRUECASE_FILE", "OWN_LOWERCASE", "RECOMMENDED", "SLOT_ATTRIBUTES", "STARTS_ENTRY", "TABLE_FILES", "TRUECASE_FILE",
     "WORD_CLUSTERS_FILE", "AttributeScores", "FeatureConfig", "FeatureResources", "Vocabulary", "caseless_sentences",

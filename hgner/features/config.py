@@ -29,6 +29,7 @@ class FeatureConfig:
     frequency: str = ""
     outside_truecase: bool = False
     caseless_features: bool = False
+    capitalised_share: int = 0
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -49,6 +50,7 @@ GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
 WORD_CLUSTERS_FILE = "word_clusters.json"
 OUTSIDE_TRUECASE_FILE = "outside_truecase.json"
+CAPITALISED_SHARE_FILE = "capitalised_share.json"
 CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
@@ -61,12 +63,16 @@ class FeatureResources:
     lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
     ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
     in one cluster. ``outside_truecase`` maps a lowercase form to its most frequent surface form
-    in text far larger than the training corpus (consulted after ``truecase``)."""
+    in text far larger than the training corpus (consulted after ``truecase``).
+    ``capitalised_share`` maps a lowercase form to two percentages (integers 0..100) of its
+    occurrences in such text: those that start with an upper-case letter, and those all in upper
+    case."""
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
     word_clusters: dict[str, list[str]] = field(default_factory=dict)
     outside_truecase: dict[str, str] = field(default_factory=dict)
+    capitalised_share: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.list_names = sorted(self.gazetteer)
@@ -113,6 +119,15 @@ class FeatureResources:
         path = self._cluster_of.get(word) or self._cluster_of.get(word.lower())
         return () if path is None else _path_prefixes(path, f"{offset}:c")
 
+    def share_attributes(self, word: str, buckets: int) -> tuple[str, ...]:
+        """``cs=K`` and ``cu=K``: the shares of ``word``'s lowercase form's occurrences that are
+        capitalised and all upper case, each in ``buckets`` steps (K = 0..buckets, rounded half
+        up); ``("cs=?",)`` for a word with a letter that the table lacks, () for one without."""
+        shares = self.capitalised_share.get(word.lower())
+        if shares is None:
+            return ("cs=?",) if any(c.isalpha() for c in word) else ()
+        return _share_buckets(int(shares[0]), int(shares[1]), buckets)  # (a table may write 5 as 5.0)
+
     def lookup(self, entry: str) -> tuple[int, ...]:
         """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
         return self._entries.get(entry, ())
@@ -135,13 +150,13 @@ class FeatureResources:
         """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
         exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
         when ``names`` is None, whichever of them exist. A word in two clusters is an error too."""
-        from ..validation import read_string_table
+        from ..validation import read_word_table
 
         tables = {}
         for key, file_name in TABLE_FILES.items():
             path = Path(directory) / file_name
             if (file_name in names) if names is not None else path.is_file():
-                tables[key] = read_string_table(path, key)
+                tables[key] = read_word_table(path, key)
             else:
                 tables[key] = {}
         resources = cls(**tables)
@@ -155,9 +170,14 @@ class FeatureResources:
 
 # FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
 TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE,
-               "outside_truecase": OUTSIDE_TRUECASE_FILE}
+               "outside_truecase": OUTSIDE_TRUECASE_FILE, "capitalised_share": CAPITALISED_SHARE_FILE}
 
 
 @cache  # one entry per cluster path and attribute name (c, lc)
 def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
     return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)
+
+
+@cache  # one entry per pair of percentages and bucket count
+def _share_buckets(capitalised: int, upper: int, buckets: int) -> tuple[str, ...]:
+    return f"cs={(capitalised * buckets + 50) // 100}", f"cu={(upper * buckets + 50) // 100}"

@@ -87,12 +87,15 @@ def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
 def type_attributes(word: str, config: FeatureConfig, resources: FeatureResources) -> tuple[str, ...]:
     """Every attribute of the word type itself: :func:`word_attributes`, then its cluster's
     (:meth:`FeatureResources.cluster_attributes`) when the model uses word clusters, then its
-    frequency bucket (:func:`frequency_attribute`) when the model uses word frequencies."""
+    frequency bucket (:func:`frequency_attribute`) when the model uses word frequencies, then its
+    capitalised share's buckets (:meth:`FeatureResources.share_attributes`) when it uses those."""
     own = word_attributes(word, config.affixes)
     if config.word_clusters:
         own += resources.cluster_attributes(word, config.lowercase_clusters)
     if config.frequency:
         own += (frequency_attribute(word, config.frequency),)
+    if config.capitalised_share:
+        own += resources.share_attributes(word, config.capitalised_share)
     return own
 
 

@@ -34,7 +34,7 @@ from ..fileio import file_sha256
 from ..model import CrfModel, type_cache_key
 from ..modelfiles import MODEL_FILE, check_model_target, model_workspace, write_metadata
 from ..tokenizer import describe as describe_tokenizer
-from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
+from ..validation import MAX_JSON_BYTES, check_argument, check_word_table, load_schema
 from ..version import __version__
 from .options import TABLES, TrainOptions, WordTables
 
@@ -113,7 +113,8 @@ def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
 
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
                "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
-               "word_clusters_sources", "outside_truecase_sources", "training", "model_bytes")
+               "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "training",
+               "model_bytes")
 
 
 def _ordered(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -143,14 +144,16 @@ def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> Fea
     """The feature tables of a model trained on ``corpus``, checked before any training."""
     config = options.config
     for setting in TABLES:
-        _check_outside_table(setting, *tables.table(setting), getattr(config, setting))
+        _check_outside_table(setting, *tables.table(setting), bool(getattr(config, setting)))
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
     gazetteer, word_clusters = tables.gazetteer, tables.word_clusters
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
                                  word_clusters=word_clusters if config.word_clusters and word_clusters else {},
                                  outside_truecase=tables.outside_truecase if config.outside_truecase
-                                 and tables.outside_truecase else {})
+                                 and tables.outside_truecase else {},
+                                 capitalised_share=tables.capitalised_share if config.capitalised_share
+                                 and tables.capitalised_share else {})
     problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
     if problem is not None:
         sources = tables.word_clusters_sources
@@ -215,7 +218,7 @@ def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> 
     if not table:
         raise ModelError(f"config.{setting} needs {what}")
     where = f"{what} ({sources})" if sources else what
-    check_string_table(table, setting, Path(where))
+    check_word_table(table, setting, Path(where))
     if not any(table.values()):
         raise ModelError(f"config.{setting} needs {what}: every list given is empty")
     try:

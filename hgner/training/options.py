@@ -18,7 +18,8 @@ from ..tokenizer import DEFAULT_LANGUAGE
 from ..validation import check_argument
 
 WordTable = dict[str, list[str]]  # list name or cluster path -> words
-TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the feature settings whose table comes from outside
+# the feature settings whose table comes from outside
+TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share")
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,9 @@ class TrainOptions:
 class WordTables:
     """Tables from outside the training corpus for the features that need one: ``gazetteer``
     (list name -> entries), ``word_clusters`` (cluster path -> words) and ``outside_truecase``
-    (lowercase form -> usual spelling), each with the text saying where it came from
-    (``meta.json``'s ``*_sources``)."""
+    (lowercase form -> usual spelling) and ``capitalised_share`` (lowercase form -> percentages
+    capitalised and upper case), each with the text saying where it came from (``meta.json``'s
+    ``*_sources``)."""
 
     gazetteer: WordTable | None = None
     gazetteer_sources: str | None = None
@@ -73,6 +75,8 @@ class WordTables:
     word_clusters_sources: str | None = None
     outside_truecase: dict[str, str] | None = None
     outside_truecase_sources: str | None = None
+    capitalised_share: dict[str, list[int]] | None = None
+    capitalised_share_sources: str | None = None
 
     def table(self, setting: str) -> tuple[Any, Any]:
         """``(table, sources)`` of the feature setting ``setting`` (:data:`TABLES`)."""

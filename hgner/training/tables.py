@@ -1,5 +1,6 @@
-"""The word tables ``hgner train`` adds from outside its corpus: gazetteer lists and Brown word
-clusters, read from a model or a file, with where they came from (for ``meta.json``)."""
+"""The word tables ``hgner train`` adds from outside its corpus: gazetteer lists, Brown word
+clusters, the outside truecasing table and the capitalised shares, read from a model or a file,
+with where they came from (for ``meta.json``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..features import TABLE_FILES, FeatureResources
 from ..fileio import decode_utf8, file_sha256, read_input
 from ..model import CrfModel
 from ..modelfiles import builtin_models
-from ..validation import ecma_pattern, load_schema, read_string_table
+from ..validation import ecma_pattern, load_schema, read_share_table, read_string_table
 
 
 def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
@@ -31,6 +32,16 @@ def read_outside_truecase(source: str) -> tuple[Any, str, Path]:
     or a JSON file as a model's ``outside_truecase.json`` (checked against its schema)."""
     return _read_word_table(source, "outside_truecase", partial(read_string_table, schema_name="outside_truecase"),
                             "outside truecasing table", "no entries (expected lowercase words mapped to their usual spelling)")
+
+
+def read_capitalised_share(source: str) -> tuple[Any, str, Path]:
+    """A capitalised-share table (lowercase form -> percentages of its occurrences capitalised and
+    upper case) for ``hgner train --capitalised-share``, where it came from and the file read: a
+    model's (a name or directory) or a JSON file as a model's ``capitalised_share.json`` (checked
+    against its schema)."""
+    return _read_word_table(source, "capitalised_share", partial(read_share_table, schema_name="capitalised_share"),
+                            "capitalised-share table",
+                            "no entries (expected lowercase words mapped to [percent capitalised, percent upper case])")
 
 
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
