@@ -10,9 +10,7 @@ the error message uses. The big word tables (``truecase.json``, ``gazetteer.json
 ``word_clusters.json``: up to hundreds of thousands of entries) are checked by
 :func:`check_string_table`, a fast reading of the same
 schema (a string map whose values are strings or lists of strings); a test checks that it agrees
-with ``jsonschema``. ``capitalised_share.json`` (a string map whose values are pairs of
-percentages) is read the same way by :func:`read_share_table` and :func:`check_share_table`;
-:func:`read_word_table` and :func:`check_word_table` pick the reader a table's schema needs.
+with ``jsonschema``.
 """
 
 from __future__ import annotations
@@ -227,65 +225,3 @@ def check_string_table(data: Any, schema_name: str, path: Path) -> None:
         for entry in entries:
             if not isinstance(entry, str) or not low <= len(entry) <= high:
                 raise ModelError(f"{path}: {key[:40]}: expected {strings['expected']}, got {show(entry)}")
-
-
-SHARE_TABLES = ("capitalised_share",)  # the word tables whose values are pairs of percentages, not strings
-
-
-def read_word_table(path: Path, schema_name: str) -> dict:
-    """:func:`read_share_table` for the tables of :data:`SHARE_TABLES`, else :func:`read_string_table`."""
-    return (read_share_table if schema_name in SHARE_TABLES else read_string_table)(path, schema_name)
-
-
-def check_word_table(data: Any, schema_name: str, path: Path) -> None:
-    """:func:`check_share_table` for the tables of :data:`SHARE_TABLES`, else :func:`check_string_table`."""
-    (check_share_table if schema_name in SHARE_TABLES else check_string_table)(data, schema_name, path)
-
-
-def read_share_table(path: Path, schema_name: str) -> dict:
-    """A table of percentage pairs (``capitalised_share.json``) in ``path``, checked against its
-    schema: decoded and checked in one pass by :mod:`msgspec` when it fits, else read again by
-    :func:`read_json` and :func:`check_share_table`, which name the key and what was expected."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_JSON_BYTES:
-            raise ModelError(f"{path}: {size} bytes, expected at most {MAX_JSON_BYTES}")
-        return _share_decoder(schema_name).decode(read_input(path).removeprefix(b"\xef\xbb\xbf"))
-    except (msgspec.DecodeError, OSError):
-        pass
-    data = read_json(path)
-    check_share_table(data, schema_name, path)
-    return data
-
-
-@cache
-def _share_decoder(schema_name: str) -> msgspec.json.Decoder:
-    """A decoder of the tables ``schema_name``'s schema admits (as :func:`check_share_table` reads it)."""
-    schema = load_schema(schema_name)
-    values = schema["additionalProperties"]
-    items = values["items"]
-    number = Annotated[int, msgspec.Meta(ge=items["minimum"], le=items["maximum"])]
-    pair = Annotated[list[number], msgspec.Meta(min_length=values["minItems"], max_length=values["maxItems"])]  # type: ignore[valid-type]
-    key = Annotated[str, msgspec.Meta(max_length=schema["propertyNames"]["maxLength"])]
-    return msgspec.json.Decoder(dict[key, pair])  # type: ignore[valid-type]
-
-
-def check_share_table(data: Any, schema_name: str, path: Path) -> None:
-    """:func:`check` for a big table of percentage pairs, fast: an object whose keys have a
-    ``maxLength`` and whose values are arrays of ``minItems``..``maxItems`` integers
-    ``minimum``..``maximum`` (as JSON Schema reads them: ``5.0`` is an integer, ``true`` is not)."""
-    schema = load_schema(schema_name)
-    if not isinstance(data, dict):
-        raise ModelError(f"{path}: top level: expected {schema['expected']}, got {show(data)}")
-    longest = schema["propertyNames"]["maxLength"]
-    values = schema["additionalProperties"]
-    items = values["items"]
-    for key, value in data.items():
-        if len(key) > longest:
-            raise ModelError(f"{path}: {key[:40]!r}: not a valid key")
-        if not isinstance(value, list) or not values["minItems"] <= len(value) <= values["maxItems"]:
-            raise ModelError(f"{path}: {key[:40]}: expected {values['expected']}, got {show(value)}")
-        for entry in value:
-            if (isinstance(entry, bool) or not isinstance(entry, (int, float)) or entry != int(entry)
-                    or not items["minimum"] <= entry <= items["maximum"]):
-                raise ModelError(f"{path}: {key[:40]}: expected {items['expected']}, got {show(entry)}")

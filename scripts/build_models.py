@@ -194,11 +194,12 @@ def build_outside_truecase(language: str, least: float = OUTSIDE_TRUECASE_LOG_PR
             f"spacy-lookups-data=={version('spacy-lookups-data')} ({language}_lexeme_prob >= {least}, MIT licence)")
 
 
-def capitalised_shares(log_probs: Mapping[str, float], least: float = OUTSIDE_TRUECASE_LOG_PROB) -> dict[str, list[int]]:
+def capitalised_shares(log_probs: Mapping[str, float], least: float = OUTSIDE_TRUECASE_LOG_PROB) -> dict[str, list[str]]:
     """The capitalised-share table of a table of words' log probabilities (natural logarithms):
     for each lowercase form with a cased letter and a spelling of log probability at least
     ``least``, the percentages (rounded) of the probability of its spellings at least that
-    probable whose first letter is upper case, and that are all upper case."""
+    probable whose first letter is upper case (C), and that are all upper case (U); the forms
+    grouped under ``"C U"`` (``capitalised_share.json``)."""
     mass: dict[str, list[float]] = {}  # lowercase form -> [total, capitalised, upper case]
     for word, log_prob in log_probs.items():
         lower = word.lower()
@@ -210,11 +211,13 @@ def capitalised_shares(log_probs: Mapping[str, float], least: float = OUTSIDE_TR
         sums[0] += weight
         sums[1] += weight if first.isupper() else 0.0
         sums[2] += weight if word.isupper() else 0.0
-    return {lower: [round(100 * capitalised / total), round(100 * upper / total)]
-            for lower, (total, capitalised, upper) in sorted(mass.items())}
+    table: dict[str, list[str]] = {}
+    for lower, (total, capitalised, upper) in sorted(mass.items()):
+        table.setdefault(f"{round(100 * capitalised / total)} {round(100 * upper / total)}", []).append(lower)
+    return dict(sorted(table.items()))
 
 
-def build_capitalised_share(language: str, least: float = OUTSIDE_TRUECASE_LOG_PROB) -> tuple[dict[str, list[int]], str]:
+def build_capitalised_share(language: str, least: float = OUTSIDE_TRUECASE_LOG_PROB) -> tuple[dict[str, list[str]], str]:
     """The capitalised-share table (:func:`capitalised_shares`) of spaCy's ``LANGUAGE_lexeme_prob``
     table (spacy-lookups-data, as :func:`build_outside_truecase`), and where it came from."""
     from importlib.metadata import version

@@ -4,7 +4,6 @@ resource, and the builder of that table from a table of word probabilities (scri
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -14,8 +13,8 @@ import pytest
 from hgner.errors import ModelError
 from hgner.features import CAPITALISED_SHARE_FILE, FeatureConfig, FeatureResources, document_features
 
-SHARES = FeatureResources(capitalised_share={"laboratory": [26, 1], "era": [12, 5], "siemens": [93, 0],
-                                             "paris": [92, 0], "the": [8, 0], "nato": [95, 90]})
+SHARES = FeatureResources(capitalised_share={"26 1": ["laboratory"], "12 5": ["era"], "93 0": ["siemens"],
+                                             "92 0": ["paris"], "8 0": ["the"], "95 90": ["nato"]})
 TENTHS = FeatureConfig(capitalised_share=10)
 
 
@@ -36,7 +35,7 @@ def test_known_words_get_their_shares_in_buckets_whatever_their_case():
 
 def test_buckets_round_half_up_and_reach_the_count():
     quarters = FeatureConfig(capitalised_share=4)
-    resources = FeatureResources(capitalised_share={"a": [0, 0], "b": [12, 13], "c": [50, 62], "d": [100, 100]})
+    resources = FeatureResources(capitalised_share={"0 0": ["a"], "12 13": ["b"], "50 62": ["c"], "100 100": ["d"]})
     assert shares_of(["a", "b", "c", "d"], quarters, resources) == [
         ["cs=0", "cu=0"], ["cs=0", "cu=1"], ["cs=2", "cu=2"], ["cs=4", "cu=4"]]
 
@@ -62,12 +61,14 @@ def test_the_table_round_trips_and_a_bad_one_is_refused_naming_the_file(tmp_path
     assert SHARES.save(tmp_path) == [CAPITALISED_SHARE_FILE]
     assert FeatureResources.load(tmp_path) == SHARES
     table = tmp_path / CAPITALISED_SHARE_FILE
-    for content, expected in [('{"era": [12]}', "era: expected a list of two percentages"),
-                              ('{"era": [12, 101]}', "era: expected an integer 0..100, got 101"),
-                              ('{"era": [12, true]}', "era: expected an integer 0..100, got true"),
-                              ('{"era": "Era"}', "era: expected a list of two percentages"),
-                              ('["era"]', "top level: expected an object mapping lower-case words"),
-                              ('{"era": [1, 2', "not valid JSON")]:
+    for content, expected in [('{"12": ["era"]}', "'12': not a valid key"),
+                              ('{"12 101": ["era"]}', "'12 101': not a valid key"),
+                              ('{"12 05": ["era"]}', "'12 05': not a valid key"),
+                              ('{"12 5": "era"}', "12 5: expected a list of words, got 'era'"),
+                              ('{"12 5": [""]}', "12 5: expected a non-empty string, got ''"),
+                              ('{"12 5": ["era"], "13 5": ["era"]}', "word 'era' is listed twice (shares 12 5 and 13 5)"),
+                              ('["era"]', "top level: expected an object mapping 'C U'"),
+                              ('{"12 5": ["era"', "not valid JSON")]:
         table.write_text(content, encoding="utf-8")
         with pytest.raises(ModelError, match=r"^" + str(table).replace("\\", "\\\\") + ": ") as error:
             FeatureResources.load(tmp_path)
@@ -93,7 +94,10 @@ def test_builder_on_a_tiny_probability_table(build_models):
                      "'s-Hertogenbosch": log(1e-5), "rare": log(1e-12)}
     table = build_models.capitalised_shares(probabilities, least=log(1e-9))
     # the first letter decides: iPhone and 's-Hertogenbosch do not start with a capital, McDonald does
-    assert table == {"era": [20, 10], "siemens": [100, 5], "milepost": [0, 0], "iphone": [0, 0], "mcdonald": [100, 0],
-                     "'s-hertogenbosch": [0, 0]}
+    assert table == {"20 10": ["era"], "100 5": ["siemens"], "0 0": ["'s-hertogenbosch", "iphone", "milepost"],
+                     "100 0": ["mcdonald"]}
     assert list(table) == sorted(table)  # written in a stable order
-    json.dumps(table)  # a model resource as it is
+    resources = FeatureResources(capitalised_share=table)
+    assert resources.repeated_share_word() is None
+    assert shares_of(["ERA", "Milepost", "Siemens"], resources=resources) == [["cs=2", "cu=1"], ["cs=0", "cu=0"],
+                                                                               ["cs=10", "cu=1"]]

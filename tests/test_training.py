@@ -421,7 +421,7 @@ def test_prose_augmented_training_of_the_table_documents_only(tmp_path, capsys):
 
 def test_train_with_a_capitalised_share_table_end_to_end(tmp_path, capsys):
     table = tmp_path / "shares.json"
-    table.write_text('{"madrid": [98, 2], "el": [10, 1], "de": [3, 0], "presidente": [20, 0]}', encoding="utf-8")
+    table.write_text('{"98 2": ["madrid"], "10 1": ["el"], "3 0": ["de"], "20 0": ["presidente"]}', encoding="utf-8")
     out = tmp_path / "m"
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "5",
                  "--capitalised-share", str(table), "--share-buckets", "4"]) == 0
@@ -429,7 +429,7 @@ def test_train_with_a_capitalised_share_table_end_to_end(tmp_path, capsys):
     assert meta["features"]["capitalised_share"] == 4 and "capitalised_share.json" in meta["resources"]
     assert meta["capitalised_share_sources"].startswith(f"{table} (sha256 ")
     model = CrfModel.load(out)
-    assert model.resources.capitalised_share["madrid"] == [98, 2]
+    assert model.resources.capitalised_share["98 2"] == ["madrid"]
     assert {"cs=4", "cs=0", "cs=?", "cu=0"} <= set(model.attribute_index) and "cs=5" not in model.attribute_index
     sentences = [["El", "presidente", "de", "Madrid", "habló", "."], ["EL", "PRESIDENTE", "DE", "MADRID"]]
     assert np.array_equal(model.document_unary(sentences), model.unary(model.features(sentences)))  # the tagging path
@@ -445,9 +445,10 @@ def test_train_with_a_capitalised_share_table_end_to_end(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, expected", [
-    ('{"madrid": [98, 120]}', "madrid: expected an integer 0..100, got 120"),
-    ('{"madrid": "Madrid"}', "madrid: expected a list of two percentages [capitalised, upper case]"),
-    ("{}", "no entries (expected lowercase words mapped to [percent capitalised, percent upper case])"),
+    ('{"98 120": ["madrid"]}', "'98 120': not a valid key"),
+    ('{"98 2": "madrid"}', "98 2: expected a list of words, got 'madrid'"),
+    ('{"98 2": ["madrid"], "97 2": ["madrid"]}', "word 'madrid' is listed twice (shares 98 2 and 97 2)"),
+    ("{}", "no words in it (expected 'C U', percentages capitalised and upper case, mapped to lowercase words)"),
 ])
 def test_a_bad_capitalised_share_table_is_a_one_line_error_naming_the_file(tmp_path, capsys, content, expected):
     table = tmp_path / "shares.json"

@@ -34,7 +34,7 @@ from ..fileio import file_sha256
 from ..model import CrfModel, type_cache_key
 from ..modelfiles import MODEL_FILE, check_model_target, model_workspace, write_metadata
 from ..tokenizer import describe as describe_tokenizer
-from ..validation import MAX_JSON_BYTES, check_argument, check_word_table, load_schema
+from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
 from ..version import __version__
 from .options import TABLES, TrainOptions, WordTables
 
@@ -154,10 +154,11 @@ def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> Fea
                                  and tables.outside_truecase else {},
                                  capitalised_share=tables.capitalised_share if config.capitalised_share
                                  and tables.capitalised_share else {})
-    problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
-    if problem is not None:
-        sources = tables.word_clusters_sources
-        raise ModelError(f"word clusters{f' ({sources})' if sources else ''}: {problem}")
+    for setting, problem in (("word_clusters", resources.repeated_cluster_word()),  # before training, as the
+                             ("capitalised_share", resources.repeated_share_word())):  # model would be refused on loading
+        if problem is not None:
+            sources = tables.table(setting)[1]
+            raise ModelError(f"{setting.replace('_', ' ')}{f' ({sources})' if sources else ''}: {problem}")
     if config.gazetteer and not resources.gazetteer:
         raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
                          f"{GAZETTEER_MAX_TOKENS} tokens that it does not usually write in lower case)")
@@ -218,7 +219,7 @@ def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> 
     if not table:
         raise ModelError(f"config.{setting} needs {what}")
     where = f"{what} ({sources})" if sources else what
-    check_word_table(table, setting, Path(where))
+    check_string_table(table, setting, Path(where))
     if not any(table.values()):
         raise ModelError(f"config.{setting} needs {what}: every list given is empty")
     try:

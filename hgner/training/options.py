@@ -65,8 +65,8 @@ class TrainOptions:
 class WordTables:
     """Tables from outside the training corpus for the features that need one: ``gazetteer``
     (list name -> entries), ``word_clusters`` (cluster path -> words) and ``outside_truecase``
-    (lowercase form -> usual spelling) and ``capitalised_share`` (lowercase form -> percentages
-    capitalised and upper case), each with the text saying where it came from (``meta.json``'s
+    (lowercase form -> usual spelling) and ``capitalised_share`` (``"C U"``, percentages capitalised
+    and upper case -> lowercase forms), each with the text saying where it came from (``meta.json``'s
     ``*_sources``)."""
 
     gazetteer: WordTable | None = None
@@ -75,7 +75,7 @@ class WordTables:
     word_clusters_sources: str | None = None
     outside_truecase: dict[str, str] | None = None
     outside_truecase_sources: str | None = None
-    capitalised_share: dict[str, list[int]] | None = None
+    capitalised_share: WordTable | None = None
     capitalised_share_sources: str | None = None
 
     def table(self, setting: str) -> tuple[Any, Any]:

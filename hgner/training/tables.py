@@ -14,7 +14,7 @@ from ..features import TABLE_FILES, FeatureResources
 from ..fileio import decode_utf8, file_sha256, read_input
 from ..model import CrfModel
 from ..modelfiles import builtin_models
-from ..validation import ecma_pattern, load_schema, read_share_table, read_string_table
+from ..validation import ecma_pattern, load_schema, read_string_table
 
 
 def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:
@@ -35,13 +35,21 @@ def read_outside_truecase(source: str) -> tuple[Any, str, Path]:
 
 
 def read_capitalised_share(source: str) -> tuple[Any, str, Path]:
-    """A capitalised-share table (lowercase form -> percentages of its occurrences capitalised and
-    upper case) for ``hgner train --capitalised-share``, where it came from and the file read: a
-    model's (a name or directory) or a JSON file as a model's ``capitalised_share.json`` (checked
-    against its schema)."""
-    return _read_word_table(source, "capitalised_share", partial(read_share_table, schema_name="capitalised_share"),
-                            "capitalised-share table",
-                            "no entries (expected lowercase words mapped to [percent capitalised, percent upper case])")
+    """A capitalised-share table (``"C U"``, the percentages of occurrences capitalised and upper
+    case -> lowercase forms) for ``hgner train --capitalised-share``, where it came from and the
+    file read: a model's (a name or directory) or a JSON file as a model's
+    ``capitalised_share.json`` (checked against its schema, each word under one key)."""
+    return _read_word_table(source, "capitalised_share", _read_share_file, "capitalised-share table",
+                            "no words in it (expected 'C U', percentages capitalised and upper case, mapped to "
+                            "lowercase words)")
+
+
+def _read_share_file(path: Path) -> dict[str, list[str]]:
+    shares = read_string_table(path, "capitalised_share")
+    problem = FeatureResources(capitalised_share=shares).repeated_share_word()
+    if problem is not None:
+        raise HgnerError(f"{path}: {problem}")
+    return shares
 
 
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
