@@ -72,6 +72,16 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
 Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency in that language
     rounded down (``wordfreq``, which ships its tables; 0 for a word it does not know, ``zf=-``
     for a word without a letter or digit).
+Capitalised share [capitalised_share] = n > 0 (a table in the model resources): ``cs=K`` and
+    ``cu=K``, the shares of the word's occurrences in a large outside corpus that start with an
+    upper-case letter and that are all upper case, each in n steps (K = round(n x share), 0..n);
+    the word is looked up in lower case, and one with a letter that the table lacks gets ``cs=?``
+    (``Laboratory`` 26% capitalised, ``Siemens`` 93%: a capitalised common noun told from a name
+    by degree, where ``tc=`` gives only the most probable spelling). The table
+    (``capitalised_share.json``: ``"C U"`` percentages -> lowercase words) is built by
+    ``scripts/build_models.py`` from spaCy's English word probabilities (``spacy-lookups-data``).
+    Cached per word type like the attributes above; in caseless sentences ``~cs=`` /
+    ``~cu=`` with [caseless_features]. No shipped model uses it (``scripts/TUNING.md``).
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
