@@ -353,6 +353,7 @@ def train_command(name: str) -> str:
     words += ["--neighbour-clusters", str(features.neighbour_clusters)] if features.neighbour_clusters else []
     words += ["--word-frequency"] if features.frequency else []
     words += ["--share-buckets", str(features.capitalised_share)] if features.capitalised_share else []
+    words += ["--neighbour-shares"] if features.neighbour_shares else []
     words += ["--case-augment", ",".join(settings["case_augment"])] if settings.get("case_augment") else []
     prose = settings.get("prose_augment", "")  # "all" (the bare flag) or "tables"
     words += ["--prose-augment"] + ([prose] if prose != "all" else []) if prose else []

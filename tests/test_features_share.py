@@ -101,3 +101,20 @@ def test_builder_on_a_tiny_probability_table(build_models):
     assert resources.repeated_share_word() is None
     assert shares_of(["ERA", "Milepost", "Siemens"], resources=resources) == [["cs=2", "cu=1"], ["cs=0", "cu=0"],
                                                                                ["cs=10", "cu=1"]]
+
+
+def test_neighbour_shares_are_given_one_position_away_only():
+    config = FeatureConfig(window=2, capitalised_share=10, neighbour_shares=True)
+    features = document_features([["the", "Laboratory", "in", "Paris"]], config, SHARES)[0]
+    given = [sorted(a for a in token if ":c" in a) for token in features]
+    assert given[0] == ["1:cs=3", "1:cu=0"]  # Laboratory's, to the token before it
+    assert given[1] == ["-1:cs=1", "-1:cu=0", "1:cs=?"]  # "in" is not in the table
+    assert given[3] == ["-1:cs=?"] and not any("2:c" in a for a in given[2])  # nothing from two positions away
+    assert not any(":c" in a for t in document_features([["the", "Laboratory"]], TENTHS, SHARES)[0] for a in t)
+
+
+def test_neighbour_shares_need_the_capitalised_share():
+    from hgner.training import TrainOptions
+
+    with pytest.raises(ModelError, match="neighbour_shares.* adds to the capitalised-share features"):
+        TrainOptions(config=FeatureConfig(neighbour_shares=True))

@@ -437,11 +437,14 @@ def test_train_with_a_capitalised_share_table_end_to_end(tmp_path, capsys):
     assert main(["tag", "--model", str(out), "--text", "El presidente de Madrid."]) == 0
     assert capsys.readouterr().out.strip()
 
-    again = tmp_path / "m2"  # a model's table, by its directory
-    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
-                 "--capitalised-share", str(out)]) == 0
-    assert CrfModel.load(again).resources.capitalised_share == model.resources.capitalised_share
-    assert CrfModel.load(again).feature_config.capitalised_share == 10  # the default buckets: tenths
+    again = tmp_path / "m2"  # a model's table, by its directory; the neighbours' shares too
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "5",
+                 "--capitalised-share", str(out), "--neighbour-shares"]) == 0
+    neighbours = CrfModel.load(again)
+    assert neighbours.resources.capitalised_share == model.resources.capitalised_share
+    assert neighbours.feature_config.capitalised_share == 10  # the default buckets: tenths
+    assert neighbours.feature_config.neighbour_shares and "-1:cs=10" in neighbours.attribute_index
+    assert np.array_equal(neighbours.document_unary(sentences), neighbours.unary(neighbours.features(sentences)))
 
 
 @pytest.mark.parametrize("content, expected", [

@@ -114,6 +114,8 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--share-buckets", type=partial(positive_int, maximum=100),
                         metavar="N", help="with --capitalised-share: the shares in N steps, cs=0..N "
                                           f"(default {DEFAULT_SHARE_BUCKETS})")
+    parser.add_argument("--neighbour-shares", action="store_true",
+                        help="with --capitalised-share: the tokens one position away also give their shares")
     parser.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
                         help="also train on a lowercased and/or uppercased copy of every training document")
     parser.add_argument("--prose-augment", nargs="?", const="all", default="", choices=PROSE_COPIES,
@@ -143,7 +145,8 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
                      lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
                      frequency=args.lang if args.word_frequency else "", outside_truecase=bool(args.outside_truecase),
                      caseless_features=bool(args.case_augment),
-                     capitalised_share=(args.share_buckets or DEFAULT_SHARE_BUCKETS) if args.capitalised_share else 0)
+                     capitalised_share=(args.share_buckets or DEFAULT_SHARE_BUCKETS) if args.capitalised_share else 0,
+                     neighbour_shares=args.neighbour_shares)
     return TrainOptions(config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                         max_iterations=args.max_iterations, label_map=dict.fromkeys(args.drop_type, "O"),
                         language=args.lang, documents=documents)

@@ -82,6 +82,7 @@ Capitalised share [capitalised_share] = n > 0 (a table in the model resources): 
     ``scripts/build_models.py`` from spaCy's English word probabilities (``spacy-lookups-data``).
     Cached per word type like the attributes above; in caseless sentences ``~cs=`` /
     ``~cu=`` with [caseless_features]. No shipped model uses it (``scripts/TUNING.md``).
+    [neighbour_shares] the tokens one position away also give theirs, ``-1:cs=`` ... ``1:cu=``.
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,

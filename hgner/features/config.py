@@ -30,6 +30,7 @@ class FeatureConfig:
     outside_truecase: bool = False
     caseless_features: bool = False
     capitalised_share: int = 0
+    neighbour_shares: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -125,6 +126,11 @@ class FeatureResources:
             return ("cs=?",) if any(c.isalpha() for c in word) else ()
         return _share_buckets(shares, buckets)
 
+    def neighbour_share_attributes(self, word: str, offset: int, buckets: int) -> tuple[str, ...]:
+        """:meth:`share_attributes` of ``word`` as the token ``offset`` positions away gets them
+        (``-1:cs=K``, ``-1:cu=K``)."""
+        return _given(self.share_attributes(word, buckets), offset)
+
     def lookup(self, entry: str) -> tuple[int, ...]:
         """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
         return self._entries.get(entry, ())
@@ -188,6 +194,11 @@ def _repeated_word(table: dict[str, list[str]], index: dict[str, str], what: str
                 return f"word {word[:40]!r} is listed twice ({what} {seen[word]} and {key}); expected each word once"
             seen[word] = key
     return None
+
+
+@cache  # one entry per share attributes and offset
+def _given(attributes: tuple[str, ...], offset: int) -> tuple[str, ...]:
+    return tuple(f"{offset}:{attribute}" for attribute in attributes)
 
 
 @cache  # one entry per key of the table ("C U") and bucket count

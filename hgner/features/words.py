@@ -114,10 +114,13 @@ def frequency_attribute(word: str, language: str) -> str:
 def context_attributes(word: str, offset: int, config: FeatureConfig, resources: FeatureResources) -> tuple[str, ...]:
     """What a word contributes to the token ``offset`` positions away: :func:`neighbour_attributes`,
     then, within ``config.neighbour_clusters`` of the token, its cluster path's prefixes
-    (:meth:`FeatureResources.neighbour_cluster_attributes`)."""
+    (:meth:`FeatureResources.neighbour_cluster_attributes`), and, one position away, its capitalised
+    share's buckets when the model uses the neighbours' shares."""
     own = neighbour_attributes(word, offset)
     if config.word_clusters and abs(offset) <= config.neighbour_clusters:
         own += resources.neighbour_cluster_attributes(word, offset)
+    if config.capitalised_share and config.neighbour_shares and abs(offset) == 1:
+        own += resources.neighbour_share_attributes(word, offset, config.capitalised_share)
     return own
 
 
@@ -131,7 +134,8 @@ def marked(attributes: tuple[str, ...], mark: str) -> tuple[str, ...]:
 
 def context_width(config: FeatureConfig) -> int:
     """The most attributes :func:`context_attributes` gives for one offset."""
-    return 2 + (len(CLUSTER_PREFIXES) if config.word_clusters and config.neighbour_clusters else 0)
+    return (2 + (len(CLUSTER_PREFIXES) if config.word_clusters and config.neighbour_clusters else 0)
+            + (2 if config.capitalised_share and config.neighbour_shares else 0))
 
 
 @lru_cache(maxsize=400_000)

@@ -57,6 +57,9 @@ class TrainOptions:
         if (self.config.lowercase_clusters or self.config.neighbour_clusters) and not self.config.word_clusters:
             raise ModelError(f"{named('lowercase_clusters')} and {named('neighbour_clusters')} add to the word-cluster "
                              f"features: give {named('word_clusters')} too")
+        if self.config.neighbour_shares and not self.config.capitalised_share:
+            raise ModelError(f"{named('neighbour_shares')} adds to the capitalised-share features: give "
+                             f"{named('capitalised_share')} too")
         language_defaults(self.language)  # an unknown language code fails before any corpus is read
         object.__setattr__(self, "label_map", dict(self.label_map or {}))
 
