@@ -118,6 +118,9 @@ EXPERIMENTS: dict[str, tuple] = {
     # E12: E10 plus the neighbours' shares (the tokens one position away give theirs)
     "en-conll03+nb+zipf+c2=0.03+cs10+nb": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=10,
                                                    neighbour_shares=True), UPPER_LOWER, {"c2": 0.03}),
+    # E13, a diagnostic after the decision: E12 in quarters
+    "en-conll03+nb+zipf+c2=0.03+cs4+nb": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=4,
+                                                  neighbour_shares=True), UPPER_LOWER, {"c2": 0.03}),
 }
 
 
