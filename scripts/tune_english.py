@@ -4,7 +4,7 @@ lowercased and uppercased.
 
     python scripts/tune_english.py NAME [NAME ...]   # train on eng.train, score on the dev sets
     python scripts/tune_english.py --list            # the experiments
-    python scripts/tune_english.py --spurious DIR    # a trained model's spurious entities on Wikigold
+    python scripts/tune_english.py --spurious DIR    # a trained model's spurious entities on Wikigold (recorded)
 
 Results are appended to ``scripts/tuning_english.jsonl`` (one JSON object per run); eng.testb is
 never looked at here.
@@ -185,6 +185,9 @@ def main(argv: list[str]) -> None:
         model = CrfModel.load(args.spurious)
         found = spurious(model, load_corpus("wikigold"))
         print(f"{model.name} ({args.spurious}): {len(found)} spurious entities on Wikigold:", "; ".join(sorted(found)))
+        record(RESULTS, {"name": f"spurious: {model.name}", "model": str(args.spurious),
+                         "features": model.feature_config.to_json(), "wikigold spurious": len(found),
+                         "when": time.strftime("%Y-%m-%d %H:%M")})
         return
     if args.list or not args.experiments:
         for name, spec in EXPERIMENTS.items():
