@@ -54,7 +54,8 @@ SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): array
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE)  # the files meta.json's map covers
 SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
 _OLD_OUTSIDE_TRUECASE_FILE = "outside_truecase.json"  # the table's file before outside_truecase.npz
-_OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the settings that need a table from outside the corpus
+# the settings that need a table from outside the corpus
+_OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share")
 MAX_META_BYTES = 2**20
 
 
@@ -212,7 +213,7 @@ def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path)
     word_clusters.json, and nothing else reads either; truecase.json is read only by the truecase
     features (which may do without: a corpus can teach no table)."""
     for setting in _OUTSIDE_TABLES:
-        used, file_name = getattr(config, setting), TABLE_FILES[setting]
+        used, file_name = bool(getattr(config, setting)), TABLE_FILES[setting]
         if used != (file_name in resources):
             raise ModelError(f"{path}: features.{setting} is {str(used).lower()} but resources "
                              f"{'lack' if used else 'list'} {file_name}")

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -192,6 +194,42 @@ def build_outside_truecase(language: str, least: float = OUTSIDE_TRUECASE_LOG_PR
             f"spacy-lookups-data=={version('spacy-lookups-data')} ({language}_lexeme_prob >= {least}, MIT licence)")
 
 
+def capitalised_shares(log_probs: Mapping[str, float], least: float = OUTSIDE_TRUECASE_LOG_PROB) -> dict[str, list[str]]:
+    """The capitalised-share table of a table of words' log probabilities (natural logarithms):
+    for each lowercase form with a cased letter and a spelling of log probability at least
+    ``least``, the percentages (rounded) of the probability of its spellings at least that
+    probable whose first letter is upper case (C), and that are all upper case (U); the forms
+    grouped under ``"C U"`` (``capitalised_share.json``)."""
+    mass: dict[str, list[float]] = {}  # lowercase form -> [total, capitalised, upper case]
+    for word, log_prob in log_probs.items():
+        lower = word.lower()
+        if log_prob < least or lower == word.upper():
+            continue
+        weight = math.exp(log_prob)
+        first = next((c for c in word if c.isupper() or c.islower()), word[0])
+        sums = mass.setdefault(lower, [0.0, 0.0, 0.0])
+        sums[0] += weight
+        sums[1] += weight if first.isupper() else 0.0
+        sums[2] += weight if word.isupper() else 0.0
+    table: dict[str, list[str]] = {}
+    for lower, (total, capitalised, upper) in sorted(mass.items()):
+        table.setdefault(f"{round(100 * capitalised / total)} {round(100 * upper / total)}", []).append(lower)
+    return dict(sorted(table.items()))
+
+
+def build_capitalised_share(language: str, least: float = OUTSIDE_TRUECASE_LOG_PROB) -> tuple[dict[str, list[str]], str]:
+    """The capitalised-share table (:func:`capitalised_shares`) of spaCy's ``LANGUAGE_lexeme_prob``
+    table (spacy-lookups-data, as :func:`build_outside_truecase`), and where it came from."""
+    from importlib.metadata import version
+
+    from spacy.util import load_language_data, registry
+
+    table = load_language_data(registry.lookups.get(language)["lexeme_prob"])
+    return (capitalised_shares(table, least),
+            f"spacy-lookups-data=={version('spacy-lookups-data')} ({language}_lexeme_prob >= {least}, shares of "
+            "capitalised and upper-case spellings, MIT licence)")
+
+
 def is_latin_name(name: str) -> bool:
     """A place name in Latin script written as a name: a capital first, a lower-case letter."""
     import unicodedata
@@ -308,11 +346,14 @@ def train_command(name: str) -> str:
              "--documents", settings["documents"], "--c1", str(training["c1"]), "--c2", str(training["c2"]),
              "--max-iterations", str(training["max_iterations"])]
     for flag, used in (("--gazetteer", features.gazetteer), ("--word-clusters", features.word_clusters),
-                       ("--outside-truecase", features.outside_truecase)):
+                       ("--outside-truecase", features.outside_truecase),
+                       ("--capitalised-share", features.capitalised_share)):
         words += [flag, name] if used else []
     words += ["--lowercase-clusters"] if features.lowercase_clusters else []
     words += ["--neighbour-clusters", str(features.neighbour_clusters)] if features.neighbour_clusters else []
     words += ["--word-frequency"] if features.frequency else []
+    words += ["--share-buckets", str(features.capitalised_share)] if features.capitalised_share else []
+    words += ["--neighbour-shares"] if features.neighbour_shares else []
     words += ["--case-augment", ",".join(settings["case_augment"])] if settings.get("case_augment") else []
     prose = settings.get("prose_augment", "")  # "all" (the bare flag) or "tables"
     words += ["--prose-augment"] + ([prose] if prose != "all" else []) if prose else []
@@ -342,8 +383,10 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
     options = TrainOptions(config=features, scheme=SCHEME, **settings.get("training", TRAINING),
                            label_map=settings["label_map"], language=settings["language"], documents=settings["documents"],
                            name=name)
+    shares, shares_sources = (build_capitalised_share(settings["language"]) if features.capitalised_share
+                              else (None, None))
     tables = WordTables(gazetteer, GAZETTEER_SOURCES if gazetteer else None, clusters, clusters_sources, truecase,
-                        truecase_sources)
+                        truecase_sources, shares, shares_sources)
     model = build_model(train_corpus, out, options, tables, dev=dev, dev_documents=dev_documents,
                         function_words=settings["function_words"], progress=sys.stderr.isatty())
     extra_dev = {corpus: load_corpus(corpus) for corpus in settings.get("extra_dev", [])}

@@ -4,6 +4,7 @@ lowercased and uppercased.
 
     python scripts/tune_english.py NAME [NAME ...]   # train on eng.train, score on the dev sets
     python scripts/tune_english.py --list            # the experiments
+    python scripts/tune_english.py --spurious DIR    # a trained model's spurious entities on Wikigold (recorded)
 
 Results are appended to ``scripts/tuning_english.jsonl`` (one JSON object per run); eng.testb is
 never looked at here.
@@ -27,16 +28,21 @@ from build_models import (  # noqa: E402
     ROOT,
     SCHEME,
     TRAINING,
+    build_capitalised_share,
     build_gazetteer,
     build_outside_truecase,
     build_word_clusters,
     f1,
+    gold_tags,
+    predict,
     record,
     tokens_per_second,
 )
 
 from hgner.augment import CASINGS, PROSE, augmented, case_augmented, is_table, prose_augmented, recased  # noqa: E402
-from hgner.corpus import load_corpus  # noqa: E402
+from hgner.corpus import Corpus, load_corpus  # noqa: E402
+from hgner.model import CrfModel  # noqa: E402
+from hgner.scoring import entity_spans  # noqa: E402
 from hgner.training import TrainOptions, WordTables  # noqa: E402
 from hgner.training.crf import train  # noqa: E402
 
@@ -103,7 +109,29 @@ EXPERIMENTS: dict[str, tuple] = {
     # E9, a diagnostic after the choice: the prose copy recased too (6 times eng.train) with c2 scaled to it
     "en-conll03+nb+zipf+c2=0.06+prose-recased": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
                                                  (*UPPER_LOWER, PROSE_RECASED), {"c2": 0.06}),
+    # issue 41 item 5 (scripts/TUNING.md): E10, E1 plus each word's capitalised and upper-case shares in spaCy's
+    # word probabilities in tenths (cs=0..10, cu=0..10); E11, the same in quarters
+    "en-conll03+nb+zipf+c2=0.03+cs10": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=10),
+                                        UPPER_LOWER, {"c2": 0.03}),
+    "en-conll03+nb+zipf+c2=0.03+cs4": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=4),
+                                       UPPER_LOWER, {"c2": 0.03}),
+    # E12: E10 plus the neighbours' shares (the tokens one position away give theirs)
+    "en-conll03+nb+zipf+c2=0.03+cs10+nb": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=10,
+                                                   neighbour_shares=True), UPPER_LOWER, {"c2": 0.03}),
+    # E13, a diagnostic after the decision: E12 in quarters
+    "en-conll03+nb+zipf+c2=0.03+cs4+nb": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=4,
+                                                  neighbour_shares=True), UPPER_LOWER, {"c2": 0.03}),
 }
+
+
+def spurious(model: CrfModel, corpus: Corpus) -> list[str]:
+    """The entities Viterbi predicts on ``corpus`` that overlap no gold entity (of any type), as text."""
+    found = []
+    for sentence, gold, predicted in zip(corpus.sentences, gold_tags(corpus, model), predict(model, corpus)):
+        covered = {i for start, end, _ in entity_spans(gold, corpus.scheme) for i in range(start, end)}
+        found += [" ".join(sentence.tokens[start:end]) for start, end, _ in entity_spans(predicted, corpus.scheme)
+                  if covered.isdisjoint(range(start, end))]
+    return found
 
 
 def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
@@ -121,8 +149,10 @@ def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
         corpus = replace(corpus, name=f"{corpus.name}+{TABLES_AGAIN}", documents=corpus.documents + again)
     clusters, sources = build_word_clusters("en") if config.word_clusters else (None, None)
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
+    shares, shares_sources = build_capitalised_share("en") if config.capitalised_share else (None, None)
     options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")
-    tables = WordTables(build_gazetteer(), GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources)
+    tables = WordTables(build_gazetteer(), GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources, shares,
+                        shares_sources)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
         model = train(corpus, (keep or Path(out)) / name, options, tables)
         scores = {}
@@ -135,6 +165,7 @@ def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
                   "mean testa+wikigold": round((scores["conll2003:testa"] + scores["wikigold"]) / 2, 2),
                   # lowercased and uppercased text are first-class conditions: the mean of all six
                   "mean dev conditions": round(sum(scores.values()) / len(scores), 2),
+                  "wikigold spurious": len(spurious(model, devs["wikigold"])),
                   "training_seconds": model.metadata["training"]["seconds"],
                   "model_bytes": model.metadata["model_bytes"], "attributes": len(model.attribute_index),
                   "tokens_per_second": round(tokens_per_second(model, devs["conll2003:testa"], repeats=2)),
@@ -147,7 +178,17 @@ def main(argv: list[str]) -> None:
     parser.add_argument("experiments", nargs="*", metavar="NAME", help="experiments to run (see --list)")
     parser.add_argument("--list", action="store_true", help="list the experiments and their settings")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="keep each trained model in DIR/NAME")
+    parser.add_argument("--spurious", type=Path, metavar="DIR",
+                        help="print the entities the model in DIR predicts on Wikigold that overlap no gold entity")
     args = parser.parse_args(argv)
+    if args.spurious:
+        model = CrfModel.load(args.spurious)
+        found = spurious(model, load_corpus("wikigold"))
+        print(f"{model.name} ({args.spurious}): {len(found)} spurious entities on Wikigold:", "; ".join(sorted(found)))
+        record(RESULTS, {"name": f"spurious: {model.name}", "model": str(args.spurious),
+                         "features": model.feature_config.to_json(), "wikigold spurious": len(found),
+                         "when": time.strftime("%Y-%m-%d %H:%M")})
+        return
     if args.list or not args.experiments:
         for name, spec in EXPERIMENTS.items():
             print(name, spec)

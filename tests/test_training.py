@@ -429,3 +429,51 @@ def test_prose_augmented_training_of_the_table_documents_only(tmp_path, capsys):
         main(["train", "--train", str(corpus), "--out", str(tmp_path / "n"), "--prose-augment", "rows"])
     assert "--prose-augment: invalid choice: 'rows' (choose from" in capsys.readouterr().err
     assert not (tmp_path / "n").exists()
+
+
+def test_train_with_a_capitalised_share_table_end_to_end(tmp_path, capsys):
+    table = tmp_path / "shares.json"
+    table.write_text('{"98 2": ["madrid"], "10 1": ["el"], "3 0": ["de"], "20 0": ["presidente"]}', encoding="utf-8")
+    out = tmp_path / "m"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "5",
+                 "--capitalised-share", str(table), "--share-buckets", "4"]) == 0
+    meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+    assert meta["features"]["capitalised_share"] == 4 and "capitalised_share.json" in meta["resources"]
+    assert meta["capitalised_share_sources"].startswith(f"{table} (sha256 ")
+    model = CrfModel.load(out)
+    assert model.resources.capitalised_share["98 2"] == ["madrid"]
+    assert {"cs=4", "cs=0", "cs=?", "cu=0"} <= set(model.attribute_index) and "cs=5" not in model.attribute_index
+    sentences = [["El", "presidente", "de", "Madrid", "habló", "."], ["EL", "PRESIDENTE", "DE", "MADRID"]]
+    assert np.array_equal(model.document_unary(sentences), model.unary(model.features(sentences)))  # the tagging path
+    capsys.readouterr()
+    assert main(["tag", "--model", str(out), "--text", "El presidente de Madrid."]) == 0
+    assert capsys.readouterr().out.strip()
+
+    again = tmp_path / "m2"  # a model's table, by its directory; the neighbours' shares too
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "5",
+                 "--capitalised-share", str(out), "--neighbour-shares"]) == 0
+    neighbours = CrfModel.load(again)
+    assert neighbours.resources.capitalised_share == model.resources.capitalised_share
+    assert neighbours.feature_config.capitalised_share == 10  # the default buckets: tenths
+    assert neighbours.feature_config.neighbour_shares and "-1:cs=10" in neighbours.attribute_index
+    assert np.array_equal(neighbours.document_unary(sentences), neighbours.unary(neighbours.features(sentences)))
+
+
+@pytest.mark.parametrize("content, expected", [
+    ('{"98 120": ["madrid"]}', "'98 120': not a valid key"),
+    ('{"98 2": "madrid"}', "98 2: expected a list of words, got 'madrid'"),
+    ('{"98 2": ["madrid"], "97 2": ["madrid"]}', "word 'madrid' is listed twice (shares 98 2 and 97 2)"),
+    ("{}", "no words in it (expected 'C U', percentages capitalised and upper case, mapped to lowercase words)"),
+])
+def test_a_bad_capitalised_share_table_is_a_one_line_error_naming_the_file(tmp_path, capsys, content, expected):
+    table = tmp_path / "shares.json"
+    table.write_text(content, encoding="utf-8")
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--capitalised-share", str(table)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"--capitalised-share: {table}: {expected}" in err and not (tmp_path / "m").exists()
+
+
+def test_share_buckets_need_a_capitalised_share_table(tmp_path, capsys):
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--share-buckets", "4"]) == 2
+    assert "--share-buckets sets the capitalised share's buckets: give --capitalised-share too" in (
+        capsys.readouterr().err)

@@ -8,16 +8,19 @@ import argparse
 import logging
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .. import commands
 from ..augment import CASINGS, PROSE_COPIES
+from ..errors import HgnerError, named
 from ..languages import language_defaults
 from ..reading import NO_DOCUMENTS, check_documents, read_tagged
 from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
 
 NAME = "train"
+DEFAULT_SHARE_BUCKETS = 10  # --share-buckets: the capitalised share in tenths (scripts/TUNING.md)
 log = logging.getLogger("hgner")
 
 
@@ -103,6 +106,16 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
                         help="truecase caseless text (all lower or all upper case) with this table after the training "
                              "corpus's own: a model's (en-conll03: spaCy's English word probabilities) or a JSON file "
                              "mapping lowercase words to their usual spelling")
+    parser.add_argument("--capitalised-share", type=_source, metavar="MODEL|FILE",
+                        help="add each word's share of capitalised (cs=) and all upper-case (cu=) occurrences in a large "
+                             "outside corpus, in buckets, with this table: a model's or a JSON file mapping lowercase "
+                             "words to [percent capitalised, percent upper case] (scripts/build_models.py builds "
+                             "spaCy's English one)")
+    parser.add_argument("--share-buckets", type=partial(positive_int, maximum=100),
+                        metavar="N", help="with --capitalised-share: the shares in N steps, cs=0..N "
+                                          f"(default {DEFAULT_SHARE_BUCKETS})")
+    parser.add_argument("--neighbour-shares", action="store_true",
+                        help="with --capitalised-share: the tokens one position away also give their shares")
     parser.add_argument("--case-augment", type=_casings, default=(), metavar="lower,upper",
                         help="also train on a lowercased and/or uppercased copy of every training document")
     parser.add_argument("--prose-augment", nargs="?", const="all", default="", choices=PROSE_COPIES,
@@ -124,26 +137,33 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
     from ..features import BASELINE, RECOMMENDED  # (startup: see hgner.commands)
     from ..training.options import TrainOptions
 
+    if args.share_buckets is not None and not args.capitalised_share:
+        raise HgnerError(f"{named('share_buckets')} sets the capitalised share's buckets: give "
+                         f"{named('capitalised_share')} too")
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     config = replace(config, gazetteer=bool(args.gazetteer), word_clusters=bool(args.word_clusters),
                      lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
                      frequency=args.lang if args.word_frequency else "", outside_truecase=bool(args.outside_truecase),
-                     caseless_features=bool(args.case_augment))
+                     caseless_features=bool(args.case_augment),
+                     capitalised_share=(args.share_buckets or DEFAULT_SHARE_BUCKETS) if args.capitalised_share else 0,
+                     neighbour_shares=args.neighbour_shares)
     return TrainOptions(config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                         max_iterations=args.max_iterations, label_map=dict.fromkeys(args.drop_type, "O"),
                         language=args.lang, documents=documents)
 
 
 def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
-    """The gazetteer, word clusters and outside truecasing table the arguments name, and the files
-    read (which the model must not overwrite)."""
+    """The gazetteer, word clusters, outside truecasing table and capitalised shares the arguments
+    name, and the files read (which the model must not overwrite)."""
     from ..training.options import WordTables  # (startup: see hgner.commands)
-    from ..training.tables import read_gazetteer, read_outside_truecase, read_word_clusters
+    from ..training.tables import read_capitalised_share, read_gazetteer, read_outside_truecase, read_word_clusters
 
-    read = {"gazetteer": read_gazetteer, "word_clusters": read_word_clusters, "outside_truecase": read_outside_truecase}
+    read = {"gazetteer": read_gazetteer, "word_clusters": read_word_clusters, "outside_truecase": read_outside_truecase,
+            "capitalised_share": read_capitalised_share}
     given: dict[str, tuple[Any, Any, Any]] = {
         name: reader(getattr(args, name)) if getattr(args, name) else (None, None, None) for name, reader in read.items()}
-    tables = WordTables(*given["gazetteer"][:2], *given["word_clusters"][:2], *given["outside_truecase"][:2])
+    tables = WordTables(**{key: value for name, (table, sources, _) in given.items()
+                           for key, value in ((name, table), (f"{name}_sources", sources))})
     return tables, [file for _, _, file in given.values()]
 
 

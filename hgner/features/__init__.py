@@ -72,6 +72,17 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
 Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency in that language
     rounded down (``wordfreq``, which ships its tables; 0 for a word it does not know, ``zf=-``
     for a word without a letter or digit).
+Capitalised share [capitalised_share] = n > 0 (a table in the model resources): ``cs=K`` and
+    ``cu=K``, the shares of the word's occurrences in a large outside corpus that start with an
+    upper-case letter and that are all upper case, each in n steps (K = round(n x share), 0..n);
+    the word is looked up in lower case, and one with a letter that the table lacks gets ``cs=?``
+    (``Laboratory`` 26% capitalised, ``Siemens`` 93%: a capitalised common noun told from a name
+    by degree, where ``tc=`` gives only the most probable spelling). The table
+    (``capitalised_share.json``: ``"C U"`` percentages -> lowercase words) is built by
+    ``scripts/build_models.py`` from spaCy's English word probabilities (``spacy-lookups-data``).
+    Cached per word type like the attributes above; in caseless sentences ``~cs=`` /
+    ``~cu=`` with [caseless_features]. No shipped model uses it (``scripts/TUNING.md``).
+    [neighbour_shares] the tokens one position away also give theirs, ``-1:cs=`` ... ``1:cu=``.
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another
     non-initial position of the document; ``dp=`` for each position (``S`` alone, ``B`` first,
@@ -88,6 +99,7 @@ directory as JSON, loaded with the model) are all a model needs to featurise tex
 
 from .config import (
                      BASELINE,
+                     CAPITALISED_SHARE_FILE,
                      CLUSTER_PREFIXES,
                      GAZETTEER_FILE,
                      GAZETTEER_MAX_TOKENS,
@@ -131,7 +143,8 @@ from .words import (
 )
 
 __all__ = [
-    "ALL_LOWER", "ALL_UPPER", "BASELINE", "CAPITALISED", "CASED", "CLUSTER_PREFIXES", "GAZETTEER_FILE",
+    "ALL_LOWER", "ALL_UPPER", "BASELINE", "CAPITALISED", "CAPITALISED_SHARE_FILE", "CASED", "CLUSTER_PREFIXES",
+    "GAZETTEER_FILE",
     "GAZETTEER_MAX_TOKENS", "HAS_UPPER", "ID_CACHE_TYPES", "JOINER", "NAME_CASE", "NGRAM_CACHE_ENTRIES",
     "OUTSIDE_TRUECASE_FILE", "OWN_LOWERCASE", "RECOMMENDED", "SLOT_ATTRIBUTES", "STARTS_ENTRY", "TABLE_FILES", "TRUECASE_FILE",
     "WORD_CLUSTERS_FILE", "AttributeScores", "FeatureConfig", "FeatureResources", "Vocabulary", "caseless_sentences",

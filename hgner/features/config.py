@@ -30,6 +30,8 @@ class FeatureConfig:
     frequency: str = ""
     outside_truecase: bool = False
     caseless_features: bool = False
+    capitalised_share: int = 0
+    neighbour_shares: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -50,6 +52,7 @@ GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
 WORD_CLUSTERS_FILE = "word_clusters.json"
 OUTSIDE_TRUECASE_FILE = "outside_truecase.npz"
+CAPITALISED_SHARE_FILE = "capitalised_share.json"
 CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
@@ -63,12 +66,17 @@ class FeatureResources:
     lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
     ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
     in one cluster. ``outside_truecase`` maps a lowercase form to its most frequent surface form
-    in text far larger than the training corpus (consulted after ``truecase``)."""
+    in text far larger than the training corpus (consulted after ``truecase``).
+    ``capitalised_share`` maps ``"C U"`` to the lowercase forms of which C percent of the
+    occurrences in such text start with an upper-case letter and U percent are all upper case
+    (integers 0..100), each form under one key (grouped as ``word_clusters`` is: a smaller file,
+    read three times as fast as a map of each form to its pair)."""
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
     word_clusters: dict[str, list[str]] = field(default_factory=dict)
     outside_truecase: Mapping[str, str] = field(default_factory=dict)
+    capitalised_share: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.outside_truecase = SpellingTable.from_mapping(self.outside_truecase)
@@ -81,6 +89,7 @@ class FeatureResources:
         # the entries' first tokens ("new" of "new york city"): the words a match may start with
         self.entry_starts = frozenset(entry.partition(" ")[0] for entry in self._entries)
         self._cluster_of = {word: path for path, words in self.word_clusters.items() for word in words}
+        self._shares_of = {word: shares for shares, words in self.capitalised_share.items() for word in words}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FeatureResources) and all(
@@ -88,16 +97,11 @@ class FeatureResources:
 
     def repeated_cluster_word(self) -> str | None:
         """What is wrong when a word is in ``word_clusters`` twice, or None."""
-        if len(self._cluster_of) == sum(map(len, self.word_clusters.values())):
-            return None
-        seen: dict[str, str] = {}
-        for path, words in self.word_clusters.items():
-            for word in words:
-                if word in seen:
-                    return (f"word {word[:40]!r} is listed twice (clusters {seen[word]} and {path}); "
-                            "expected each word once")
-                seen[word] = path
-        return None
+        return _repeated_word(self.word_clusters, self._cluster_of, "clusters")
+
+    def repeated_share_word(self) -> str | None:
+        """What is wrong when a word is in ``capitalised_share`` twice, or None."""
+        return _repeated_word(self.capitalised_share, self._shares_of, "shares")
 
     def cluster_attributes(self, word: str, lowercase: bool = False) -> tuple[str, ...]:
         """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
@@ -115,6 +119,20 @@ class FeatureResources:
         lower case), what the word tells the token ``offset`` positions away; () without a cluster."""
         path = self._cluster_of.get(word) or self._cluster_of.get(word.lower())
         return () if path is None else _path_prefixes(path, f"{offset}:c")
+
+    def share_attributes(self, word: str, buckets: int) -> tuple[str, ...]:
+        """``cs=K`` and ``cu=K``: the shares of ``word``'s lowercase form's occurrences that are
+        capitalised and all upper case, each in ``buckets`` steps (K = 0..buckets, rounded half
+        up); ``("cs=?",)`` for a word with a letter that the table lacks, () for one without."""
+        shares = self._shares_of.get(word.lower())
+        if shares is None:
+            return ("cs=?",) if any(c.isalpha() for c in word) else ()
+        return _share_buckets(shares, buckets)
+
+    def neighbour_share_attributes(self, word: str, offset: int, buckets: int) -> tuple[str, ...]:
+        """:meth:`share_attributes` of ``word`` as the token ``offset`` positions away gets them
+        (``-1:cs=K``, ``-1:cu=K``)."""
+        return _given(self.share_attributes(word, buckets), offset)
 
     def lookup(self, entry: str) -> tuple[int, ...]:
         """The gazetteer lists (indices in ``list_names``) a lowercase space-separated token string is on."""
@@ -140,7 +158,8 @@ class FeatureResources:
     def load(cls, directory: str | Path, names: Sequence[str] | None = None) -> FeatureResources:
         """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
         exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
-        when ``names`` is None, whichever of them exist. A word in two clusters is an error too."""
+        when ``names`` is None, whichever of them exist. A word in two clusters (or under two
+        shares) is an error too."""
         from ..validation import read_string_table
 
         tables = {}
@@ -153,19 +172,44 @@ class FeatureResources:
             else:
                 tables[key] = read_string_table(path, key)
         resources = cls(**tables)
-        repeated = resources.repeated_cluster_word()
-        if repeated is not None:
-            from ..errors import ModelError
+        for file_name, repeated in ((WORD_CLUSTERS_FILE, resources.repeated_cluster_word()),
+                                    (CAPITALISED_SHARE_FILE, resources.repeated_share_word())):
+            if repeated is not None:
+                from ..errors import ModelError
 
-            raise ModelError(f"{Path(directory) / WORD_CLUSTERS_FILE}: {repeated}")
+                raise ModelError(f"{Path(directory) / file_name}: {repeated}")
         return resources
 
 
 # FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
 TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE,
-               "outside_truecase": OUTSIDE_TRUECASE_FILE}
+               "outside_truecase": OUTSIDE_TRUECASE_FILE, "capitalised_share": CAPITALISED_SHARE_FILE}
 
 
 @cache  # one entry per cluster path and attribute name (c, lc)
 def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
     return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)
+
+
+def _repeated_word(table: dict[str, list[str]], index: dict[str, str], what: str) -> str | None:
+    """What is wrong when a word is listed twice in ``table`` (key -> words; ``index``: word -> key), or None."""
+    if len(index) == sum(map(len, table.values())):
+        return None
+    seen: dict[str, str] = {}
+    for key, words in table.items():
+        for word in words:
+            if word in seen:
+                return f"word {word[:40]!r} is listed twice ({what} {seen[word]} and {key}); expected each word once"
+            seen[word] = key
+    return None
+
+
+@cache  # one entry per share attributes and offset
+def _given(attributes: tuple[str, ...], offset: int) -> tuple[str, ...]:
+    return tuple(f"{offset}:{attribute}" for attribute in attributes)
+
+
+@cache  # one entry per key of the table ("C U") and bucket count
+def _share_buckets(shares: str, buckets: int) -> tuple[str, ...]:
+    capitalised, upper = map(int, shares.split())
+    return f"cs={(capitalised * buckets + 50) // 100}", f"cu={(upper * buckets + 50) // 100}"

@@ -113,7 +113,8 @@ def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
 
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
                "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
-               "word_clusters_sources", "outside_truecase_sources", "training", "model_bytes")
+               "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "training",
+               "model_bytes")
 
 
 def _ordered(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -143,18 +144,21 @@ def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> Fea
     """The feature tables of a model trained on ``corpus``, checked before any training."""
     config = options.config
     for setting in TABLES:
-        _check_outside_table(setting, *tables.table(setting), getattr(config, setting))
+        _check_outside_table(setting, *tables.table(setting), bool(getattr(config, setting)))
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
     gazetteer, word_clusters = tables.gazetteer, tables.word_clusters
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
                                  word_clusters=word_clusters if config.word_clusters and word_clusters else {},
                                  outside_truecase=tables.outside_truecase if config.outside_truecase
-                                 and tables.outside_truecase else {})
-    problem = resources.repeated_cluster_word()  # before training, as the model would be refused on loading
-    if problem is not None:
-        sources = tables.word_clusters_sources
-        raise ModelError(f"word clusters{f' ({sources})' if sources else ''}: {problem}")
+                                 and tables.outside_truecase else {},
+                                 capitalised_share=tables.capitalised_share if config.capitalised_share
+                                 and tables.capitalised_share else {})
+    for setting, problem in (("word_clusters", resources.repeated_cluster_word()),  # before training, as the
+                             ("capitalised_share", resources.repeated_share_word())):  # model would be refused on loading
+        if problem is not None:
+            sources = tables.table(setting)[1]
+            raise ModelError(f"{setting.replace('_', ' ')}{f' ({sources})' if sources else ''}: {problem}")
     if config.gazetteer and not resources.gazetteer:
         raise ModelError(f"the gazetteer lists keep no entry for {corpus.name} (entries of at most "
                          f"{GAZETTEER_MAX_TOKENS} tokens that it does not usually write in lower case)")

@@ -18,7 +18,8 @@ from ..tokenizer import DEFAULT_LANGUAGE
 from ..validation import check_argument
 
 WordTable = dict[str, list[str]]  # list name or cluster path -> words
-TABLES = ("gazetteer", "word_clusters", "outside_truecase")  # the feature settings whose table comes from outside
+# the feature settings whose table comes from outside
+TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share")
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class TrainOptions:
         if (self.config.lowercase_clusters or self.config.neighbour_clusters) and not self.config.word_clusters:
             raise ModelError(f"{named('lowercase_clusters')} and {named('neighbour_clusters')} add to the word-cluster "
                              f"features: give {named('word_clusters')} too")
+        if self.config.neighbour_shares and not self.config.capitalised_share:
+            raise ModelError(f"{named('neighbour_shares')} adds to the capitalised-share features: give "
+                             f"{named('capitalised_share')} too")
         language_defaults(self.language)  # an unknown language code fails before any corpus is read
         object.__setattr__(self, "label_map", dict(self.label_map or {}))
 
@@ -64,8 +68,9 @@ class TrainOptions:
 class WordTables:
     """Tables from outside the training corpus for the features that need one: ``gazetteer``
     (list name -> entries), ``word_clusters`` (cluster path -> words) and ``outside_truecase``
-    (lowercase form -> usual spelling), each with the text saying where it came from
-    (``meta.json``'s ``*_sources``)."""
+    (lowercase form -> usual spelling) and ``capitalised_share`` (``"C U"``, percentages capitalised
+    and upper case -> lowercase forms), each with the text saying where it came from (``meta.json``'s
+    ``*_sources``)."""
 
     gazetteer: WordTable | None = None
     gazetteer_sources: str | None = None
@@ -73,6 +78,8 @@ class WordTables:
     word_clusters_sources: str | None = None
     outside_truecase: Mapping[str, str] | None = None  # (held as a dict: a model's SpellingTable is copied)
     outside_truecase_sources: str | None = None
+    capitalised_share: WordTable | None = None
+    capitalised_share_sources: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.outside_truecase, Mapping) and not isinstance(self.outside_truecase, dict):

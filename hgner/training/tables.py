@@ -1,5 +1,6 @@
-"""The word tables ``hgner train`` adds from outside its corpus: gazetteer lists and Brown word
-clusters, read from a model or a file, with where they came from (for ``meta.json``)."""
+"""The word tables ``hgner train`` adds from outside its corpus: gazetteer lists, Brown word
+clusters, the outside truecasing table and the capitalised shares, read from a model or a file,
+with where they came from (for ``meta.json``)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,24 @@ def read_outside_truecase(source: str) -> tuple[Any, str, Path]:
     ``outside_truecase.schema.json``); a model stores the table as arrays (``outside_truecase.npz``)."""
     return _read_word_table(source, "outside_truecase", partial(read_string_table, schema_name="outside_truecase"),
                             "outside truecasing table", "no entries (expected lowercase words mapped to their usual spelling)")
+
+
+def read_capitalised_share(source: str) -> tuple[Any, str, Path]:
+    """A capitalised-share table (``"C U"``, the percentages of occurrences capitalised and upper
+    case -> lowercase forms) for ``hgner train --capitalised-share``, where it came from and the
+    file read: a model's (a name or directory) or a JSON file as a model's
+    ``capitalised_share.json`` (checked against its schema, each word under one key)."""
+    return _read_word_table(source, "capitalised_share", _read_share_file, "capitalised-share table",
+                            "no words in it (expected 'C U', percentages capitalised and upper case, mapped to "
+                            "lowercase words)")
+
+
+def _read_share_file(path: Path) -> dict[str, list[str]]:
+    shares = read_string_table(path, "capitalised_share")
+    problem = FeatureResources(capitalised_share=shares).repeated_share_word()
+    if problem is not None:
+        raise HgnerError(f"{path}: {problem}")
+    return shares
 
 
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
