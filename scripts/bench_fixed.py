@@ -119,14 +119,16 @@ class Version:
     def measure(self, args: list[str]) -> tuple[float, float]:
         """Wall and CPU seconds of ``hgner ARGS --model`` its en-conll03 (output discarded)."""
         command = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "hgner.cli", *args, "--model", self.model]
-        output = subprocess.run(command, capture_output=True, text=True, check=True, env=self.environment).stdout.split()
+        # run from its folder: ``python -m`` puts the working folder ahead of PYTHONPATH
+        output = subprocess.run(command, capture_output=True, text=True, check=True, env=self.environment,
+                                cwd=self.root).stdout.split()
         if output[2] != "0":
             raise SystemExit(f"{self.name}: hgner {' '.join(args[:3])} ... failed with status {output[2]}")
         return float(output[0]), float(output[1])
 
     def short_texts(self, texts: Path) -> dict[str, int]:
         output = subprocess.run([sys.executable, "-c", _SHORT, str(texts), self.model], capture_output=True, text=True,
-                                check=True, env=self.environment, cwd=tempfile.gettempdir()).stdout
+                                check=True, env=self.environment, cwd=self.root).stdout
         return json.loads(output)
 
 
