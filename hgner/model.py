@@ -17,7 +17,7 @@ import numpy as np
 from . import schemes
 from .crfsuite_adapter import open_tagger, read_crfsuite_weights
 from .errors import HgnerError, ModelError, named, warn
-from .features import TABLE_FILES, AttributeScores, FeatureConfig, FeatureResources, document_features
+from .features import TABLE_FILES, WORD_FREQUENCY_FILE, AttributeScores, FeatureConfig, FeatureResources, document_features
 from .features.scores import given_width, marks
 from .features.typecache import TYPES_FILE, TypeCache, load_type_cache, made_for
 from .graph import FactorGraph
@@ -76,6 +76,10 @@ class CrfModel:
         for setting in _OUTSIDE_TABLES:
             if getattr(self.feature_config, setting) and not any(getattr(self.resources, setting).values()):
                 raise ModelError(f"{directory / TABLE_FILES[setting]}: no entries, but the model's features.{setting} is true")
+        table = self.resources.word_frequency
+        if table is not None and table.language != self.feature_config.frequency:
+            raise ModelError(f"{directory / WORD_FREQUENCY_FILE}: made for language {table.language!r}, "
+                             f"expected the features' {self.feature_config.frequency!r}")
         self.scheme: str = metadata["scheme"]
         self.calibration = float(calibration if calibration is not None
                                  else metadata.get("calibration", {}).get("factor", 1.0))

@@ -41,7 +41,7 @@ from typing import Any
 
 from . import integrity, schemes
 from .errors import ModelError, named
-from .features import TABLE_FILES, TRUECASE_FILE, FeatureConfig
+from .features import TABLE_FILES, TRUECASE_FILE, WORD_FREQUENCY_FILE, FeatureConfig
 from .features.typecache import TYPES_FILE
 from .fileio import exchange_paths, file_sha256, refuse_inputs, signals_deferred, umask, write_text
 from .home import data_home
@@ -211,7 +211,8 @@ def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path)
     """A :class:`ModelError` naming ``path`` (meta.json) when its ``resources`` do not go with its
     features: the gazetteer features need gazetteer.json and the word-cluster features
     word_clusters.json, and nothing else reads either; truecase.json is read only by the truecase
-    features (which may do without: a corpus can teach no table)."""
+    features (which may do without: a corpus can teach no table), word_frequency.npz only by the
+    frequency features (which do without it in a model from before it, asking wordfreq)."""
     for setting in _OUTSIDE_TABLES:
         used, file_name = bool(getattr(config, setting)), TABLE_FILES[setting]
         if used != (file_name in resources):
@@ -219,6 +220,8 @@ def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path)
                              f"{'lack' if used else 'list'} {file_name}")
     if TRUECASE_FILE in resources and not config.truecase:
         raise ModelError(f"{path}: resources list {TRUECASE_FILE} but features.truecase is false")
+    if WORD_FREQUENCY_FILE in resources and not config.frequency:
+        raise ModelError(f"{path}: resources list {WORD_FREQUENCY_FILE} but features.frequency is empty")
 
 
 def verify_files(directory: Path, metadata: dict[str, Any]) -> None:

@@ -71,7 +71,8 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
     theirs, ``-1:c4=`` ... ``+1:c20=``.
 Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency in that language
     rounded down (``wordfreq``, which ships its tables; 0 for a word it does not know, ``zf=-``
-    for a word without a letter or digit).
+    for a word without a letter or digit). A model stores the buckets of the words of ASCII
+    letters (``word_frequency.npz``), so that tagging asks wordfreq only about other words.
 Capitalised share [capitalised_share] = n > 0 (a table in the model resources): ``cs=K`` and
     ``cu=K``, the shares of the word's occurrences in a large outside corpus that start with an
     upper-case letter and that are all upper case, each in n steps (K = round(n x share), 0..n);
@@ -108,10 +109,12 @@ from .config import (
                      TABLE_FILES,
                      TRUECASE_FILE,
                      WORD_CLUSTERS_FILE,
+                     WORD_FREQUENCY_FILE,
                      FeatureConfig,
                      FeatureResources,
 )
 from .document import document_features, sentence_features
+from .frequencies import FrequencyTable, frequency_attribute
 from .scores import ID_CACHE_TYPES, AttributeScores
 from .vocabulary import NGRAM_CACHE_ENTRIES, SLOT_ATTRIBUTES, Vocabulary, ragged_attribute
 from .words import (
@@ -128,7 +131,6 @@ from .words import (
                      context_attributes,
                      context_width,
                      fit_gazetteer,
-                     frequency_attribute,
                      is_caseless,
                      learn_truecase,
                      left_bigram,
@@ -147,7 +149,8 @@ __all__ = [
     "GAZETTEER_FILE",
     "GAZETTEER_MAX_TOKENS", "HAS_UPPER", "ID_CACHE_TYPES", "JOINER", "NAME_CASE", "NGRAM_CACHE_ENTRIES",
     "OUTSIDE_TRUECASE_FILE", "OWN_LOWERCASE", "RECOMMENDED", "SLOT_ATTRIBUTES", "STARTS_ENTRY", "TABLE_FILES", "TRUECASE_FILE",
-    "WORD_CLUSTERS_FILE", "AttributeScores", "FeatureConfig", "FeatureResources", "Vocabulary", "caseless_sentences",
+    "WORD_CLUSTERS_FILE", "WORD_FREQUENCY_FILE", "AttributeScores", "FeatureConfig", "FeatureResources", "FrequencyTable",
+    "Vocabulary", "caseless_sentences",
     "context_attributes", "context_width", "document_features", "fit_gazetteer", "frequency_attribute",
     "is_caseless", "learn_truecase", "left_bigram", "neighbour_attributes", "ragged_attribute", "right_bigram",
     "sentence_features", "shape_trigram", "short_shape", "type_attributes", "word_attributes", "word_flags",

@@ -4,12 +4,14 @@ read), the two things a model needs besides its weights to featurise text."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ..validation import check_fields
+from .frequencies import FrequencyTable, frequency_attribute
 from .spellings import SpellingTable
 
 
@@ -53,13 +55,15 @@ GAZETTEER_MAX_TOKENS = 4
 WORD_CLUSTERS_FILE = "word_clusters.json"
 OUTSIDE_TRUECASE_FILE = "outside_truecase.npz"
 CAPITALISED_SHARE_FILE = "capitalised_share.json"
+WORD_FREQUENCY_FILE = "word_frequency.npz"
 CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
 @dataclass
 class FeatureResources:
-    """Tables the features need, saved in the model directory: JSON, and the outside truecasing
-    table as arrays (:class:`~hgner.features.spellings.SpellingTable`, given as any mapping).
+    """Tables the features need, saved in the model directory: JSON, and as arrays the outside
+    truecasing table (:class:`~hgner.features.spellings.SpellingTable`, given as any mapping) and
+    the word frequency buckets (:class:`~hgner.features.frequencies.FrequencyTable`).
 
     ``truecase`` maps a lowercase form to its most frequent surface form in the training corpus.
     ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
@@ -70,13 +74,15 @@ class FeatureResources:
     ``capitalised_share`` maps ``"C U"`` to the lowercase forms of which C percent of the
     occurrences in such text start with an upper-case letter and U percent are all upper case
     (integers 0..100), each form under one key (grouped as ``word_clusters`` is: a smaller file,
-    read three times as fast as a map of each form to its pair)."""
+    read three times as fast as a map of each form to its pair). ``word_frequency``: the frequency
+    features' buckets of the words of ASCII letters (None: every word's is asked of wordfreq)."""
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
     word_clusters: dict[str, list[str]] = field(default_factory=dict)
     outside_truecase: Mapping[str, str] = field(default_factory=dict)
     capitalised_share: dict[str, list[str]] = field(default_factory=dict)
+    word_frequency: FrequencyTable | None = None
 
     def __post_init__(self) -> None:
         self.outside_truecase = SpellingTable.from_mapping(self.outside_truecase)
@@ -129,6 +135,12 @@ class FeatureResources:
             return ("cs=?",) if any(c.isalpha() for c in word) else ()
         return _share_buckets(shares, buckets)
 
+    def frequency_attribute(self, word: str, language: str) -> str:
+        """``zf=B``, ``word``'s frequency bucket in ``language`` (:mod:`hgner.features.frequencies`):
+        from the table when the model has one (made for ``language``: checked when it loads)."""
+        table = self.word_frequency
+        return frequency_attribute(word, language) if table is None else table.attribute(word)
+
     def neighbour_share_attributes(self, word: str, offset: int, buckets: int) -> tuple[str, ...]:
         """:meth:`share_attributes` of ``word`` as the token ``offset`` positions away gets them
         (``-1:cs=K``, ``-1:cu=K``)."""
@@ -147,7 +159,7 @@ class FeatureResources:
             table, path = getattr(self, key), Path(directory) / file_name
             if not table:
                 continue
-            if isinstance(table, SpellingTable):
+            if isinstance(table, (SpellingTable, FrequencyTable)):
                 table.save(path)
             else:
                 write_text(path, json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
@@ -162,15 +174,12 @@ class FeatureResources:
         shares) is an error too."""
         from ..validation import read_string_table
 
-        tables = {}
+        tables: dict[str, Any] = {}  # (a table not read keeps its empty default)
         for key, file_name in TABLE_FILES.items():
             path = Path(directory) / file_name
-            if not ((file_name in names) if names is not None else path.is_file()):
-                tables[key] = {}
-            elif file_name.endswith(".npz"):
-                tables[key] = SpellingTable.load(path)
-            else:
-                tables[key] = read_string_table(path, key)
+            if (file_name in names) if names is not None else path.is_file():
+                load = _ARRAY_TABLES.get(file_name)
+                tables[key] = load(path) if load is not None else read_string_table(path, key)
         resources = cls(**tables)
         for file_name, repeated in ((WORD_CLUSTERS_FILE, resources.repeated_cluster_word()),
                                     (CAPITALISED_SHARE_FILE, resources.repeated_share_word())):
@@ -183,7 +192,11 @@ class FeatureResources:
 
 # FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
 TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE,
-               "outside_truecase": OUTSIDE_TRUECASE_FILE, "capitalised_share": CAPITALISED_SHARE_FILE}
+               "outside_truecase": OUTSIDE_TRUECASE_FILE, "capitalised_share": CAPITALISED_SHARE_FILE,
+               "word_frequency": WORD_FREQUENCY_FILE}
+# the tables stored as arrays: file -> its reader (the others are JSON)
+_ARRAY_TABLES: dict[str, Callable[[Path], Any]] = {OUTSIDE_TRUECASE_FILE: SpellingTable.load,
+                                                   WORD_FREQUENCY_FILE: FrequencyTable.load}
 
 
 @cache  # one entry per cluster path and attribute name (c, lc)

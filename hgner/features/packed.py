@@ -1,6 +1,6 @@
 """Model files made of arrays in numpy's ``.npz`` format (no pickle), with strings stored as UTF-8
 bytes and end offsets: read, checked and written the same way by every such file of a model
-(``types.npz``, ``outside_truecase.npz``)."""
+(``types.npz``, ``outside_truecase.npz``, ``word_frequency.npz``)."""
 
 from __future__ import annotations
 
@@ -31,12 +31,12 @@ def read_arrays(path: Path, expected: set[str], optional: frozenset[str] = froze
     return arrays
 
 
-def write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` to ``path`` in numpy's ``.npz`` format (atomically)."""
+def write_arrays(path: Path, arrays: dict[str, np.ndarray], compressed: bool = False) -> None:
+    """Write ``arrays`` to ``path`` in numpy's ``.npz`` format (atomically), ``compressed`` or not."""
     from ..fileio import atomic_write
 
     with atomic_write(path, binary=True) as out:
-        np.savez(out, **arrays)
+        (np.savez_compressed if compressed else np.savez)(out, **arrays)
 
 
 def check_array(path: Path, name: str, array: np.ndarray, dtype: type, shape: tuple[int, ...]) -> None:

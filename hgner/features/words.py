@@ -93,22 +93,10 @@ def type_attributes(word: str, config: FeatureConfig, resources: FeatureResource
     if config.word_clusters:
         own += resources.cluster_attributes(word, config.lowercase_clusters)
     if config.frequency:
-        own += (frequency_attribute(word, config.frequency),)
+        own += (resources.frequency_attribute(word, config.frequency),)
     if config.capitalised_share:
         own += resources.share_attributes(word, config.capitalised_share)
     return own
-
-
-@lru_cache(maxsize=200_000)
-def frequency_attribute(word: str, language: str) -> str:
-    """``zf=B``: the word's Zipf frequency in ``language`` (``wordfreq``, which folds case; log10 of
-    occurrences per billion words) rounded down, 0 for a word wordfreq does not know, ``zf=-``
-    for a word without a letter or digit."""
-    if not any(c.isalnum() for c in word):
-        return "zf=-"
-    from wordfreq import zipf_frequency  # imported on first use: only models with frequency features pay for it
-
-    return f"zf={int(zipf_frequency(word, language))}"
 
 
 def context_attributes(word: str, offset: int, config: FeatureConfig, resources: FeatureResources) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from ..features import (
     TABLE_FILES,
     AttributeScores,
     FeatureResources,
+    FrequencyTable,
     document_features,
     fit_gazetteer,
     learn_truecase,
@@ -153,7 +154,8 @@ def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> Fea
                                  outside_truecase=tables.outside_truecase if config.outside_truecase
                                  and tables.outside_truecase else {},
                                  capitalised_share=tables.capitalised_share if config.capitalised_share
-                                 and tables.capitalised_share else {})
+                                 and tables.capitalised_share else {},
+                                 word_frequency=FrequencyTable.from_wordfreq(config.frequency) if config.frequency else None)
     for setting, problem in (("word_clusters", resources.repeated_cluster_word()),  # before training, as the
                              ("capitalised_share", resources.repeated_share_word())):  # model would be refused on loading
         if problem is not None:
