@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -97,6 +98,14 @@ def test_tag_to_folder_equals_one_process(client, tag_model, tmp_path):
 def test_local_workers_run_without_the_dashboards_profiler(client):
     # the statistical profiler feeds only the dashboard, which a local cluster here does not have
     assert set(client.run(lambda: __import__("dask").config.get("distributed.worker.profile.enabled")).values()) == {False}
+
+
+def test_warming_the_parent_loads_wordfreqs_list_for_a_model_with_frequency_features():
+    # workers forked after warm_tagger share the list instead of each loading it (about 0.4 CPU-s)
+    script = ("import sys; from hgner.distributed.workers import warm_tagger; from hgner.tagging.settings import TagSettings; "
+              "warm_tagger(TagSettings(model='en-conll03')); print('wordfreq' in sys.modules)")
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert output.split() == ["True"]
 
 
 def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model, tmp_path):
