@@ -21,18 +21,18 @@ from hgner.features import RECOMMENDED, WORD_FREQUENCY_FILE, FeatureResources, F
 from hgner.features.packed import pack_strings
 from hgner.integrity import seal
 from hgner.model import CrfModel
-from hgner.modelfiles import META_FILE, SEALED_FILES
+from hgner.modelfiles import META_FILE, SEALED_FILES, shipped_models_dir
 from hgner.training import TrainOptions
 from hgner.training.crf import train
 
-SHIPPED = CrfModel.load("en-conll03").directory / WORD_FREQUENCY_FILE
 WORDS = ["the", "The", "THE", "Siemens", "siemens", "Paris", "Qxzvbnmw", "Antidisestablishmentarianism",
          "1996", "7", "07", "2030", "12345", "1,000", ",", "Zürich", "U.S.", "can't", "a", "I", "٣"]
 
 
 @pytest.fixture(scope="module")
 def english() -> FrequencyTable:
-    return FrequencyTable.load(SHIPPED)
+    """The shipped English model's table."""
+    return FrequencyTable.load(shipped_models_dir() / "en-conll03" / WORD_FREQUENCY_FILE)
 
 
 def test_the_shipped_table_gives_wordfreqs_buckets(english):
