@@ -45,7 +45,8 @@ from typing import Any
 import numpy as np
 
 from .errors import ModelError, named
-from .fileio import atomic_write, write_text
+from .features.packed import write_arrays
+from .fileio import write_text
 from .graph import FactorGraph
 from .languages import language_defaults
 from .model import CrfModel
@@ -157,8 +158,8 @@ def save(skip: SkipModel, directory: str | Path) -> None:
     """Write ``skip.npz`` and ``skip.json`` into a model directory (atomically) and record them
     in its ``meta.json`` files map."""
     directory = Path(directory)
-    with atomic_write(directory / SKIP_ARRAYS, binary=True) as out:
-        np.savez(out, counts=skip.counts, log_ratio=skip.log_ratio, labels=np.array(skip.labels))
+    write_arrays(directory / SKIP_ARRAYS, {"counts": skip.counts, "log_ratio": skip.log_ratio,
+                                           "labels": np.array(skip.labels)})
     meta = {"config": skip.config.to_json(), "weight": skip.weight, "info": skip.info}
     write_text(directory / SKIP_META, json.dumps(meta, indent=2) + "\n")
     refresh_files(directory, SKIP_FILES)

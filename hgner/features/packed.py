@@ -1,6 +1,8 @@
 """Model files made of arrays in numpy's ``.npz`` format (no pickle), with strings stored as UTF-8
 bytes and end offsets: read, checked and written the same way by every such file of a model
-(``types.npz``, ``outside_truecase.npz``, ``word_frequency.npz``)."""
+(``types.npz``, ``outside_truecase.npz``, ``word_frequency.npz``; ``skip.npz`` is written here and
+read by :mod:`hgner.skip`). The same arrays always make the same bytes, so a rebuilt model's seal
+records the same checksums."""
 
 from __future__ import annotations
 
@@ -31,12 +33,23 @@ def read_arrays(path: Path, expected: set[str], optional: frozenset[str] = froze
     return arrays
 
 
+# the time every member of a written .npz records (np.savez records the time of writing, so the
+# same arrays would make a file with other bytes, and another sha256 in the model's seal, each build)
+_MEMBER_TIME = (1980, 1, 1, 0, 0, 0)
+
+
 def write_arrays(path: Path, arrays: dict[str, np.ndarray], compressed: bool = False) -> None:
-    """Write ``arrays`` to ``path`` in numpy's ``.npz`` format (atomically), ``compressed`` or not."""
+    """Write ``arrays`` to ``path`` in numpy's ``.npz`` format, as ``np.savez`` (``compressed``:
+    ``np.savez_compressed``) does but byte for byte the same for the same arrays (atomically)."""
     from ..fileio import atomic_write
 
-    with atomic_write(path, binary=True) as out:
-        (np.savez_compressed if compressed else np.savez)(out, **arrays)
+    method = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
+    with atomic_write(path, binary=True) as out, zipfile.ZipFile(out, "w", compression=method) as archive:
+        for name, array in arrays.items():
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=_MEMBER_TIME)
+            member.compress_type = method
+            with archive.open(member, "w", force_zip64=True) as stream:
+                np.lib.format.write_array(stream, np.asanyarray(array), allow_pickle=False)
 
 
 def check_array(path: Path, name: str, array: np.ndarray, dtype: type, shape: tuple[int, ...]) -> None:
