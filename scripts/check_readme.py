@@ -3,7 +3,9 @@ part of CI: some take minutes, and the first downloads CoNLL-2003 when the data 
 
 The documents are README.md, docs/**/*.md and the pages the site generates at build time
 (``docs/hooks/render.py``: the results pages' commands, the decoder listing). The commands are the
-lines of their ```bash and ```console blocks (in console blocks, the lines after ``$``) and the
+lines of their ```bash and ```console blocks (in console blocks, the lines after ``$``; a bash block
+that starts a background job with ``&``, such as a server, runs whole, as one shell session that
+stops at its first failing line and stops its background jobs when it ends) and the
 inline code spans that are ``hgner`` commands with arguments (```hgner tag``` alone only names a
 command, and ```hgner evaluate --set``` an option). ``tests/test_readme.py`` parses every ``hgner``
 command found here with the CLI's own parser, and runs every Python example that shows what it
@@ -117,9 +119,13 @@ def readme_commands(text: str) -> list[Command]:
         language, body = block.group(1), block.group(2)
         first_line = text.count("\n", 0, block.start(2)) + 1
         if language == "bash":
-            for offset, line in enumerate(body.splitlines()):
-                if line.strip() and not line.lstrip().startswith("#"):
-                    found.append(Command(line.strip(), first_line + offset))
+            lines = [(first_line + offset, line.strip()) for offset, line in enumerate(body.splitlines())
+                     if line.strip() and not line.lstrip().startswith("#")]
+            if any(line.endswith("&") and not line.endswith("&&") for _, line in lines):
+                # a block that starts a background job (a server) is one shell session, as a user pastes it
+                found.append(Command("\n".join(line for _, line in lines), lines[0][0]))
+            else:
+                found.extend(Command(line, number) for number, line in lines)
         elif language == "console":
             current: Command | None = None
             for offset, line in enumerate(body.splitlines()):
@@ -138,9 +144,9 @@ def readme_commands(text: str) -> list[Command]:
 
 
 def hgner_argvs(command: str) -> list[list[str]]:
-    """The argument lists of the ``hgner`` invocations in a shell line (``a && hgner ... | b``),
-    without leading ``VAR=value`` assignments, redirections or comments."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    """The argument lists of the ``hgner`` invocations in a shell line (``a && hgner ... | b``; the
+    lines of a session each), without leading ``VAR=value`` assignments, redirections or comments."""
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     segments: list[list[str]] = [[]]
     for token in lexer:
@@ -199,6 +205,8 @@ def main() -> int:
                 print(f"{command.where()}: {'skipped (' + why + ')' if line is None else 'would run'}: {command.text}")
                 continue
             start = time.perf_counter()
+            if "\n" in line:  # a session: stop at the first failing line, and stop its background jobs in any case
+                line = f"trap 'kill $(jobs -p) 2>/dev/null' EXIT\nset -e\n{line}"
             try:
                 result = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=folder, capture_output=True,
                                         text=True, timeout=args.timeout)
