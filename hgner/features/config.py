@@ -159,7 +159,7 @@ class FeatureResources:
             table, path = getattr(self, key), Path(directory) / file_name
             if not table:
                 continue
-            if isinstance(table, (SpellingTable, FrequencyTable)):
+            if file_name in _ARRAY_TABLES:
                 table.save(path)
             else:
                 write_text(path, json.dumps(table, ensure_ascii=False, sort_keys=True, separators=(",", ":")))

@@ -45,6 +45,12 @@ def frequency_attribute(word: str, language: str) -> str:
     return f"zf={int(zipf_frequency(word, language))}"
 
 
+def tabled(word: str, width: int = TABLE_WIDTH) -> bool:
+    """Whether a table of words of at most ``width`` letters answers for ``word``: ASCII letters,
+    no more than ``width`` of them, or at most :data:`TABLE_DIGITS` ASCII digits."""
+    return word.isascii() and (word.isalpha() and len(word) <= width or word.isdigit() and len(word) <= TABLE_DIGITS)
+
+
 class FrequencyTable:
     """The Zipf buckets of the ASCII-letter words of wordfreq's list for ``language`` and of the
     short numbers: ``words`` (n,) sorted byte strings (lowercase letters, at most
@@ -66,8 +72,8 @@ class FrequencyTable:
         if info["tokenizer"] != "regex" or info["dotless_i"] or info["transliteration"] is not None:
             return None
         numbers = [f"{n:0{width}d}" for width in range(1, TABLE_DIGITS + 1) for n in range(10 ** width)]
-        words = sorted([w for w in get_frequency_dict(language)
-                        if w.isascii() and w.isalpha() and w.islower() and len(w) <= TABLE_WIDTH] + numbers)
+        listed = [w for w in get_frequency_dict(language) if w.islower() and tabled(w)]  # (islower: no number)
+        words = sorted(listed + numbers)
         buckets = np.array([int(frequency_attribute(word, language)[3:]) for word in words], np.uint8)
         return cls(language, np.array(words, dtype=f"S{TABLE_WIDTH}"), buckets)
 
@@ -105,10 +111,8 @@ class FrequencyTable:
 
     def attribute(self, word: str) -> str:
         """:func:`frequency_attribute` of ``word`` in the table's language, read from the table
-        when the word is made of ASCII letters, no longer than the table's words, or of at most
-        :data:`TABLE_DIGITS` ASCII digits."""
-        if not (word.isascii() and (word.isalpha() and len(word) <= self.width
-                                    or word.isdigit() and len(word) <= TABLE_DIGITS)):
+        when it answers for the word (:func:`tabled`)."""
+        if not tabled(word, self.width):
             return frequency_attribute(word, self.language)
         key = word.lower().encode("ascii")
         index = int(self.words.searchsorted(key))
