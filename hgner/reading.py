@@ -57,11 +57,12 @@ def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
 
 
 def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", what: str = "corpus",
-                offline: bool = False, announce: bool = True) -> tuple[Corpus, str]:
+                offline: bool = False, announce: bool = True, argument: str = "documents") -> tuple[Corpus, str]:
     """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
     documents as ``documents`` says. What was detected and chosen goes into the corpus's notes
     (printed with every report) and, with ``announce``, to the ``hgner`` logger. A corpus without
-    documents is a warning. Returns the corpus and the documents mode used (``auto`` resolved)."""
+    documents is a warning naming ``argument``, the setting that chooses its grouping. Returns the
+    corpus and the documents mode used (``auto`` resolved)."""
     corpus = load_corpus(name, offline=offline, lenient=scheme is not None)  # --scheme: tags read as conlleval reads them
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
@@ -81,17 +82,17 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", w
     corpus.notes.append(message)
     if announce:
         log.info("%s %s: %s", what, corpus.name, message)
-    return _group(corpus, documents, what)
+    return _group(corpus, documents, what, argument)
 
 
-def _group(corpus: Corpus, documents: str, what: str) -> tuple[Corpus, str]:
+def _group(corpus: Corpus, documents: str, what: str, argument: str) -> tuple[Corpus, str]:
     mode = documents
     if documents == "auto":
         mode = "corpus"
         if len(corpus.documents) == 1 and len(corpus.sentences) > 1 and not corpus.marked:
             mode = NO_DOCUMENTS
             warn(f"{what} {corpus.name} has no -DOCSTART- document boundaries ({len(corpus.sentences)} sentences "
-                 f"in one document); reading one document per {mode} sentences ({named('documents')} corpus|sentence|N "
+                 f"in one document); reading one document per {mode} sentences ({named(argument)} corpus|sentence|N "
                  "chooses)")
     grouped = regroup_documents(corpus, mode)
     if mode != "corpus":

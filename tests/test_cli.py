@@ -434,6 +434,17 @@ def test_models_lists_and_describes(capsys):
     assert "not a shipped model" in one_line_error(capsys)
 
 
+def test_models_info_says_when_the_skip_weight_leaves_the_skip_edges_out():
+    from hgner.commands.models import _skip_potential
+    from hgner.modelfiles import SKIP_FILES
+
+    files = {"files": dict.fromkeys(SKIP_FILES, {})}
+    assert _skip_potential({**files, "dev": {"skip": {"weight": 0.0}}}) == (
+        "yes, weight 0 (skip edges left out: the skip graph is the chain)")
+    assert _skip_potential({**files, "dev": {"skip": {"weight": 0.5}}}) == "yes, weight 0.5"
+    assert _skip_potential(files) == "yes" and _skip_potential({}) == "no (--graph skip needs one)"
+
+
 def test_models_info_checks_the_files(tiny_model, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(tiny_model.directory, copy)

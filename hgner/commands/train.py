@@ -67,6 +67,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--documents", type=checked_by(check_documents), default="auto", metavar="corpus|sentence|N",
                         help="documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
                              f"(default auto: the corpus's own, groups of {NO_DOCUMENTS} sentences when it has none)")
+    parser.add_argument("--dev-documents", type=checked_by(check_documents), metavar="corpus|sentence|N",
+                        help="documents of the development corpus, as --documents (default: as --documents says); "
+                             "its skip weight and calibration factor are fitted on them")
     parser.add_argument("--model-scheme", type=scheme, default="IO",
                         help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
                              "IOB1, IOB2 or BIOES (IOB2 and BIOES often a little better with Viterbi)")
@@ -179,8 +182,9 @@ def run(args: argparse.Namespace) -> int:
     check_model_target(out, files)
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, "training corpus",
                                           offline=args.offline)
-    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.documents, "development corpus",
-                                             offline=args.offline) if args.dev else (None, None))
+    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.dev_documents or args.documents,
+                                             "development corpus", offline=args.offline, argument="dev_documents")
+                                 if args.dev else (None, None))
     train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, args.lang)
     build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
                 dev_documents=dev_documents, progress=sys.stderr.isatty())
