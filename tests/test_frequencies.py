@@ -26,7 +26,17 @@ from hgner.training import TrainOptions
 from hgner.training.crf import train
 
 WORDS = ["the", "The", "THE", "Siemens", "siemens", "Paris", "Qxzvbnmw", "Antidisestablishmentarianism",
-         "1996", "7", "07", "2030", "12345", "1,000", ",", "Zürich", "U.S.", "can't", "a", "I", "٣"]
+         "1996", "7", "07", "2030", "12345", "1,000", ",", "Zürich", "ZÜRICH", "Ñuñoa", "Straße", "STRASSE", "ĳs",
+         "Ǆemal", "U.S.", "can't", "a", "I", "٣"]
+
+
+@pytest.fixture(autouse=True)
+def _forget_patched_lists():
+    """Tests here patch wordfreq's lists: what was looked up in them must not outlive the test
+    (frequency_attribute and wordfreq each cache their answers)."""
+    yield
+    frequency_attribute.cache_clear()
+    wordfreq._wf_cache.clear()
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +54,11 @@ def test_the_shipped_table_gives_wordfreqs_buckets(english):
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(alphabet=st.characters(min_codepoint=48, max_codepoint=122), min_size=1, max_size=24),
-                 st.integers(0, 99_999).map(str), st.integers(0, 288_000)))
+                 st.text(alphabet=st.characters(min_codepoint=65, max_codepoint=0x24F), min_size=1, max_size=12),
+                 st.integers(0, 99_999).map(str), st.integers(0, 300_000)))
 def test_any_word_gets_the_bucket_wordfreq_gives_it(english, word):
     if isinstance(word, int):  # a word of the table, as written, capitalised and in capitals
-        word = english.words[word % len(english)].decode()
+        word = english.words[word % len(english)].decode("utf-8")
         words = [word, word.title(), word.upper()]
     else:
         words = [word]
@@ -55,15 +66,35 @@ def test_any_word_gets_the_bucket_wordfreq_gives_it(english, word):
         assert english.attribute(one) == frequency_attribute(one, "en")
 
 
-def test_a_table_is_made_of_the_lowercase_ascii_words_of_wordfreqs_list(monkeypatch):
-    listed = {"the": 0.05, "siemens": 1e-6, "zürich": 1e-6, "a1": 1e-7, "Paris": 1e-5, "x" * 21: 1e-8}
+def test_a_table_is_made_of_the_lowercase_words_of_letters_of_wordfreqs_list(monkeypatch):
+    listed = {"the": 0.05, "siemens": 1e-6, "zürich": 1e-6, "straße": 1e-6, "ĳs": 1e-7, "москва": 1e-6, "a1": 1e-7,
+              "Paris": 1e-5, "x" * 21: 1e-8, "é" * 11: 1e-8}
     monkeypatch.setattr(wordfreq, "get_frequency_dict", lambda language, wordlist="best": listed)
     table = FrequencyTable.from_wordfreq("en")
-    words = [word.decode() for word in table.words.tolist()]
-    assert [w for w in words if not w.isdigit()] == ["siemens", "the"]  # no other script, digit, capital or longer word
-    assert len(words) == 2 + 10 + 100 + 1_000 + 10_000 and {"0", "7", "07", "1996", "0000", "9999"} <= set(words)
+    words = [word.decode("utf-8") for word in table.words.tolist()]
+    # no other script, no letter that casefold or NFKC would change, no digit, capital or word over 20 bytes
+    assert [w for w in words if not w.isdigit()] == ["siemens", "the", "zürich"] and table.latin
+    assert len(words) == 3 + 10 + 100 + 1_000 + 10_000 and {"0", "7", "07", "1996", "0000", "9999"} <= set(words)
     for word in ("siemens", "the", "1996", "07"):
         assert table.attribute(word) == frequency_attribute(word, "en")
+
+
+def test_where_wordfreq_rewrites_latin_letters_the_table_holds_ascii_words_only(monkeypatch):
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", lambda language, wordlist="best": {"și": 1e-3, "zürich": 1e-6,
+                                                                                          "casa": 1e-4})
+    table = FrequencyTable.from_wordfreq("ro")  # (Romanian: wordfreq turns cedillas into commas)
+    assert not table.latin and [w for w in table.words.tolist() if not w.isdigit()] == [b"casa"]
+    assert table.attribute("Zürich") == frequency_attribute("Zürich", "ro")  # asked of wordfreq
+
+
+def test_a_table_written_before_the_latin_letters_answers_for_ascii_words_only(tmp_path, monkeypatch):
+    path = tmp_path / WORD_FREQUENCY_FILE
+    np.savez(path, **_arrays())  # (no "latin" array: ASCII letters only)
+    table = FrequencyTable.load(path)
+    assert not table.latin and table.attribute("Cat") == "zf=4"
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", lambda language, wordlist="best": {"zürich": 1e-6})
+    assert table.attribute("Zürich") == frequency_attribute("Zürich", "en")  # wordfreq, not a missing entry's 0
+    assert FrequencyTable.load(path) == table and FrequencyTable(table.language, table.words, table.buckets, True) != table
 
 
 @pytest.mark.parametrize("language", ["tr", "az", "zh", "ja", "xx"])
@@ -90,13 +121,18 @@ def _arrays(**changes: np.ndarray) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize(("changes", "message"), [
     ({"words": np.array([b"the", b"cat"], "S20")}, "words: expected distinct words in sorted order"),
     ({"words": np.array([b"cat", b"cat"], "S20")}, "words: expected distinct words in sorted order"),
-    ({"words": np.array([b"Cat", b"the"], "S20")}, "words: expected lowercase ASCII letters, or at most 4 digits"),
-    ({"words": np.array([b"c t", b"the"], "S20")}, "words: expected lowercase ASCII letters, or at most 4 digits"),
-    ({"words": np.array([b"", b"the"], "S20")}, "words: expected lowercase ASCII letters, or at most 4 digits"),
-    ({"words": np.array([b"a1", b"the"], "S20")}, "words: expected lowercase ASCII letters, or at most 4 digits"),
-    ({"words": np.array([b"12345", b"the"], "S20")}, "words: expected lowercase ASCII letters, or at most 4 digits"),
+    ({"words": np.array([b"Cat", b"the"], "S20")}, "words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most 4 digits"),
+    ({"words": np.array([b"c t", b"the"], "S20")}, "words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most 4 digits"),
+    ({"words": np.array([b"", b"the"], "S20")}, "words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most 4 digits"),
+    ({"words": np.array([b"a1", b"the"], "S20")}, "words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most 4 digits"),
+    ({"words": np.array([b"12345", b"the"], "S20")}, "words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most 4 digits"),
     ({"words": np.array(["cat", "the"])}, "words: expected (n,) byte strings of at most 20 bytes, got (2,) of <U3"),
     ({"words": np.array([b"cat", b"the"], "S21")}, "words: expected (n,) byte strings of at most 20 bytes"),
+    ({"words": np.array(["cat".encode(), "zürich".encode()], "S20")}, "words: expected ASCII letters only (latin is false)"),
+    ({"words": np.array([b"\xbccat", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters (ASCII or Latin"),
+    ({"words": np.array([b"ca\xc3", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters (ASCII or Latin"),
+    ({"words": np.array([b"ca\xc3\xbc\xbc", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters"),
+    ({"latin": np.array([True])}, "latin: expected shape () of bool, got (1,) of bool"),
     ({"buckets": np.array([4, 10], np.uint8)}, "buckets: expected values 0..9, got 10"),
     ({"buckets": np.array([4], np.uint8)}, "buckets: expected shape (2,) of uint8, got (1,) of uint8"),
     ({**pack_strings("language", ["en", "de"])}, "language: expected one language code, got 2"),

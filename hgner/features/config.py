@@ -75,7 +75,7 @@ class FeatureResources:
     occurrences in such text start with an upper-case letter and U percent are all upper case
     (integers 0..100), each form under one key (grouped as ``word_clusters`` is: a smaller file,
     read three times as fast as a map of each form to its pair). ``word_frequency``: the frequency
-    features' buckets of the words of ASCII letters (None: every word's is asked of wordfreq)."""
+    features' buckets of the words of letters (None: every word's is asked of wordfreq)."""
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
