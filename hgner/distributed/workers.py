@@ -26,10 +26,10 @@ def worker_tagger(settings: TagSettings) -> Tagger:
 def warm_tagger(settings: TagSettings) -> None:
     """Build this process's Tagger for ``settings`` (as workers find it: :func:`for_workers`) and
     tag a sentence with it (the tokenizer and the compiled kernels loaded, and a word that no
-    model's tables hold featurised: wordfreq's list loaded when the model has frequency
-    features), so that worker processes forked from this one start with it instead of loading
-    it each."""
-    worker_tagger(for_workers(settings)).tag("Warm up in Paris with Zwölftonmusik .")
+    model's tables hold featurised, its ``ß`` one no frequency table holds: wordfreq's list
+    loaded when the model has frequency features), so that worker processes forked from this one
+    start with it instead of loading it each."""
+    worker_tagger(for_workers(settings)).tag("Warm up in Paris on the Zwölftonstraße .")
 
 
 def tag_texts(tagger: Tagger, texts: Iterable[str]) -> Iterator[tuple[list[dict[str, Any]], int]]:
