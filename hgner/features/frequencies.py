@@ -35,7 +35,7 @@ TABLE_DIGITS = 4  # the table holds every number of up to this many digits
 _ARRAYS = {"language_utf8", "language_ends", "words", "buckets"}
 _MAX_BUCKET = 9  # wordfreq's Zipf values stay below 9 (once per 1,000 words is 6)
 _LETTERS, _DIGITS = (ord("a"), ord("z")), (ord("0"), ord("9"))
-_LEADS, _CONTINUATIONS = (0xC3, 0xC9), (0x80, 0xBF)  # UTF-8 of U+00C0..U+024F: a lead byte, a continuation
+_LEADS, _CONTINUATIONS = (0xC3, 0xC9), (0x80, 0xBF)  # UTF-8 of U+00C0..U+027F: a lead byte, a continuation
 
 
 def _latin_letters() -> frozenset[str]:
@@ -88,6 +88,22 @@ def _plain_folding(language: str) -> bool | None:
     return info["normal_form"] == "NFC" and not info["remove_marks"] and info["diacritics_under"] is None
 
 
+def _well_formed(characters: np.ndarray) -> bool:
+    """Whether each row of ``characters`` (n, width) bytes is a word of letters (ASCII, or a Latin
+    letter's lead and continuation bytes) or of at most :data:`TABLE_DIGITS` digits, then only
+    padding (zero bytes)."""
+    is_lead = (characters >= _LEADS[0]) & (characters <= _LEADS[1])
+    is_continuation = (characters >= _CONTINUATIONS[0]) & (characters <= _CONTINUATIONS[1])
+    is_letter = (characters >= _LETTERS[0]) & (characters <= _LETTERS[1]) | is_lead | is_continuation
+    is_digit = (characters >= _DIGITS[0]) & (characters <= _DIGITS[1])
+    filled = is_letter | is_digit
+    padded = (filled | (characters == 0)).all() and (filled[:, 1:] <= filled[:, :-1]).all() and filled[:, 0].all()
+    paired = ((is_continuation[:, 1:] == is_lead[:, :-1]).all() and not is_continuation[:, 0].any()
+              and not is_lead[:, -1].any())
+    one_kind = not (is_letter.any(axis=1) & is_digit.any(axis=1)).any() and not is_digit[:, TABLE_DIGITS:].any()
+    return bool(padded and paired and one_kind)
+
+
 class FrequencyTable:
     """The Zipf buckets of the words of letters of wordfreq's list for ``language`` (:func:`tabled`)
     and of the short numbers: ``words`` (n,) sorted UTF-8 byte strings (lowercase letters, at most
@@ -131,21 +147,10 @@ class FrequencyTable:
         if len(buckets) and buckets.max() > _MAX_BUCKET:
             raise ModelError(f"{path}: buckets: expected values 0..{_MAX_BUCKET}, got {int(buckets.max())}")
         characters = words.view(np.uint8).reshape(len(words), words.dtype.itemsize)  # (n, width) bytes
-        is_lead = (characters >= _LEADS[0]) & (characters <= _LEADS[1])
-        is_continuation = (characters >= _CONTINUATIONS[0]) & (characters <= _CONTINUATIONS[1])
-        is_letter = (characters >= _LETTERS[0]) & (characters <= _LETTERS[1]) | is_lead | is_continuation
-        is_digit = (characters >= _DIGITS[0]) & (characters <= _DIGITS[1])
-        # each word: letters (ASCII, or a Latin letter's two UTF-8 bytes) or at most TABLE_DIGITS
-        # digits, then only padding
-        filled = is_letter | is_digit
-        if not ((filled | (characters == 0)).all() and (filled[:, 1:] <= filled[:, :-1]).all() and filled[:, 0].all()
-                and (is_continuation[:, 1:] == is_lead[:, :-1]).all() and not is_continuation[:, 0].any()
-                and not is_lead[:, -1].any()
-                and not (is_letter.any(axis=1) & is_digit.any(axis=1)).any()
-                and not is_digit[:, TABLE_DIGITS:].any()):
+        if not _well_formed(characters):
             raise ModelError(f"{path}: words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most "
                              f"{TABLE_DIGITS} digits")
-        if not latin and is_lead.any():
+        if not latin and (characters >= 0x80).any():
             raise ModelError(f"{path}: words: expected ASCII letters only (latin is false)")
         if not (words[1:] > words[:-1]).all():
             raise ModelError(f"{path}: words: expected distinct words in sorted order")
