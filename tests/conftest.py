@@ -6,13 +6,19 @@ unless they are set. On a development machine, ``HGNER_MIRROR`` and ``NLTK_DATA`
 ``../shared/corpora`` and ``../shared/nltk_data`` (relative to the repository root) when those
 exist and the variables are unset; set them empty (``HGNER_MIRROR= NLTK_DATA=``) to run as on a
 machine without corpora. Tests that need a corpus that is not there skip, saying why
-(``tests/corpus_support.py``)."""
+(``tests/corpus_support.py``).
+
+A test run started in the background of a shell without job control (``nohup ... &``, cron)
+inherits SIGINT ignored, and Python then turns no Ctrl-C into ``KeyboardInterrupt``: the tests of
+what Ctrl-C does would wait for it forever. Python's own handler is put back here, as an
+interactive start has it."""
 
 from __future__ import annotations
 
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -33,6 +39,9 @@ os.environ.setdefault("HGNER_OFFLINE", "1")
 if not os.environ.get("HGNER_DATA"):
     os.environ["HGNER_DATA"] = tempfile.mkdtemp(prefix="hgner-test-data-")
     atexit.register(shutil.rmtree, os.environ["HGNER_DATA"], ignore_errors=True)
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from hgner.corpus import Corpus, Document, Sentence  # noqa: E402
 
