@@ -26,12 +26,14 @@ from .modelfiles import (
     _OUTSIDE_TABLES,
     META_FILE,
     MODEL_FILE,
+    STARTS_FILE,
     check_resources,
     model_directory,
     model_name,
     read_metadata,
     verify_files,
 )
+from .sentence_starts import INSIDE, START, SentenceStarts
 
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
@@ -94,6 +96,21 @@ class CrfModel:
         self.attribute_index: dict[str, int] = dict(zip(attributes, range(len(attributes))))
         self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config,
                                                 self.resources, self._type_cache(len(attributes)))
+
+    @cached_property
+    def sentence_starts(self) -> SentenceStarts | None:
+        """The sentence starts learned from the training corpus (``sentence_starts.crfsuite``,
+        :mod:`hgner.sentence_starts`), or None for a model without them (the rules alone)."""
+        if STARTS_FILE not in self.metadata.get("files", {}):
+            return None
+        path = self.directory / STARTS_FILE
+        try:
+            labels, attributes, state_weights, transitions = read_crfsuite_weights(path)
+        except ValueError as error:
+            raise ModelError(f"{path}: {error}") from None
+        if sorted(labels) != sorted((START, INSIDE)):
+            raise ModelError(f"{path}: expected the labels {START}, {INSIDE}, got {', '.join(labels)}")
+        return SentenceStarts(labels, attributes, state_weights, transitions)
 
     def _type_cache(self, attributes: int) -> TypeCache | None:
         """The word types of the training corpus and their rows (``types.npz``, made when the model

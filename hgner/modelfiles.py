@@ -51,7 +51,8 @@ from .validation import check, check_argument, read_json
 MODEL_FILE = "model.crfsuite"
 META_FILE = "meta.json"
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): arrays, settings
-MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE)  # the files meta.json's map covers
+STARTS_FILE = "sentence_starts.crfsuite"  # the learned sentence starts (hgner.sentence_starts)
+MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE, STARTS_FILE)  # the files meta.json's map covers
 SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
 _OLD_OUTSIDE_TRUECASE_FILE = "outside_truecase.json"  # the table's file before outside_truecase.npz
 # the settings that need a table from outside the corpus

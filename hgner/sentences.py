@@ -22,7 +22,11 @@ A sentence ends
   (an all-caps headline run into the next sentence, ``... TRAINS IN U.S. Maggie McNeil``);
 * at a blank line, always;
 * at a single line break after a line that is not a full line of hard-wrapped prose: see
-  :func:`line_ends_sentence`.
+  :func:`line_ends_sentence`;
+* where the model's learned sentence starts say (:mod:`hgner.sentence_starts`), for a model that
+  has them: inside a run of text the rules above leave with no end mark (a results table written
+  as one paragraph), and, where they are sure, inside a sentence the rules ended (a byline run
+  into the next sentence).
 
 The rules are not versioned, so a change to them applies to every model. A model learns from its
 corpus's own sentences, and from these rules only when it was trained with ``hgner train
@@ -42,6 +46,8 @@ from .languages import language_defaults
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
+
+    from .sentence_starts import SentenceStarts
 
 
 @dataclass(frozen=True)
@@ -279,10 +285,13 @@ class _Splitter:
             self.ended = True
 
 
-def split_sentences(doc: Doc, text: str | None = None, language: str | None = None) -> list[TokenizedSentence]:
+def split_sentences(doc: Doc, text: str | None = None, language: str | None = None,
+                    starts: SentenceStarts | None = None) -> list[TokenizedSentence]:
     """A tokenized ``Doc``'s sentences by the module's rules, whitespace tokens left out. ``text``
     is the text the Doc was made from, when the caller has it (``doc.text`` joins every token again);
-    ``language`` the ISO code of its stop words (default: the Doc's language, if it has one)."""
+    ``language`` the ISO code of its stop words (default: the Doc's language, if it has one);
+    ``starts`` a model's learned sentence starts, for the runs the rules leave without an end
+    (:mod:`hgner.sentence_starts`)."""
     from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LENGTH
 
     if text is None:
@@ -297,7 +306,7 @@ def split_sentences(doc: Doc, text: str | None = None, language: str | None = No
         else:
             splitter.word(start, text[start:start + length], bool(is_punct))
     splitter.close(True)
-    return splitter.sentences
+    return splitter.sentences if starts is None else starts.split(text, splitter.sentences)
 
 
 _CLOSING_QUOTES = frozenset({'"', "'", "''", "\u201d", "\u2019", ")"})

@@ -138,8 +138,9 @@ class HgnerComponent:
     def _tag_docs(self, docs: list[Doc]) -> Iterator[Doc]:
         texts = [doc.text for doc in docs]
         # the Doc's sentences, else hgner tag's own sentence rules read off its tokens (the Doc is left alone)
-        sentences = [TextTokenizer.from_doc(doc, text) if doc.has_annotation("SENT_START") else split_sentences(doc, text)
-                     for doc, text in zip(docs, texts)]
+        starts = self.tagger.tokenizer.starts
+        sentences = [TextTokenizer.from_doc(doc, text) if doc.has_annotation("SENT_START")
+                     else split_sentences(doc, text, starts=starts) for doc, text in zip(docs, texts)]
         for doc, groups in zip(docs, self.tagger.tag_tokenized(texts, list(sentences))):
             self._add_entities(doc, groups)
             yield doc

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from spacy.tokenizer import Tokenizer
     from spacy.tokens import Doc
 
+    from .sentence_starts import SentenceStarts
+
 NAME = "hgner.conll"
 VERSION = 2  # the newest rules; a model's tokenizer record may name any version from 1
 DEFAULT_LANGUAGE = "en"
@@ -181,9 +183,11 @@ class TextTokenizer:
 
     name = NAME
 
-    def __init__(self, language: str = DEFAULT_LANGUAGE, version: int = VERSION) -> None:
+    def __init__(self, language: str = DEFAULT_LANGUAGE, version: int = VERSION,
+                 starts: SentenceStarts | None = None) -> None:
         self.language = language
         self.version = version
+        self.starts = starts  # a model's learned sentence starts (hgner.sentence_starts), or the rules alone
 
     @cached_property
     def nlp(self) -> Language:
@@ -203,7 +207,7 @@ class TextTokenizer:
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
-        return split_sentences(self.nlp.make_doc(text), text, self.language)
+        return split_sentences(self.nlp.make_doc(text), text, self.language, self.starts)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
         """The sentences of each text (spaCy's tokenizer takes one text at a time: ``batch_size``

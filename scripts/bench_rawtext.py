@@ -93,7 +93,7 @@ def main() -> None:
         figures[f"{key}_tokens"] = f1(evaluate(model, corpus, EvaluateOptions()))
         for layout in LAYOUTS:
             figures[f"{key}_raw_{layout}"] = f1(evaluate(model, corpus, EvaluateOptions(input="raw", layout=layout)))
-    tokenizer = TextTokenizer(model_language(model.metadata))
+    tokenizer = TextTokenizer(model_language(model.metadata), starts=model.sentence_starts)  # as tagging splits
     for split in ("testa",) if args.dev else ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)
     for key, name in (("testa", "conll2003:testa"), ("wikigold", args.wikigold)):

@@ -7,8 +7,12 @@ sentence agrees when the tokens found inside its character span are exactly the 
 splitter finds (recall), and of the splitter's boundaries, the share that are the corpus's
 (precision).
 
+With ``--model``, sentences are split as tagging with that model splits them: the rules, and the
+model's learned sentence starts (:mod:`hgner.sentence_starts`) where the rules leave a run without
+an end; without it, by the rules alone.
+
 Usage: python scripts/tokenizer_agreement.py [--corpora conll2003:testa,conll2003:testb]
-       [--layout lines] [--language en] [--spacy-default] [--show N] [--json FILE]
+       [--layout lines] [--language en] [--model NAME] [--spacy-default] [--show N] [--json FILE]
 ``--show N`` prints N disagreeing sentences per corpus (tune on testa and train only).
 """
 
@@ -19,6 +23,7 @@ import json
 from pathlib import Path
 
 from hgner.corpus import load_corpus
+from hgner.model import CrfModel
 from hgner.rawtext import LAYOUTS, rebuild
 from hgner.tokenizer import SpacyDefaultTokenizer, TextTokenizer
 
@@ -68,12 +73,16 @@ def main() -> None:
     parser.add_argument("--corpora", default="conll2003:testa,conll2003:testb", help="comma-separated corpora")
     parser.add_argument("--layout", choices=LAYOUTS, default="lines", help="how sentences are laid out (default lines)")
     parser.add_argument("--language", default="en", help="tokenizer language (default en)")
+    parser.add_argument("--model", help="split as tagging with this model does (its learned sentence starts too)")
     parser.add_argument("--spacy-default", action="store_true",
                         help="measure spaCy's default tokenizer and sentencizer instead (hgner's before the CoNLL rules)")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print N disagreeing sentences per corpus")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
-    tokenizer = (SpacyDefaultTokenizer if args.spacy_default else TextTokenizer)(args.language)
+    if args.spacy_default:
+        tokenizer: TextTokenizer = SpacyDefaultTokenizer(args.language)
+    else:
+        tokenizer = TextTokenizer(args.language, starts=CrfModel.load(args.model).sentence_starts if args.model else None)
     figures = {}
     print(f"tokenizer {tokenizer.name} v{tokenizer.version} ({args.language}), layout {args.layout}")
     print(f"{'corpus':<20} {'sentences':>9} {'agreement':>9} {'bound. R':>9} {'bound. P':>9}")

@@ -7,7 +7,7 @@ import pytest
 
 from hgner.errors import ModelError
 from hgner.integrity import SEAL_FILE
-from hgner.modelfiles import META_FILE, MODEL_FILE
+from hgner.modelfiles import META_FILE, MODEL_FILE, STARTS_FILE
 from hgner.features.typecache import TYPES_FILE
 from hgner.model import CrfModel
 from hgner.training.crf import train
@@ -16,7 +16,7 @@ from hgner.training import TrainOptions, WordTables
 
 def test_model_directory_is_crfsuite_plus_json_and_numpy_arrays(tiny_model):
     files = sorted(p.name for p in tiny_model.directory.iterdir())
-    assert files == sorted([MODEL_FILE, META_FILE, SEAL_FILE, TYPES_FILE])
+    assert files == sorted([MODEL_FILE, META_FILE, SEAL_FILE, TYPES_FILE, STARTS_FILE])
     meta = json.loads((tiny_model.directory / META_FILE).read_text())
     for key in ("labels", "scheme", "features", "tokenizer", "hgner_version", "training"):
         assert key in meta

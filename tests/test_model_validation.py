@@ -17,7 +17,7 @@ from hgner.errors import ModelError
 from hgner.features import RECOMMENDED
 from hgner.features.typecache import TYPES_FILE
 from hgner.integrity import seal
-from hgner.modelfiles import META_FILE, MODEL_FILE, SEALED_FILES, refresh_files
+from hgner.modelfiles import META_FILE, MODEL_FILE, SEALED_FILES, STARTS_FILE, refresh_files
 from hgner.model import CrfModel
 from hgner.training.crf import train
 from hgner.training import TrainOptions, WordTables
@@ -51,7 +51,8 @@ def rewrite_meta(directory, change):
 
 def test_meta_records_every_model_file(full_model):
     meta = json.loads((full_model / META_FILE).read_text())
-    assert sorted(meta["files"]) == sorted(["model.crfsuite", "truecase.json", "gazetteer.json", "skip.npz", "skip.json", "types.npz"])
+    assert sorted(meta["files"]) == sorted(["model.crfsuite", "truecase.json", "gazetteer.json", "skip.npz", "skip.json", "types.npz",
+                                           "sentence_starts.crfsuite"])
     model = CrfModel.load(full_model)
     assert skip.load(model).labels == model.labels
 
@@ -176,7 +177,7 @@ def test_retraining_swaps_the_model_in_and_keeps_other_files(copy, tiny_corpus):
     model = train(tiny_corpus, copy, TrainOptions(max_iterations=5))
     assert (copy / "NOTES.md").read_text() == "mine"
     assert not (copy / "skip.npz").exists() and not (copy / "gazetteer.json").exists()  # the old model's files
-    assert sorted(model.metadata["files"]) == [MODEL_FILE, TYPES_FILE]
+    assert sorted(model.metadata["files"]) == [MODEL_FILE, STARTS_FILE, TYPES_FILE]
     assert sorted(p.name for p in copy.parent.iterdir()) == ["copy"]  # no temporary folder left behind
 
 
@@ -274,7 +275,7 @@ def test_retraining_through_a_symlink_replaces_the_directory_and_keeps_the_link(
     link.symlink_to(copy)
     train(tiny_corpus, link, TrainOptions(max_iterations=5))
     assert link.is_symlink() and not (copy / "skip.npz").exists()
-    assert CrfModel.load(link).metadata["files"].keys() == {MODEL_FILE, TYPES_FILE}
+    assert CrfModel.load(link).metadata["files"].keys() == {MODEL_FILE, TYPES_FILE, STARTS_FILE}
 
 
 def test_models_info_refuses_what_loading_refuses(copy, capsys):

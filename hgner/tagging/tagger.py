@@ -140,7 +140,7 @@ class Tagger:
             version = VERSION
             warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
                  f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
-        self.tokenizer = TextTokenizer(model_language(crf.metadata), version)
+        self.tokenizer = TextTokenizer(model_language(crf.metadata), version, crf.sentence_starts)
         try:
             language_defaults(self.tokenizer.language)  # before any text is read
         except ModelError as error:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .. import schemes
+from .. import schemes, sentence_starts
 from ..corpus import Corpus
 from ..crfsuite_adapter import fit, read_crfsuite_weights
 from ..errors import ModelError, named
@@ -33,7 +33,7 @@ from ..features import (
 from ..features.typecache import TYPES_FILE
 from ..fileio import file_sha256
 from ..model import CrfModel, type_cache_key
-from ..modelfiles import MODEL_FILE, check_model_target, model_workspace, write_metadata
+from ..modelfiles import MODEL_FILE, STARTS_FILE, check_model_target, model_workspace, write_metadata
 from ..tokenizer import describe as describe_tokenizer
 from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
 from ..version import __version__
@@ -88,18 +88,42 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
         read_crfsuite_weights(work / MODEL_FILE)
     except (OSError, ValueError) as error:
         raise ModelError(f"{work / MODEL_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
+    starts = _fit_starts(work, corpus, progress)
     training = {"corpus": corpus.name, "corpus_scheme": corpus.scheme, "sha256": corpus_checksum(corpus),
                 "sentences": len(xs), "tokens": sum(len(x) for x in xs), "algorithm": "lbfgs", "c1": options.c1,
                 "c2": options.c2, "max_iterations": options.max_iterations, "iterations": len(iterations),
                 "loss": round(iterations[-1]["loss"], 2), "seconds": round(seconds, 1)}
     metadata = _metadata(options, tables, resources, labels, training, name or work.name)
     metadata["resources"] = resource_files
-    metadata["model_bytes"] = sum(p.stat().st_size for p in [work / MODEL_FILE, *(work / f for f in resource_files)])
+    metadata["sentence_starts"] = starts
+    metadata["model_bytes"] = sum(p.stat().st_size for p in [work / MODEL_FILE, work / STARTS_FILE,
+                                                             *(work / f for f in resource_files)])
     metadata = _ordered(metadata)
     write_metadata(work, metadata)
     model = CrfModel(work, metadata)
     write_type_cache(model, corpus)
     return model
+
+
+def _fit_starts(work: Path, corpus: Corpus, progress: bool) -> dict[str, Any]:
+    """Fit the sentence starts (:mod:`hgner.sentence_starts`) on ``corpus``'s cased documents into
+    ``work``; returns what ``meta.json`` records of it."""
+    xs, ys = sentence_starts.training_sequences([s.tokens for s in document.sentences] for document in corpus.documents)
+    if not xs:
+        raise ModelError(f"training corpus {corpus.name}: no document with both upper- and lower-case letters to "
+                         "learn sentence starts from")
+    started = time.perf_counter()
+    settings = {"c1": sentence_starts.C1, "c2": sentence_starts.C2, "max_iterations": sentence_starts.MAX_ITERATIONS}
+    with tqdm(total=sentence_starts.MAX_ITERATIONS, desc="sentence starts", unit="iteration",
+              disable=not progress, file=sys.stderr, leave=False) as bar:
+        iterations = fit(xs, ys, work / STARTS_FILE, c1=sentence_starts.C1, c2=sentence_starts.C2,
+                         max_iterations=sentence_starts.MAX_ITERATIONS, bar=bar)
+    try:
+        read_crfsuite_weights(work / STARTS_FILE)
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{work / STARTS_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
+    return {"sequences": len(xs), "tokens": sum(len(x) for x in xs), **settings,
+            "iterations": len(iterations), "seconds": round(time.perf_counter() - started, 1)}
 
 
 def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
@@ -115,7 +139,7 @@ def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
                "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
                "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "training",
-               "model_bytes")
+               "sentence_starts", "model_bytes")
 
 
 def _ordered(metadata: dict[str, Any]) -> dict[str, Any]:
