@@ -76,7 +76,7 @@ class CrfModel:
         check_resources(self.feature_config, metadata.get("resources", []), directory / META_FILE)
         self.resources = FeatureResources.load(directory, metadata.get("resources", []))
         for setting in _OUTSIDE_TABLES:
-            if getattr(self.feature_config, setting) and not any(getattr(self.resources, setting).values()):
+            if getattr(self.feature_config, setting) and not self.resources.has_entries(setting):
                 raise ModelError(f"{directory / TABLE_FILES[setting]}: no entries, but the model's features.{setting} is true")
         table = self.resources.word_frequency
         if table is not None and table.language != self.feature_config.frequency:

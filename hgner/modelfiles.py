@@ -54,7 +54,9 @@ SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.skip): array
 STARTS_FILE = "sentence_starts.crfsuite"  # the learned sentence starts (hgner.sentence_starts)
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE, STARTS_FILE)  # the files meta.json's map covers
 SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.integrity)
-_OLD_OUTSIDE_TRUECASE_FILE = "outside_truecase.json"  # the table's file before outside_truecase.npz
+# the tables' files before they were stored as arrays: file -> (setting, what the table is)
+_OLD_TABLE_FILES = {"outside_truecase.json": ("outside_truecase", "outside truecasing table"),
+                    "word_clusters.json": ("word_clusters", "word clusters")}
 # the settings that need a table from outside the corpus
 _OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share")
 MAX_META_BYTES = 2**20
@@ -187,10 +189,10 @@ def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
     matching the seal's record (so each file is hashed once per load, by the seal). Without
     ``every_file``, only ``meta.json`` is checked against the seal (what a model's metadata says,
     without loading the model)."""
-    if (directory / _OLD_OUTSIDE_TRUECASE_FILE).is_file():
-        raise ModelError(f"{directory / _OLD_OUTSIDE_TRUECASE_FILE}: the outside truecasing table as an older hgner "
-                         f"wrote it (now {TABLE_FILES['outside_truecase']}): retrain the model with this file as its outside "
-                         "truecasing table")
+    for old_file, (setting, what) in _OLD_TABLE_FILES.items():
+        if (directory / old_file).is_file():
+            raise ModelError(f"{directory / old_file}: the {what} in an older hgner's format (now {TABLE_FILES[setting]}): "
+                             f"retrain the model with this file as its {what}")
     sealed = integrity.verify(directory, SEALED_FILES, None if every_file else [META_FILE])
     path = directory / META_FILE
     metadata = read_json(path, MAX_META_BYTES)
@@ -211,7 +213,7 @@ def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
 def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path) -> None:
     """A :class:`ModelError` naming ``path`` (meta.json) when its ``resources`` do not go with its
     features: the gazetteer features need gazetteer.json and the word-cluster features
-    word_clusters.json, and nothing else reads either; truecase.json is read only by the truecase
+    word_clusters.npz, and nothing else reads either; truecase.json is read only by the truecase
     features (which may do without: a corpus can teach no table), word_frequency.npz only by the
     frequency features (which do without it in a model from before it, asking wordfreq)."""
     for setting in _OUTSIDE_TABLES:
@@ -303,7 +305,7 @@ def _swap_in(work: Path, out: Path) -> None:
             except BaseException:
                 os.rename(old, out)
                 raise
-        ours = {META_FILE, *MODEL_FILES, integrity.SEAL_FILE}
+        ours = {META_FILE, *MODEL_FILES, integrity.SEAL_FILE, *_OLD_TABLE_FILES}  # an older model's tables go too
         for entry in list(old.iterdir()):
             if entry.name not in ours and not (out / entry.name).exists():
                 os.rename(entry, out / entry.name)  # the user's file: carried over, never deleted

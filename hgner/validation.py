@@ -7,7 +7,7 @@ naming the file, the field and what was expected, e.g.
 
 Each schema node may carry an ``expected`` keyword (ignored by JSON Schema itself): the phrase
 the error message uses. The big word tables (``truecase.json``, ``gazetteer.json``,
-``word_clusters.json``: up to hundreds of thousands of entries) are checked by
+word clusters given to training as JSON: up to hundreds of thousands of entries) are checked by
 :func:`check_string_table`, a fast reading of the same
 schema (a string map whose values are strings or lists of strings); a test checks that it agrees
 with ``jsonschema``.
@@ -30,7 +30,7 @@ import msgspec
 from .errors import HgnerError, ModelError, named
 from .fileio import read_input
 
-MAX_JSON_BYTES = 64 * 2**20  # the largest shipped table, nl-conll02's word_clusters.json, has 11.8 MB
+MAX_JSON_BYTES = 64 * 2**20  # nl-conll02's word clusters as JSON (hgner train --word-clusters) have 11.8 MB
 
 
 @cache

@@ -428,7 +428,7 @@ def test_models_lists_and_describes(capsys):
         assert "labels:          LOC, MISC, ORG, PER\n" in info and (
             f"dev F1:          {dev['conll2003:testa']['f1']:.2f} (conll2003:testa), {dev['wikigold']['f1']:.2f} (wikigold)\n") in info
         assert ("files:           gazetteer.json, model.crfsuite, outside_truecase.npz, sentence_starts.crfsuite, skip.json, "
-                "skip.npz, truecase.json, types.npz, word_clusters.json, word_frequency.npz (sizes and sha256 as "
+                "skip.npz, truecase.json, types.npz, word_clusters.npz, word_frequency.npz (sizes and sha256 as "
                 "meta.json records)\n") in info
         assert f"calibration:     every potential times {factor:.3f}, fitted on conll2003:testa\n" in info
     assert main(["models", "info", "no-such-model"]) == 2

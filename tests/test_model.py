@@ -155,6 +155,6 @@ def test_word_clusters_too_big_to_load_again_are_refused(tmp_path, tiny_corpus, 
     from hgner.training import crf
 
     monkeypatch.setattr(crf, "MAX_JSON_BYTES", 10)
-    with pytest.raises(ModelError, match=r"^word clusters \(c.txt\) would make a word_clusters.json of 27 bytes, "
+    with pytest.raises(ModelError, match=r"^word clusters \(c.txt\): 27 bytes as JSON, "
                                          "expected at most 10: keep fewer entries"):
         train(tiny_corpus, tmp_path / "m", TrainOptions(config=FeatureConfig(word_clusters=True)), WordTables(word_clusters={"0110": ["Paris", "London"]}, word_clusters_sources="c.txt"))

@@ -106,10 +106,12 @@ def test_meta_json_schema_errors_name_the_field(copy, change, message):
     assert str(error.value).startswith(f"{copy / META_FILE}: ") and message in str(error.value)
 
 
-def test_an_outside_truecasing_table_as_an_older_hgner_wrote_it_is_named(copy):
-    (copy / "outside_truecase.json").write_text('{"paris": "Paris"}')
-    with pytest.raises(ModelError, match=r"outside_truecase\.json: the outside truecasing table as an older hgner wrote it "
-                       r"\(now outside_truecase\.npz\): retrain the model with this file as its outside truecasing table$"):
+@pytest.mark.parametrize("old, what, now", [("outside_truecase.json", "outside truecasing table", "outside_truecase.npz"),
+                                            ("word_clusters.json", "word clusters", "word_clusters.npz")])
+def test_a_table_in_an_older_hgners_format_is_named(copy, old, what, now):
+    (copy / old).write_text('{"paris": "Paris"}')
+    with pytest.raises(ModelError, match=rf"{old}: the {what} in an older hgner's format "
+                       rf"\(now {now}\): retrain the model with this file as its {what}$"):
         CrfModel.load(copy)
 
 
@@ -173,10 +175,12 @@ def test_crfsuite_reader_refuses_a_resealed_truncated_model(copy):
 
 def test_retraining_swaps_the_model_in_and_keeps_other_files(copy, tiny_corpus):
     (copy / "NOTES.md").write_text("mine")
+    (copy / "word_clusters.json").write_text('{"0": ["Paris"]}')  # a table in an older hgner's format
     assert (copy / "skip.npz").is_file()
     model = train(tiny_corpus, copy, TrainOptions(max_iterations=5))
     assert (copy / "NOTES.md").read_text() == "mine"
     assert not (copy / "skip.npz").exists() and not (copy / "gazetteer.json").exists()  # the old model's files
+    assert not (copy / "word_clusters.json").exists()
     assert sorted(model.metadata["files"]) == [MODEL_FILE, STARTS_FILE, TYPES_FILE]
     assert sorted(p.name for p in copy.parent.iterdir()) == ["copy"]  # no temporary folder left behind
 

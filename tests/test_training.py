@@ -216,7 +216,7 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
                  "--word-clusters", str(paths), "--lowercase-clusters"]) == 0
     assert "word clusters: 4 words in 3 clusters" in capsys.readouterr().err
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
-    assert meta["features"]["word_clusters"] and "word_clusters.json" in meta["resources"]
+    assert meta["features"]["word_clusters"] and "word_clusters.npz" in meta["resources"]
     assert meta["features"]["lowercase_clusters"]
     assert meta["word_clusters_sources"].startswith(f"{paths} (sha256 ")
     model = CrfModel.load(out)
@@ -228,13 +228,13 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
     assert main(["models", "info", "nl-conll02"]) == 0
     assert "skip potential:  yes, weight 0.5\n" in capsys.readouterr().out
 
-    again = tmp_path / "m2"
-    for source in (str(out), str(out / "word_clusters.json")):  # a model's clusters, or its file
+    again, as_json = tmp_path / "m2", tmp_path / "clusters.json"
+    as_json.write_text(json.dumps(dict(model.resources.word_clusters)), encoding="utf-8")
+    for source, recorded in ((str(out), f"model m's word clusters: {paths} (sha256 "), (str(as_json), f"{as_json} (sha256 ")):
         assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
-                     "--word-clusters", source]) == 0
+                     "--word-clusters", source]) == 0  # a model's clusters, or a JSON file of them
         assert CrfModel.load(again).resources.word_clusters == model.resources.word_clusters
-    assert json.loads((again / "meta.json").read_text())["word_clusters_sources"].startswith(
-        f"{out / 'word_clusters.json'} (sha256 ")
+        assert json.loads((again / "meta.json").read_text())["word_clusters_sources"].startswith(recorded)
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(again), "--max-iterations", "2",
                  "--word-clusters", str(again)]) == 2  # training would replace the clusters it reads
     assert "is also an input" in capsys.readouterr().err
@@ -243,7 +243,7 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
 def test_word_clusters_from_files_with_a_byte_order_mark_or_without_a_suffix(tmp_path, capsys):
     paths = tmp_path / "paths.txt"
     paths.write_bytes(b"\xef\xbb\xbf0110\tMadrid\t12\r\n0111\tRoma\r\n0111\tNueva York\r\n")
-    table = tmp_path / "CLUSTERS"  # a model's word_clusters.json, copied without its suffix
+    table = tmp_path / "CLUSTERS"  # a JSON file of clusters without a suffix
     table.write_bytes(b'\xef\xbb\xbf  \n{"0110": ["Madrid"], "0111": ["Roma", "Nueva York"]}')
     for source in (paths, table):
         out = tmp_path / f"model-{source.name}"
@@ -282,7 +282,7 @@ def test_word_clusters_sources_that_are_not_tables(tmp_path, capsys, tiny_model)
         assert "--outside-truecase: " in capsys.readouterr().err
 
 
-def test_a_word_clusters_json_file_is_checked_like_a_models(tmp_path, capsys):
+def test_a_word_clusters_json_file_with_a_word_twice_is_refused(tmp_path, capsys):
     table = tmp_path / "c.json"
     table.write_text('{"01": ["a"], "1": ["a"]}', encoding="utf-8")
     assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--word-clusters", str(table)]) == 2

@@ -94,9 +94,9 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
                              "out")
     parser.add_argument("--word-clusters", type=_source, metavar="MODEL|FILE",
                         help="add Brown word-cluster features with these clusters: a model's (a name or directory; "
-                             "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones), a model's "
-                             "word_clusters.json, or a file of Brown clusters, a line per word: PATH<TAB>WORD<TAB>COUNT "
-                             "(as Liang's wcluster writes them)")
+                             "es-conll02: spaCy's Spanish clusters, nl-conll02: its German ones), a JSON file "
+                             "mapping cluster paths to words, or a file of Brown clusters, a line per word: "
+                             "PATH<TAB>WORD<TAB>COUNT (as Liang's wcluster writes them)")
     parser.add_argument("--lowercase-clusters", action="store_true",
                         help="with --word-clusters: a capitalised word also gets its lowercase form's cluster when both "
                              "have one (es-conll02 uses it)")

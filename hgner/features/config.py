@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..validation import check_fields
+from .clusters import ClusterTable
 from .frequencies import FrequencyTable, frequency_attribute
 from .spellings import SpellingTable
 
@@ -52,7 +53,7 @@ BASELINE = FeatureConfig()
 TRUECASE_FILE = "truecase.json"
 GAZETTEER_FILE = "gazetteer.json"
 GAZETTEER_MAX_TOKENS = 4
-WORD_CLUSTERS_FILE = "word_clusters.json"
+WORD_CLUSTERS_FILE = "word_clusters.npz"
 OUTSIDE_TRUECASE_FILE = "outside_truecase.npz"
 CAPITALISED_SHARE_FILE = "capitalised_share.json"
 WORD_FREQUENCY_FILE = "word_frequency.npz"
@@ -61,16 +62,18 @@ CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it
 
 @dataclass
 class FeatureResources:
-    """Tables the features need, saved in the model directory: JSON, and as arrays the outside
-    truecasing table (:class:`~hgner.features.spellings.SpellingTable`, given as any mapping) and
-    the word frequency buckets (:class:`~hgner.features.frequencies.FrequencyTable`).
+    """Tables the features need, saved in the model directory: JSON, and as arrays the word
+    clusters (:class:`~hgner.features.clusters.ClusterTable`) and the outside truecasing table
+    (:class:`~hgner.features.spellings.SpellingTable`), each given as any mapping, and the word
+    frequency buckets (:class:`~hgner.features.frequencies.FrequencyTable`).
 
     ``truecase`` maps a lowercase form to its most frequent surface form in the training corpus.
     ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
     lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
     ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
-    in one cluster. ``outside_truecase`` maps a lowercase form to its most frequent surface form
-    in text far larger than the training corpus (consulted after ``truecase``).
+    in one cluster (:meth:`repeated_cluster_word` says when one is not). ``outside_truecase`` maps
+    a lowercase form to its most frequent surface form in text far larger than the training
+    corpus (consulted after ``truecase``).
     ``capitalised_share`` maps ``"C U"`` to the lowercase forms of which C percent of the
     occurrences in such text start with an upper-case letter and U percent are all upper case
     (integers 0..100), each form under one key (grouped as ``word_clusters`` is: a smaller file,
@@ -79,13 +82,14 @@ class FeatureResources:
 
     truecase: dict[str, str] = field(default_factory=dict)
     gazetteer: dict[str, list[str]] = field(default_factory=dict)
-    word_clusters: dict[str, list[str]] = field(default_factory=dict)
+    word_clusters: Mapping[str, list[str]] = field(default_factory=dict)
     outside_truecase: Mapping[str, str] = field(default_factory=dict)
     capitalised_share: dict[str, list[str]] = field(default_factory=dict)
     word_frequency: FrequencyTable | None = None
 
     def __post_init__(self) -> None:
         self.outside_truecase = SpellingTable.from_mapping(self.outside_truecase)
+        self.word_clusters = ClusterTable.from_mapping(self.word_clusters)
         self.list_names = sorted(self.gazetteer)
         self._entries: dict[str, tuple[int, ...]] = {}  # entry -> the lists it is on (indices in list_names)
         for list_index, list_name in enumerate(self.list_names):
@@ -94,16 +98,20 @@ class FeatureResources:
                 self._entries[entry] = lists_of(entry, ()) + alone
         # the entries' first tokens ("new" of "new york city"): the words a match may start with
         self.entry_starts = frozenset(entry.partition(" ")[0] for entry in self._entries)
-        self._cluster_of = {word: path for path, words in self.word_clusters.items() for word in words}
         self._shares_of = {word: shares for shares, words in self.capitalised_share.items() for word in words}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FeatureResources) and all(
             getattr(self, key) == getattr(other, key) for key in TABLE_FILES)
 
+    def has_entries(self, setting: str) -> bool:
+        """Whether the table ``setting`` (a field) has an entry: a word in a cluster, a form, a list entry."""
+        table = getattr(self, setting)
+        return bool(table.words) if isinstance(table, ClusterTable) else any(table.values())
+
     def repeated_cluster_word(self) -> str | None:
         """What is wrong when a word is in ``word_clusters`` twice, or None."""
-        return _repeated_word(self.word_clusters, self._cluster_of, "clusters")
+        return self.word_clusters.repeated
 
     def repeated_share_word(self) -> str | None:
         """What is wrong when a word is in ``capitalised_share`` twice, or None."""
@@ -113,17 +121,17 @@ class FeatureResources:
         """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
         in lower case); () when it has no cluster. With ``lowercase``, also ``lcK=`` of its
         lowercase form's path when the word differs from that form and both have a cluster."""
-        lower = word.lower()
-        own = self._cluster_of.get(word)
-        path = own or self._cluster_of.get(lower)
+        lower, path_of = word.lower(), self.word_clusters.path_of
+        own = path_of(word)
+        path = own or path_of(lower)
         attributes = () if path is None else _path_prefixes(path, "c")
-        lower_path = self._cluster_of.get(lower) if lowercase and own is not None and lower != word else None
+        lower_path = path_of(lower) if lowercase and own is not None and lower != word else None
         return attributes if lower_path is None else attributes + _path_prefixes(lower_path, "lc")
 
     def neighbour_cluster_attributes(self, word: str, offset: int) -> tuple[str, ...]:
         """``{offset}:cK=`` for each prefix length K of ``word``'s cluster path (as written, then in
         lower case), what the word tells the token ``offset`` positions away; () without a cluster."""
-        path = self._cluster_of.get(word) or self._cluster_of.get(word.lower())
+        path = self.word_clusters.path_of(word) or self.word_clusters.path_of(word.lower())
         return () if path is None else _path_prefixes(path, f"{offset}:c")
 
     def share_attributes(self, word: str, buckets: int) -> tuple[str, ...]:
@@ -195,7 +203,8 @@ TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clu
                "outside_truecase": OUTSIDE_TRUECASE_FILE, "capitalised_share": CAPITALISED_SHARE_FILE,
                "word_frequency": WORD_FREQUENCY_FILE}
 # the tables stored as arrays: file -> its reader (the others are JSON)
-_ARRAY_TABLES: dict[str, Callable[[Path], Any]] = {OUTSIDE_TRUECASE_FILE: SpellingTable.load,
+_ARRAY_TABLES: dict[str, Callable[[Path], Any]] = {WORD_CLUSTERS_FILE: ClusterTable.load,
+                                                   OUTSIDE_TRUECASE_FILE: SpellingTable.load,
                                                    WORD_FREQUENCY_FILE: FrequencyTable.load}
 
 

@@ -7,8 +7,10 @@ records the same checksums."""
 from __future__ import annotations
 
 import io
+import operator
 import zipfile
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +58,19 @@ def check_array(path: Path, name: str, array: np.ndarray, dtype: type, shape: tu
     """A :class:`~hgner.errors.ModelError` naming ``path`` and the array unless it has ``dtype`` and ``shape``."""
     if array.dtype != dtype or array.shape != shape:
         raise ModelError(f"{path}: {name}: expected shape {shape} of {np.dtype(dtype)}, got {array.shape} of {array.dtype}")
+
+
+def read_keyed_table(path: Path, keys: str, strings: str, values: str, dtype: type) -> tuple[list[str], list[str], np.ndarray]:
+    """A table stored as ``keys`` (strings, distinct and sorted, looked up by bisection), another
+    list of ``strings``, and ``values`` ((len(keys),) of ``dtype``), all packed by
+    :func:`pack_strings` and read from ``path``; a :class:`~hgner.errors.ModelError` naming the
+    file and the array when one does not fit."""
+    arrays = read_arrays(path, {f"{keys}_utf8", f"{keys}_ends", f"{strings}_utf8", f"{strings}_ends", values})
+    keyed, others = unpack_strings(path, keys, arrays), unpack_strings(path, strings, arrays)
+    check_array(path, values, arrays[values], dtype, (len(keyed),))
+    if not all(map(operator.lt, keyed, islice(keyed, 1, None))):
+        raise ModelError(f"{path}: {keys}: expected distinct {keys} in sorted order")
+    return keyed, others, arrays[values]
 
 
 def pack_strings(name: str, strings: Sequence[str]) -> dict[str, np.ndarray]:

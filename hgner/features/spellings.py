@@ -12,18 +12,15 @@ and every array's dtype and shape are checked when the model loads, and the seal
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Iterator, Mapping
-from itertools import islice
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelError
-from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
+from .packed import pack_strings, read_keyed_table, write_arrays
 
 AS_WRITTEN, TITLE, UPPER, SPELLED = range(4)  # how a form's usual spelling is made from it
-_ARRAYS = {"forms_utf8", "forms_ends", "kinds", "spellings_utf8", "spellings_ends"}
 
 
 class SpellingTable(Mapping[str, str]):
@@ -54,16 +51,11 @@ class SpellingTable(Mapping[str, str]):
     def load(cls, path: Path) -> SpellingTable:
         """The table in ``path`` (see the module docstring); a :class:`~hgner.errors.ModelError`
         naming the file and the array when anything does not fit."""
-        arrays = read_arrays(path, _ARRAYS)
-        forms, spellings = unpack_strings(path, "forms", arrays), unpack_strings(path, "spellings", arrays)
-        kinds = arrays["kinds"]
-        check_array(path, "kinds", kinds, np.uint8, (len(forms),))
+        forms, spellings, kinds = read_keyed_table(path, "forms", "spellings", "kinds", np.uint8)
         if len(kinds) and kinds.max() > SPELLED:
             raise ModelError(f"{path}: kinds: expected values 0..{SPELLED}, got {int(kinds.max())}")
         if (spelled := int(np.count_nonzero(kinds == SPELLED))) != len(spellings):
             raise ModelError(f"{path}: spellings: expected {spelled} (one per form of kind {SPELLED}), got {len(spellings)}")
-        if not all(map(operator.lt, forms, islice(forms, 1, None))):
-            raise ModelError(f"{path}: forms: expected distinct forms in sorted order")
         return cls(forms, kinds.tobytes(), spellings)
 
     def save(self, path: Path) -> None:

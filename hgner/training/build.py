@@ -12,6 +12,7 @@ from .. import schemes
 from ..corpus import Corpus
 from ..errors import HgnerError, named, warn
 from ..evaluation import EvaluateOptions, evaluate, unknown_types_warning
+from ..features.clusters import ClusterTable
 from ..languages import likelier_language
 from ..model import CrfModel
 from ..modelfiles import SKIP_FILES, check_model_target, model_workspace, write_metadata
@@ -97,10 +98,9 @@ def _report_training(model: CrfModel, train_corpus: Corpus) -> None:
     if lists:
         kept = ", ".join(f"{name} {counted(len(entries), 'entry')}" for name, entries in sorted(lists.items()))
         log.info("gazetteer lists fitted to %s: %s", train_corpus.name, kept)
-    clusters = model.resources.word_clusters
+    clusters = ClusterTable.from_mapping(model.resources.word_clusters)
     if clusters:
-        log.info("word clusters: %s in %s", counted(sum(map(len, clusters.values())), "word"),
-                 counted(len(clusters), "cluster"))
+        log.info("word clusters: %s in %s", counted(len(clusters.words), "word"), counted(len(clusters), "cluster"))
     log.info("trained in %.0f s (%s of at most %s, loss %.2f): %s attributes", training["seconds"],
              counted(training["iterations"], "L-BFGS iteration"), training["max_iterations"], training["loss"],
              len(model.attribute_index))

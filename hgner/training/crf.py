@@ -22,7 +22,6 @@ from ..crfsuite_adapter import fit, read_crfsuite_weights
 from ..errors import ModelError, named
 from ..features import (
     GAZETTEER_MAX_TOKENS,
-    TABLE_FILES,
     AttributeScores,
     FeatureResources,
     FrequencyTable,
@@ -254,8 +253,7 @@ def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> 
         raise ModelError(f"{where}: a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not "
                          "text") from None
     if size > MAX_JSON_BYTES:
-        raise ModelError(f"{where} would make a {TABLE_FILES[setting]} of {size:,} bytes, expected at most "
-                         f"{MAX_JSON_BYTES:,}: keep fewer entries")
+        raise ModelError(f"{where}: {size:,} bytes as JSON, expected at most {MAX_JSON_BYTES:,}: keep fewer entries")
 
 
 def _package_version(name: str) -> str:

@@ -74,7 +74,7 @@ class WordTables:
 
     gazetteer: WordTable | None = None
     gazetteer_sources: str | None = None
-    word_clusters: WordTable | None = None
+    word_clusters: Mapping[str, list[str]] | None = None  # (held as a dict: a model's ClusterTable is copied)
     word_clusters_sources: str | None = None
     outside_truecase: Mapping[str, str] | None = None  # (held as a dict: a model's SpellingTable is copied)
     outside_truecase_sources: str | None = None
@@ -82,8 +82,10 @@ class WordTables:
     capitalised_share_sources: str | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.outside_truecase, Mapping) and not isinstance(self.outside_truecase, dict):
-            object.__setattr__(self, "outside_truecase", dict(self.outside_truecase.items()))
+        for setting in ("word_clusters", "outside_truecase"):
+            table = getattr(self, setting)
+            if isinstance(table, Mapping) and not isinstance(table, dict):
+                object.__setattr__(self, setting, dict(table.items()))
 
     def table(self, setting: str) -> tuple[Any, Any]:
         """``(table, sources)`` of the feature setting ``setting`` (:data:`TABLES`)."""

@@ -56,8 +56,9 @@ def _read_share_file(path: Path) -> dict[str, list[str]]:
 def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
     """Word clusters (path -> words) for ``hgner train --word-clusters``, where they came from (for
     ``meta.json``) and the file read: a model's (a shipped model's name or a model directory,
-    checksum-verified), a JSON file as a model's ``word_clusters.json`` (checked against its
-    schema), or any other file as Brown clusters in the format of Liang's ``wcluster`` (its
+    checksum-verified), a JSON file mapping cluster paths to words (checked against
+    ``word_clusters.schema.json``; a model stores them as arrays, ``word_clusters.npz``), or any
+    other file as Brown clusters in the format of Liang's ``wcluster`` (its
     ``paths`` file: a line per word, ``PATH<TAB>WORD<TAB>COUNT``; the count may be left out and is
     not used)."""
     return _read_word_table(source, "word_clusters", _read_cluster_file, "word clusters",
@@ -94,8 +95,8 @@ def _read_word_table(source: str, setting: str, read_file: Callable[[Path], dict
 
 
 def _read_cluster_file(path: Path) -> dict[str, list[str]]:
-    """Word clusters from a JSON file (one that starts with ``{`` or ``[``; ``word_clusters.json``
-    is an object) or a Brown ``paths`` file (whose lines start with 0 or 1)."""
+    """Word clusters from a JSON file (one that starts with ``{`` or ``[``; the table is an
+    object) or a Brown ``paths`` file (whose lines start with 0 or 1)."""
     try:
         head = read_input(path)[:4096]
     except OSError as error:
