@@ -221,6 +221,9 @@ class SentenceStarts:
         for sentence in sentences:
             penalty = self.penalty(text, sentence)
             cuts = [] if penalty is None else self.starts(sentence.tokens, penalty)
+            if not cuts:
+                out.append(sentence)
+                continue
             previous = 0
             for cut in [*cuts, len(sentence.tokens)]:
                 out.append(TokenizedSentence(sentence.tokens[previous:cut], sentence.offsets[previous:cut]))
