@@ -113,7 +113,7 @@ class SentenceStarts:
 
     def __init__(self, labels: Sequence[str], attributes: Sequence[str], state_weights: np.ndarray,
                  transitions: np.ndarray) -> None:
-        self.start = list(labels).index(START) if START in labels else -1
+        self.start = list(labels).index(START)  # (labels B and I: CrfModel.sentence_starts checks them)
         inside = 1 - self.start
         difference = state_weights[:, self.start] - state_weights[:, inside]
         self.weights = {a: w for a, w in zip(attributes, difference.tolist()) if w}
