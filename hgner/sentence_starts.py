@@ -32,7 +32,7 @@ WINDOW = 20  # sentences per training sequence: a paragraph's worth
 C1, C2, MAX_ITERATIONS = 0.1, 0.01, 100  # crfsuite's L-BFGS settings for the starts
 START, INSIDE = "B", "I"  # the labels: a token that starts a sentence, any other token
 ENDED_PENALTY = 3.0  # taken off each start's score inside a sentence the rules ended (scripts/TUNING.md)
-MAX_CACHE = 100_000  # tokens, and distinct five shapes, remembered with their weights
+MAX_CACHE = 100_000  # tokens, pairs and five shapes remembered with their weights (each)
 _NUMBER = re.compile(r"[0-9][0-9.,:/\-]*")
 
 
@@ -123,56 +123,34 @@ class SentenceStarts:
         # the most that B instead of I at one position gains through the transitions on either side
         # (the last position has none after it)
         self._flip_gain = max(i_s - ii, ss - si) + max(si - ii, ss - i_s, 0.0)
-        self._shape_weights: dict[tuple[str, ...], float] = {}
-        self._tokens: dict[str, tuple[str, str, float, float, float]] = {}
-        self._pair_weights: dict[tuple[str, str], float] = {}
+        # each remembered: tokens, (word before, shape) pairs and five shapes recur
+        self._known_token = lru_cache(MAX_CACHE)(self._token)
+        self._known_pair = lru_cache(MAX_CACHE)(self._pair_weight)
+        self._known_shapes = lru_cache(MAX_CACHE)(self._shape_weight)
 
     def _token(self, token: str) -> tuple[str, str, float, float, float]:
         """A token's lowercase form, shape, and the weights of its form as the word, the word before
-        and the word after a position (remembered per token)."""
-        known = self._tokens.get(token)
-        if known is None:
-            weights, lower = self.weights, token.lower()
-            known = (lower, token_shape(token), weights.get(f"w={lower}", 0.0), weights.get(f"p={lower}", 0.0),
-                     weights.get(f"n={lower}", 0.0))
-            if len(self._tokens) < MAX_CACHE:
-                self._tokens[token] = known
-        return known
+        and the word after a position."""
+        weights, lower = self.weights, token.lower()
+        return (lower, token_shape(token), weights.get(f"w={lower}", 0.0), weights.get(f"p={lower}", 0.0),
+                weights.get(f"n={lower}", 0.0))
 
     def _shape_weight(self, shapes: tuple[str, str, str, str, str]) -> float:
-        weight = self._shape_weights.get(shapes)
-        if weight is None:
-            weight = sum(self.weights.get(a, 0.0) for a in _shape_attributes(shapes))
-            if len(self._shape_weights) < MAX_CACHE:
-                self._shape_weights[shapes] = weight
-        return weight
+        return sum(self.weights.get(a, 0.0) for a in _shape_attributes(shapes))
 
     def _pair_weight(self, before: str, shape: str) -> float:
-        weight = self._pair_weights.get((before, shape))
-        if weight is None:
-            weight = self.weights.get(f"p|s={before}|{shape}", 0.0)
-            if len(self._pair_weights) < MAX_CACHE:
-                self._pair_weights[before, shape] = weight
-        return weight
+        return self.weights.get(f"p|s={before}|{shape}", 0.0)
 
     def scores(self, tokens: Sequence[str]) -> list[float]:
         """(N,) each position's score for ``B`` less its score for ``I`` (the sum of the weights of
         its :func:`boundary_attributes`)."""
         edge = ("#", "#", self.weights.get("w=#", 0.0), self.weights.get("p=#", 0.0), self.weights.get("n=#", 0.0))
-        lower, shapes, as_word, as_before, as_after = zip(edge, edge, *map(self._token, tokens), edge, edge)
-        pairs, five = self._pair_weights, self._shape_weights
-        scores = []
+        lower, shapes, as_word, as_before, as_after = zip(edge, edge, *map(self._known_token, tokens), edge, edge)
+        pair_weight, shape_weight = self._known_pair, self._known_shapes
         windows = zip(*(shapes[k:len(shapes) - 4 + k] for k in range(5)))  # the shapes two before to two after
-        for word, before, after, pair, shape5 in zip(as_word[2:-2], as_before[1:-3], as_after[3:-1],
-                                                     zip(lower[1:-3], shapes[2:-2]), windows):
-            weight = pairs.get(pair)
-            if weight is None:
-                weight = self._pair_weight(*pair)
-            shape_weight = five.get(shape5)
-            if shape_weight is None:
-                shape_weight = self._shape_weight(shape5)
-            scores.append(word + before + after + weight + shape_weight)
-        return scores
+        return [word + before + after + pair_weight(*pair) + shape_weight(shape5)
+                for word, before, after, pair, shape5 in zip(as_word[2:-2], as_before[1:-3], as_after[3:-1],
+                                                             zip(lower[1:-3], shapes[2:-2]), windows)]
 
     def starts(self, tokens: Sequence[str], penalty: float = 0.0) -> list[int]:
         """The positions after the first where the Viterbi labelling of ``tokens`` starts a sentence;

@@ -47,8 +47,6 @@ from .languages import language_defaults
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from .sentence_starts import SentenceStarts
-
 
 @dataclass(frozen=True)
 class TokenizedSentence:
@@ -285,13 +283,11 @@ class _Splitter:
             self.ended = True
 
 
-def split_sentences(doc: Doc, text: str | None = None, language: str | None = None,
-                    starts: SentenceStarts | None = None) -> list[TokenizedSentence]:
+def split_sentences(doc: Doc, text: str | None = None, language: str | None = None) -> list[TokenizedSentence]:
     """A tokenized ``Doc``'s sentences by the module's rules, whitespace tokens left out. ``text``
     is the text the Doc was made from, when the caller has it (``doc.text`` joins every token again);
-    ``language`` the ISO code of its stop words (default: the Doc's language, if it has one);
-    ``starts`` a model's learned sentence starts, for the runs the rules leave without an end
-    (:mod:`hgner.sentence_starts`)."""
+    ``language`` the ISO code of its stop words (default: the Doc's language, if it has one).
+    :meth:`hgner.tokenizer.TextTokenizer.split` adds a model's learned sentence starts."""
     from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LENGTH
 
     if text is None:
@@ -306,7 +302,7 @@ def split_sentences(doc: Doc, text: str | None = None, language: str | None = No
         else:
             splitter.word(start, text[start:start + length], bool(is_punct))
     splitter.close(True)
-    return splitter.sentences if starts is None else starts.split(text, splitter.sentences)
+    return splitter.sentences
 
 
 _CLOSING_QUOTES = frozenset({'"', "'", "''", "\u201d", "\u2019", ")"})

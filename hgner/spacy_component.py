@@ -2,8 +2,9 @@
 
 A whole ``Doc`` is one document (skip edges may join any two of its sentences). The component
 tags the Doc's own tokens (whitespace tokens left out) sentence by sentence: the Doc's sentence
-boundaries when it has them, otherwise those of ``hgner tag``'s line-aware rules
-(:func:`hgner.tokenizer.split_sentences`; the Doc's own sentence annotation is left alone).
+boundaries when it has them, otherwise those ``hgner tag`` finds, by its line-aware rules and the
+model's learned sentence starts (:meth:`hgner.tokenizer.TextTokenizer.split`; the Doc's own
+sentence annotation is left alone).
 Decoding is :class:`hgner.tag.Tagger`'s, so entities equal ``hgner tag``'s for the same tokens.
 The component never re-tokenizes: for the tokens the model was trained on (as ``hgner tag``
 makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer =
@@ -43,7 +44,7 @@ from .errors import HgnerError
 from .fileio import write_text
 from .integrity import copy_sealed
 from .tagging.settings import TagSettings
-from .tokenizer import TextTokenizer, split_sentences
+from .tokenizer import TextTokenizer
 from .validation import check, read_json
 
 if TYPE_CHECKING:
@@ -138,9 +139,9 @@ class HgnerComponent:
     def _tag_docs(self, docs: list[Doc]) -> Iterator[Doc]:
         texts = [doc.text for doc in docs]
         # the Doc's sentences, else hgner tag's own sentence rules read off its tokens (the Doc is left alone)
-        starts = self.tagger.tokenizer.starts
-        sentences = [TextTokenizer.from_doc(doc, text) if doc.has_annotation("SENT_START")
-                     else split_sentences(doc, text, starts=starts) for doc, text in zip(docs, texts)]
+        split = self.tagger.tokenizer.split
+        sentences = [TextTokenizer.from_doc(doc, text) if doc.has_annotation("SENT_START") else split(doc, text, doc.lang_)
+                     for doc, text in zip(docs, texts)]
         for doc, groups in zip(docs, self.tagger.tag_tokenized(texts, list(sentences))):
             self._add_entities(doc, groups)
             yield doc

@@ -207,7 +207,15 @@ class TextTokenizer:
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
-        return split_sentences(self.nlp.make_doc(text), text, self.language, self.starts)
+        return self.split(self.nlp.make_doc(text), text)
+
+    def split(self, doc: Doc, text: str | None = None, language: str | None = None) -> list[TokenizedSentence]:
+        """A tokenized ``Doc``'s sentences: :func:`~hgner.sentences.split_sentences` (the stop words
+        of ``language``, default the tokenizer's), then cut where the model's learned sentence
+        starts say (:meth:`hgner.sentence_starts.SentenceStarts.split`), when it has them."""
+        text = doc.text if text is None else text
+        sentences = split_sentences(doc, text, language or self.language)
+        return sentences if self.starts is None else self.starts.split(text, sentences)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:
         """The sentences of each text (spaCy's tokenizer takes one text at a time: ``batch_size``

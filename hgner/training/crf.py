@@ -74,19 +74,8 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
                          leave=False):
         xs.extend(document_features([s.tokens for s in document.sentences], options.config, resources))
     resource_files = resources.save(work)
-    started = time.perf_counter()
-    with tqdm(total=options.max_iterations, desc="L-BFGS", unit="iteration", disable=not progress, file=sys.stderr,
-              leave=False) as bar:
-        iterations = fit(xs, ys, work / MODEL_FILE, c1=options.c1, c2=options.c2,
-                         max_iterations=options.max_iterations, bar=bar)
-    seconds = time.perf_counter() - started
-    if not iterations:
-        raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={options.c1}, c2={options.c2}); "
-                         "smaller regularisation may help")
-    try:  # crfsuite does not report a short write (a full disk): read the file back
-        read_crfsuite_weights(work / MODEL_FILE)
-    except (OSError, ValueError) as error:
-        raise ModelError(f"{work / MODEL_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
+    iterations, seconds = _fit_checked(xs, ys, work / MODEL_FILE, options.c1, options.c2, options.max_iterations,
+                                       "L-BFGS", progress)
     starts = _fit_starts(work, corpus, progress)
     training = {"corpus": corpus.name, "corpus_scheme": corpus.scheme, "sha256": corpus_checksum(corpus),
                 "sentences": len(xs), "tokens": sum(len(x) for x in xs), "algorithm": "lbfgs", "c1": options.c1,
@@ -104,6 +93,25 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
     return model
 
 
+def _fit_checked(xs: list, ys: list, path: Path, c1: float, c2: float, max_iterations: int, what: str,
+                 progress: bool) -> tuple[list[dict[str, Any]], float]:
+    """crfsuite's L-BFGS on ``xs``/``ys`` into ``path`` (a bar named ``what`` with ``progress``),
+    the file read back; crfsuite's log of the iterations and the seconds it took."""
+    started = time.perf_counter()
+    with tqdm(total=max_iterations, desc=what, unit="iteration", disable=not progress, file=sys.stderr,
+              leave=False) as bar:
+        iterations = fit(xs, ys, path, c1=c1, c2=c2, max_iterations=max_iterations, bar=bar)
+    seconds = time.perf_counter() - started
+    if not iterations:
+        raise ModelError(f"crfsuite's L-BFGS stopped before its first iteration (c1={c1}, c2={c2}); "
+                         "smaller regularisation may help")
+    try:  # crfsuite does not report a short write (a full disk): read the file back
+        read_crfsuite_weights(path)
+    except (OSError, ValueError) as error:
+        raise ModelError(f"{path}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
+    return iterations, seconds
+
+
 def _fit_starts(work: Path, corpus: Corpus, progress: bool) -> dict[str, Any]:
     """Fit the sentence starts (:mod:`hgner.sentence_starts`) on ``corpus``'s cased documents into
     ``work``; returns what ``meta.json`` records of it."""
@@ -111,18 +119,10 @@ def _fit_starts(work: Path, corpus: Corpus, progress: bool) -> dict[str, Any]:
     if not xs:
         raise ModelError(f"training corpus {corpus.name}: no document with both upper- and lower-case letters to "
                          "learn sentence starts from")
-    started = time.perf_counter()
-    settings = {"c1": sentence_starts.C1, "c2": sentence_starts.C2, "max_iterations": sentence_starts.MAX_ITERATIONS}
-    with tqdm(total=sentence_starts.MAX_ITERATIONS, desc="sentence starts", unit="iteration",
-              disable=not progress, file=sys.stderr, leave=False) as bar:
-        iterations = fit(xs, ys, work / STARTS_FILE, c1=sentence_starts.C1, c2=sentence_starts.C2,
-                         max_iterations=sentence_starts.MAX_ITERATIONS, bar=bar)
-    try:
-        read_crfsuite_weights(work / STARTS_FILE)
-    except (OSError, ValueError) as error:
-        raise ModelError(f"{work / STARTS_FILE}: crfsuite wrote a damaged model ({error}); is the disk full?") from None
-    return {"sequences": len(xs), "tokens": sum(len(x) for x in xs), **settings,
-            "iterations": len(iterations), "seconds": round(time.perf_counter() - started, 1)}
+    c1, c2, most = sentence_starts.C1, sentence_starts.C2, sentence_starts.MAX_ITERATIONS
+    iterations, seconds = _fit_checked(xs, ys, work / STARTS_FILE, c1, c2, most, "sentence starts", progress)
+    return {"sequences": len(xs), "tokens": sum(len(x) for x in xs), "c1": c1, "c2": c2, "max_iterations": most,
+            "iterations": len(iterations), "seconds": round(seconds, 1)}
 
 
 def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
