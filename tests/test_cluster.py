@@ -100,6 +100,16 @@ def test_local_workers_run_without_the_dashboards_profiler(client):
     assert set(client.run(lambda: __import__("dask").config.get("distributed.worker.profile.enabled")).values()) == {False}
 
 
+def test_local_workers_check_on_themselves_about_once_a_second(client):
+    # Dask's periodic checks (every 20-500 ms by default) take the GIL from the task each time
+    from dask.utils import parse_timedelta
+
+    keys = ("distributed.admin.tick.interval", "distributed.admin.system-monitor.interval",
+            "distributed.worker.memory.monitor-interval")
+    seen = client.run(lambda: tuple(parse_timedelta(__import__("dask").config.get(k)) for k in keys))
+    assert all(1 <= seconds <= 2 for intervals in seen.values() for seconds in intervals)
+
+
 def test_warming_the_parent_loads_wordfreqs_list_for_a_model_with_frequency_features():
     # workers forked after warm_tagger share the list instead of each loading it (about 0.4 CPU-s)
     script = ("import sys; from hgner.distributed.workers import warm_tagger; from hgner.tagging.settings import TagSettings; "

@@ -298,3 +298,21 @@ def test_a_subfolder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "scandir", scandir)
     with pytest.raises(HgnerError, match="locked: cannot list the folder"):
         folder_files(tmp_path)
+
+
+def test_a_folder_leaves_out_files_that_lie_in_the_excluded_tree_through_a_link(tmp_path):
+    from hgner.tagging.inputs import folder_files
+
+    out, inputs = tmp_path / "out", tmp_path / "in"
+    (out / "deeper").mkdir(parents=True)
+    (out / "part.txt").write_text("Jim\n")
+    (out / "deeper" / "more.txt").write_text("Bob\n")
+    (inputs / "news").mkdir(parents=True)
+    (inputs / "a.txt").write_text("Ann\n")
+    (inputs / "news" / "b.txt").write_text("Sue\n")
+    (inputs / "linked.txt").symlink_to(out / "part.txt")  # a file that is a link into the excluded tree
+    (inputs / "outside").symlink_to(out / "deeper")  # a folder that is one (a pattern through it follows it)
+    assert folder_files(inputs, ("*.txt", "*/*.txt"), out) == [inputs / "a.txt", inputs / "news" / "b.txt"]
+    assert folder_files(tmp_path / "in", "**/*.txt") == [inputs / "a.txt", inputs / "linked.txt", inputs / "news" / "b.txt"]
+    (tmp_path / "via").symlink_to(inputs)  # the input folder named through a link: the same files
+    assert [p.name for p in folder_files(tmp_path / "via", ("*.txt", "*/*.txt"), out)] == ["a.txt", "b.txt"]

@@ -376,7 +376,13 @@ def fixed_costs_section() -> list[str]:
              f"(here, {fixed.get('baseline_is', 'an earlier checkout')}), measured in the same run "
              f"(load average {fixed['load_average_before']} before, "
              f"{fixed['load_average_after']} after; {fixed['cpus']} cores). The fixed cost includes the accepted "
-             f"floor, importing spaCy and numba and making `spacy.blank(\"en\")`: {fixed['floor_cpu_seconds']:.2f} CPU-s.", "",
+             f"floor, importing spaCy and numba and making `spacy.blank(\"en\")`: {fixed['floor_cpu_seconds']:.2f} CPU-s"
+             + (f"; {fixed['floor_with_kernel_cpu_seconds']:.2f} CPU-s when the same process also calls one trivial "
+                "numba kernel from numba's cache, as every process that runs a kernel must (numba readies its compiler "
+                "target on the first call)" if "floor_with_kernel_cpu_seconds" in fixed else "") + "."
+             + (f" With that floor and the steady state, `--cluster local:2` could be at most "
+                f"{fixed['cluster_speedup_bound']:.2f}x one process on the 1M tokens, were everything above the floor free "
+                "and the two workers perfectly parallel." if "cluster_speedup_bound" in fixed else ""), "",
              "| figure | target | " + " | ".join({"current": "now", "baseline": "before"}[v] for v in versions) + " |",
              "| --- | --- | " + " | ".join("---" for _ in versions) + " |"]
     for figure, target, read in _FIXED_ROWS:

@@ -37,8 +37,16 @@ LOCAL_START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 # Dask settings of a local cluster. Its workers' statistical profiler (a stack sample of the task
 # thread every 10 ms) feeds only the dashboard, which a local cluster here does not have: off, it
 # leaves the workers 5-15% of their CPU time on the 1M-token benchmark (scripts/bench_fixed.py).
+# Dask's periodic checks wake every process of the cluster many times a second (the event loop's
+# responsiveness tick every 20 ms, the system monitor every 0.5 s, the workers' memory check every
+# 0.1 s), each wake taking the GIL from the task: measured idle, 0.02 CPU-s per second in each
+# worker and 0.06 in this process. Once a second or two they cost a fifth of that, while a worker
+# that runs out of memory is still paused or restarted within a second.
 LOCAL_DASK_CONFIG = {"distributed.worker.multiprocessing-method": LOCAL_START_METHOD,
-                     "distributed.worker.profile.enabled": False}
+                     "distributed.worker.profile.enabled": False,
+                     "distributed.admin.tick.interval": "1s",
+                     "distributed.admin.system-monitor.interval": "2s",
+                     "distributed.worker.memory.monitor-interval": "1s"}
 
 
 def local_workers(spec: str) -> int | None:

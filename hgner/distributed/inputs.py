@@ -17,31 +17,18 @@ from ..tagging.inputs import DEFAULT_GLOB, Input, folder_files
 
 PART_BYTES = 256_000  # input text per part (one task, one output file): about 48,000 tokens of news, a few
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
+PART_MAX_FILES = 2_000  # text files per part at most
 MANIFEST = "manifest.json"
-
-
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
 _PART_NAME = re.compile(r"part-\d{5}\.(?:jsonl|parquet)")
-
-
 
 
 def _is_output_part(path: Path) -> bool:
     """A part file of an hgner job's output folder: a folder input leaves these out (an earlier
     job's output is not input)."""
     return _PART_NAME.fullmatch(path.name) is not None and (path.parent / MANIFEST).is_file()
-
-
-# seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
-PART_MAX_FILES = 2_000  # text files per part at most
-
-
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-
-
-PARQUET_SUFFIXES = (".parquet", ".pq")
-
-
-RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
 
 
 @dataclass(frozen=True)

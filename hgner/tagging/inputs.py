@@ -88,13 +88,25 @@ def folder_files(directory: str | Path, patterns: str | Sequence[str] = DEFAULT_
                 and (skip is None or skip != where.resolve() and skip not in where.resolve().parents):
             raise HgnerError(f"{where}: cannot list the folder ({problem.strerror or problem}); its files would be "
                              "left out")
+    real_folders: dict[Path, str] = {}
     found = sorted({p for pattern in patterns for p in root.rglob(pattern) if p.is_file()
                     and not any(part.startswith(".") for part in p.relative_to(root).parts)
-                    and (inside_skip is None or not os.path.realpath(p).startswith(inside_skip))})
+                    and (inside_skip is None or not _real_path(p, real_folders).startswith(inside_skip))})
     if not found:
         raise HgnerError(f"{directory}: a directory with no files matching {' or '.join(map(repr, patterns))} "
                          f"(see {named('glob')})")
     return found
+
+
+def _real_path(path: Path, real_folders: dict[Path, str]) -> str:
+    """``os.path.realpath(path)``, with each folder's real path found once in ``real_folders`` (a
+    folder of thousands of files is resolved once, not once per file)."""
+    if path.is_symlink():
+        return os.path.realpath(path)
+    folder = real_folders.get(path.parent)
+    if folder is None:
+        folder = real_folders[path.parent] = os.path.realpath(path.parent)
+    return os.path.join(folder, path.name)
 
 
 def _unlistable_folders(root: Path) -> list[OSError]:
