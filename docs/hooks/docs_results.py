@@ -374,7 +374,10 @@ def fixed_costs_section() -> list[str]:
              "From `docs/results/fixed-costs.json`, written by `python scripts/bench_fixed.py --baseline DIR --json "
              "docs/results/fixed-costs.json`, DIR an earlier checkout of hgner with its own copy of the models "
              f"(here, {fixed.get('baseline_is', 'an earlier checkout')}), measured in the same run "
-             f"(load average {fixed['load_average_before']} before, "
+             + (f"of {fixed['runs']} rounds, each running every command once: the best round's figures, but the steady "
+                "state and the fixed cost, each round's from its own 1M and 2M runs, are the rounds' medians "
+                if "runs" in fixed else "")
+             + f"(load average {fixed['load_average_before']} before, "
              f"{fixed['load_average_after']} after; {fixed['cpus']} cores). The fixed cost includes the accepted "
              f"floor, importing spaCy and numba and making `spacy.blank(\"en\")`: {fixed['floor_cpu_seconds']:.2f} CPU-s"
              + (f"; {fixed['floor_with_kernel_cpu_seconds']:.2f} CPU-s when the same process also calls one trivial "
