@@ -31,9 +31,9 @@ from pathlib import Path
 from hgner.corpus import load_corpus
 from hgner.evaluation import EvaluateOptions, evaluate
 from hgner.model import CrfModel
-from hgner.modelfiles import model_language
 from hgner.rawtext import LAYOUTS, rebuild
-from hgner.tokenizer import TextTokenizer
+from hgner.tagging.settings import TagSettings
+from hgner.tagging.tagger import Tagger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_tag import children_cpu  # noqa: E402
@@ -93,7 +93,7 @@ def main() -> None:
         figures[f"{key}_tokens"] = f1(evaluate(model, corpus, EvaluateOptions()))
         for layout in LAYOUTS:
             figures[f"{key}_raw_{layout}"] = f1(evaluate(model, corpus, EvaluateOptions(input="raw", layout=layout)))
-    tokenizer = TextTokenizer(model_language(model.metadata), starts=model.sentence_starts)  # as tagging splits
+    tokenizer = Tagger(TagSettings(args.model), model).tokenizer  # split as tagging splits
     for split in ("testa",) if args.dev else ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)
     for key, name in (("testa", "conll2003:testa"), ("wikigold", args.wikigold)):

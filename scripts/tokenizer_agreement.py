@@ -23,8 +23,9 @@ import json
 from pathlib import Path
 
 from hgner.corpus import load_corpus
-from hgner.model import CrfModel
 from hgner.rawtext import LAYOUTS, rebuild
+from hgner.tagging.settings import TagSettings
+from hgner.tagging.tagger import Tagger
 from hgner.tokenizer import SpacyDefaultTokenizer, TextTokenizer
 
 
@@ -82,9 +83,9 @@ def main() -> None:
     if args.spacy_default:
         tokenizer: TextTokenizer = SpacyDefaultTokenizer(args.language)
     else:
-        tokenizer = TextTokenizer(args.language, starts=CrfModel.load(args.model).sentence_starts if args.model else None)
+        tokenizer = Tagger(TagSettings(args.model)).tokenizer if args.model else TextTokenizer(args.language)
     figures = {}
-    print(f"tokenizer {tokenizer.name} v{tokenizer.version} ({args.language}), layout {args.layout}")
+    print(f"tokenizer {tokenizer.name} v{tokenizer.version} ({tokenizer.language}), layout {args.layout}")
     print(f"{'corpus':<20} {'sentences':>9} {'agreement':>9} {'bound. R':>9} {'bound. P':>9}")
     for name in args.corpora.split(","):
         result = agreement(name, tokenizer, args.layout, args.show)
