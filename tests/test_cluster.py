@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
@@ -27,7 +29,10 @@ from hgner.tagging.settings import TagSettings  # noqa: E402
 from hgner.distributed.connect import connect  # noqa: E402
 from hgner.distributed.frames import tag_bag, tag_dataframe  # noqa: E402
 from hgner.distributed.jobs import tag_to_folder  # noqa: E402
-from hgner.errors import HgnerError  # noqa: E402
+from hgner.errors import HgnerError, HgnerWarning  # noqa: E402
+from hgner.features import WORD_FREQUENCY_FILE  # noqa: E402
+from hgner.modelfiles import shipped_models_dir  # noqa: E402
+from hgner.reseal import reseal  # noqa: E402
 from tag_support import ENGLISH, FIXTURE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: E402,F401
 
 SENTENCES = [
@@ -110,12 +115,22 @@ def test_local_workers_check_on_themselves_about_once_a_second(client):
     assert all(1 <= seconds <= 2 for intervals in seen.values() for seconds in intervals)
 
 
-def test_warming_the_parent_loads_wordfreqs_list_for_a_model_with_frequency_features():
-    # workers forked after warm_tagger share the list instead of each loading it (about 0.4 CPU-s)
-    script = ("import sys; from hgner.distributed.workers import warm_tagger; from hgner.tagging.settings import TagSettings; "
-              "warm_tagger(TagSettings(model='en-conll03')); print('wordfreq' in sys.modules)")
-    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert output.split() == ["True"]
+def test_warming_the_parent_loads_wordfreqs_list_only_for_a_table_that_asks_it(tmp_path):
+    # a shipped table answers every word; one written before the pieces rule asks wordfreq, whose list
+    # workers forked after warm_tagger then share instead of each loading it (about 0.4 CPU-s)
+    older = tmp_path / "older"
+    shutil.copytree(shipped_models_dir() / "en-conll03", older)
+    with np.load(older / WORD_FREQUENCY_FILE) as stored:
+        arrays = {name: stored[name] for name in stored.files if name != "pieces"}
+    np.savez_compressed(older / WORD_FREQUENCY_FILE, **arrays)
+    with pytest.warns(HgnerWarning, match=r"types\.npz: made for other"):
+        reseal(older)
+    script = ("import sys, warnings; warnings.simplefilter('ignore'); from hgner.distributed.workers import warm_tagger; "
+              "from hgner.tagging.settings import TagSettings; warm_tagger(TagSettings(model=sys.argv[1])); "
+              "print('wordfreq' in sys.modules)")
+    loaded = [subprocess.run([sys.executable, "-c", script, model], capture_output=True, text=True, check=True).stdout
+              for model in ("en-conll03", str(older))]
+    assert [output.split() for output in loaded] == [["False"], ["True"]]
 
 
 def test_resume_skips_committed_parts_and_refuses_another_job(client, tag_model, tmp_path):

@@ -1,10 +1,11 @@
-"""Word frequency buckets (hgner/features/frequencies.py): a model's table gives every word
-wordfreq's own bucket, tagging with it asks wordfreq about no word of ASCII letters, and a table
-that does not fit is refused, naming the file and the array."""
+"""Word frequency buckets (hgner/features/frequencies.py): a model's table gives every word it
+holds wordfreq's own bucket and any other word the lowest of its pieces', tagging with it never
+imports wordfreq, and a table that does not fit is refused, naming the file and the array."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from hgner.errors import HgnerWarning, ModelError
 from hgner.features import RECOMMENDED, WORD_FREQUENCY_FILE, FeatureResources, FrequencyTable, frequency_attribute
+from hgner.features.frequencies import tabled
 from hgner.features.packed import pack_strings
 from hgner.integrity import seal
 from hgner.model import CrfModel
@@ -27,7 +29,18 @@ from hgner.training.crf import train
 
 WORDS = ["the", "The", "THE", "Siemens", "siemens", "Paris", "Qxzvbnmw", "Antidisestablishmentarianism",
          "1996", "7", "07", "2030", "12345", "1,000", ",", "Zürich", "ZÜRICH", "Ñuñoa", "Straße", "STRASSE", "ĳs",
-         "Ǆemal", "U.S.", "can't", "a", "I", "٣"]
+         "Ǆemal", "U.S.", "can't", "a", "I", "٣", "1996-12-06", "25.76", "well-struck", "Zwölftonstraße", "x" * 21,
+         "Hamburg-Zürich", "ﬁnal"]
+
+
+def wordfreqs_rule(word: str) -> str:
+    """The bucket the English table should give ``word``, from wordfreq itself: its own for a word
+    the table can hold, else the lowest of its runs of letters and of digits that the table can
+    hold (``zf=?`` if none; ``zf=-`` for a word without a letter or digit)."""
+    if tabled(word) or not any(c.isalnum() for c in word):
+        return frequency_attribute(word, "en")
+    pieces = [piece for piece in re.findall(r"[^\W\d_]+|\d+", word) if tabled(piece)]
+    return f"zf={min(int(frequency_attribute(piece, 'en')[3:]) for piece in pieces)}" if pieces else "zf=?"
 
 
 @pytest.fixture(autouse=True)
@@ -46,24 +59,28 @@ def english() -> FrequencyTable:
 
 
 def test_the_shipped_table_gives_wordfreqs_buckets(english):
-    assert english.language == "en" and len(english) > 250_000
+    assert english.language == "en" and len(english) > 250_000 and english.latin and english.pieces
     for word in WORDS:
-        assert english.attribute(word) == frequency_attribute(word, "en"), word
+        assert english.attribute(word) == wordfreqs_rule(word), word
     assert english.attribute("Qxzvbnmw") == "zf=0" and english.attribute("THE") == english.attribute("the") != "zf=0"
+    bucket = {word: int(frequency_attribute(word, "en")[3:]) for word in ("1996", "12", "06", "u", "s")}
+    assert english.attribute("1996-12-06") == f"zf={min(bucket['1996'], bucket['12'], bucket['06'])}"
+    assert english.attribute("U.S.") == f"zf={min(bucket['u'], bucket['s'])}"
+    assert english.attribute("Zwölftonstraße") == english.attribute("٣") == "zf=?" and english.attribute(",") == "zf=-"
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(alphabet=st.characters(min_codepoint=48, max_codepoint=122), min_size=1, max_size=24),
                  st.text(alphabet=st.characters(min_codepoint=65, max_codepoint=0x24F), min_size=1, max_size=12),
                  st.integers(0, 99_999).map(str), st.integers(0, 300_000)))
-def test_any_word_gets_the_bucket_wordfreq_gives_it(english, word):
+def test_any_word_gets_the_bucket_of_wordfreqs_rule(english, word):
     if isinstance(word, int):  # a word of the table, as written, capitalised and in capitals
         word = english.words[word % len(english)].decode("utf-8")
         words = [word, word.title(), word.upper()]
     else:
         words = [word]
     for one in words:
-        assert english.attribute(one) == frequency_attribute(one, "en")
+        assert english.attribute(one) == wordfreqs_rule(one)
 
 
 def test_a_table_is_made_of_the_lowercase_words_of_letters_of_wordfreqs_list(monkeypatch):
@@ -73,7 +90,7 @@ def test_a_table_is_made_of_the_lowercase_words_of_letters_of_wordfreqs_list(mon
     table = FrequencyTable.from_wordfreq("en")
     words = [word.decode("utf-8") for word in table.words.tolist()]
     # no other script, no letter that casefold or NFKC would change, no digit, capital or word over 20 bytes
-    assert [w for w in words if not w.isdigit()] == ["siemens", "the", "zürich"] and table.latin
+    assert [w for w in words if not w.isdigit()] == ["siemens", "the", "zürich"] and table.latin and table.pieces
     assert len(words) == 3 + 10 + 100 + 1_000 + 10_000 and {"0", "7", "07", "1996", "0000", "9999"} <= set(words)
     for word in ("siemens", "the", "1996", "07"):
         assert table.attribute(word) == frequency_attribute(word, "en")
@@ -84,17 +101,30 @@ def test_where_wordfreq_rewrites_latin_letters_the_table_holds_ascii_words_only(
                                                                                           "casa": 1e-4})
     table = FrequencyTable.from_wordfreq("ro")  # (Romanian: wordfreq turns cedillas into commas)
     assert not table.latin and [w for w in table.words.tolist() if not w.isdigit()] == [b"casa"]
-    assert table.attribute("Zürich") == frequency_attribute("Zürich", "ro")  # asked of wordfreq
+    assert table.attribute("Zürich") == "zf=?" and table.attribute("Casa-Zürich") == frequency_attribute("casa", "ro")
 
 
 def test_a_table_written_before_the_latin_letters_answers_for_ascii_words_only(tmp_path, monkeypatch):
     path = tmp_path / WORD_FREQUENCY_FILE
-    np.savez(path, **_arrays())  # (no "latin" array: ASCII letters only)
+    np.savez(path, **_arrays())  # (no "latin" array: ASCII letters only; no "pieces": others ask wordfreq)
     table = FrequencyTable.load(path)
-    assert not table.latin and table.attribute("Cat") == "zf=4"
+    assert not table.latin and not table.pieces and table.attribute("Cat") == "zf=4"
     monkeypatch.setattr(wordfreq, "get_frequency_dict", lambda language, wordlist="best": {"zürich": 1e-6})
     assert table.attribute("Zürich") == frequency_attribute("Zürich", "en")  # wordfreq, not a missing entry's 0
-    assert FrequencyTable.load(path) == table and FrequencyTable(table.language, table.words, table.buckets, True) != table
+    assert FrequencyTable.load(path) == table
+    assert FrequencyTable(table.language, table.words, table.buckets, True, False) != table
+    assert FrequencyTable(table.language, table.words, table.buckets, False, True) != table
+
+
+def test_a_table_written_before_the_pieces_asks_wordfreq_about_words_it_cannot_hold(tmp_path, monkeypatch):
+    path = tmp_path / WORD_FREQUENCY_FILE
+    np.savez(path, **_arrays(latin=np.array(True)))  # (no "pieces" array, as a model trained before the rule)
+    table = FrequencyTable.load(path)
+    assert table.latin and not table.pieces
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", lambda language, wordlist="best": {"cat-the": 1e-6})
+    assert table.attribute("cat-the") == frequency_attribute("cat-the", "en") != "zf=4"  # not the pieces' lowest
+    np.savez(path, **_arrays(latin=np.array(True), pieces=np.array(True)))
+    assert FrequencyTable.load(path).attribute("cat-the") == "zf=4"
 
 
 @pytest.mark.parametrize("language", ["tr", "az", "zh", "ja", "xx"])
@@ -133,6 +163,7 @@ def _arrays(**changes: np.ndarray) -> dict[str, np.ndarray]:
     ({"words": np.array([b"ca\xc3", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters (ASCII or Latin"),
     ({"words": np.array([b"ca\xc3\xbc\xbc", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters"),
     ({"latin": np.array([True])}, "latin: expected shape () of bool, got (1,) of bool"),
+    ({"pieces": np.array(1)}, "pieces: expected shape () of bool, got () of int64"),
     ({"buckets": np.array([4, 10], np.uint8)}, "buckets: expected values 0..9, got 10"),
     ({"buckets": np.array([4], np.uint8)}, "buckets: expected shape (2,) of uint8, got (1,) of uint8"),
     ({**pack_strings("language", ["en", "de"])}, "language: expected one language code, got 2"),
@@ -201,8 +232,9 @@ def test_a_model_without_the_table_asks_wordfreq(frequency_model, tmp_path):
     assert model.resources.frequency_attribute("Qxzv", "en") == "zf=0"
 
 
-def test_tagging_new_words_of_ascii_letters_never_imports_wordfreq():
-    script = ("import sys, hgner; tagger = hgner.load('en-conll03'); "
-              "print(tagger.tag('Zorblax Quentwhistle joined Siemens in Glarnberg .'), 'wordfreq' in sys.modules)")
+def test_tagging_new_words_never_imports_wordfreq():
+    script = ("import sys, hgner; from hgner.modelfiles import builtin_models; "
+              "[hgner.load(name).tag('Zorblax Quentwhistle joined Siemens-Glarnberg on 1996-12-06 at 25.76 in the '"
+              "'Zwölftonstraße , U.S. .') for name in builtin_models()]; print('wordfreq' in sys.modules)")
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert output.rstrip().endswith("False")
+    assert output.split() == ["False"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hgner.integrity import seal
-from hgner.modelfiles import SEALED_FILES
+from hgner.modelfiles import SEALED_FILES, shipped_models_dir
 from hgner import skip
 from hgner.cli import main
 from hgner.model import CrfModel
@@ -226,7 +226,8 @@ def test_train_with_brown_clusters_or_a_models_clusters(tmp_path, capsys):
     info = capsys.readouterr().out
     assert f"word clusters:   {paths} (sha256 " in info and "skip potential:  no (--graph skip needs one)" in info
     assert main(["models", "info", "nl-conll02"]) == 0
-    assert "skip potential:  yes, weight 0.5\n" in capsys.readouterr().out
+    weight = json.loads((shipped_models_dir() / "nl-conll02" / "skip.json").read_text(encoding="utf-8"))["weight"]
+    assert f"skip potential:  yes, weight {weight}\n" in capsys.readouterr().out
 
     again, as_json = tmp_path / "m2", tmp_path / "clusters.json"
     as_json.write_text(json.dumps(dict(model.resources.word_clusters)), encoding="utf-8")

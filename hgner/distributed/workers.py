@@ -26,9 +26,10 @@ def worker_tagger(settings: TagSettings) -> Tagger:
 def warm_tagger(settings: TagSettings) -> None:
     """Build this process's Tagger for ``settings`` (as workers find it: :func:`for_workers`) and
     tag a sentence with it, so that worker processes forked from this one start with what it
-    loads instead of loading it each: the tokenizer, the compiled kernels, and, for a model with
-    frequency features, wordfreq's list (asked about ``Zwölftonstraße``, which no type cache or
-    frequency table holds: :mod:`hgner.features.frequencies` leaves out ``ß``)."""
+    loads instead of loading it each: the tokenizer, the compiled kernels, and, for a model whose
+    frequency table asks wordfreq about words it cannot hold (one trained before the tables
+    answered every word: :mod:`hgner.features.frequencies`), wordfreq's list (asked about
+    ``Zwölftonstraße``, which no type cache or frequency table holds, since they leave out ``ß``)."""
     worker_tagger(for_workers(settings)).tag("Warm up in Paris on the Zwölftonstraße .")
 
 

@@ -73,7 +73,8 @@ Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency 
     rounded down (``wordfreq``, which ships its tables; 0 for a word it does not know, ``zf=-``
     for a word without a letter or digit). A model stores the buckets of the words of letters
     (ASCII, and Latin where wordfreq only folds case) and of the numbers of up to 4 digits
-    (``word_frequency.npz``), so that tagging asks wordfreq only about other words.
+    (``word_frequency.npz``); another word gets the lowest bucket of its runs of letters and of
+    digits the table holds (``zf=?`` if none), so that tagging never asks wordfreq.
 Capitalised share [capitalised_share] = n > 0 (a table in the model resources): ``cs=K`` and
     ``cu=K``, the shares of the word's occurrences in a large outside corpus that start with an
     upper-case letter and that are all upper case, each in n steps (K = round(n x share), 0..n);

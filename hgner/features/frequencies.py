@@ -12,15 +12,19 @@ costs. The letters are ASCII and, for a language whose wordfreq rules only norma
 fold case (English, Spanish, Dutch and most others), the Latin letters of :data:`LATIN_LETTERS`
 (``é``, ``ñ``, ``ü``), on which those rules are ``str.lower``. Such a word is looked up there: a
 word the table lacks is one wordfreq does not know, bucket 0. Any other word (``1,000``, ``U.S.``,
-``straße``, longer words) asks wordfreq, imported then; a word without a letter or digit needs no
-bucket. The table is made only for a language whose wordfreq rules leave ASCII letters as
-``str.lower`` does and split no word of them (not Turkish or Azeri, whose ``I`` folds to ``ı``, nor
-Chinese or Japanese); its buckets are wordfreq's own, asked word by word when the table is made (a
-few CPU-seconds).
+``1996-12-06``, ``straße``, longer words) gets the lowest bucket of its pieces the table holds
+(its runs of letters and its runs of digits: ``1,000`` the lower of ``1`` and ``000``), ``zf=?``
+when it holds none of them; a word without a letter or digit gets ``zf=-``. So tagging never
+imports wordfreq: on the English dev sets this rule scores within 0.1 F1 of asking wordfreq
+(``scripts/TUNING.md``). A table written before the rule (without a ``pieces`` array) asks
+wordfreq about such words instead, as its model was trained. The table is made only for a
+language whose wordfreq rules leave ASCII letters as ``str.lower`` does and split no word of
+them (not Turkish or Azeri, whose ``I`` folds to ``ı``, nor Chinese or Japanese); its buckets are
+wordfreq's own, asked word by word when the table is made (a few CPU-seconds).
 """
-
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +37,8 @@ from .packed import check_array, pack_strings, read_arrays, unpack_strings, writ
 TABLE_WIDTH = 20  # the longest word the table holds, in UTF-8 bytes (34 of English's 289,023 words are longer)
 TABLE_DIGITS = 4  # the table holds every number of up to this many digits
 _ARRAYS = {"language_utf8", "language_ends", "words", "buckets"}
+_FLAGS = ("latin", "pieces")  # optional bool arrays (False when absent: tables written before them)
+_PIECES = re.compile(r"[^\W\d_]+|\d+")  # a word's runs of letters and runs of digits
 _MAX_BUCKET = 9  # wordfreq's Zipf values stay below 9 (once per 1,000 words is 6)
 _LETTERS, _DIGITS = (ord("a"), ord("z")), (ord("0"), ord("9"))
 _LEADS, _CONTINUATIONS = (0xC3, 0xC9), (0x80, 0xBF)  # UTF-8 of U+00C0..U+027F: a lead byte, a continuation
@@ -109,10 +115,11 @@ class FrequencyTable:
     and of the short numbers: ``words`` (n,) sorted UTF-8 byte strings (lowercase letters, at most
     :data:`TABLE_WIDTH` bytes, or digits, at most :data:`TABLE_DIGITS`), ``buckets`` (n,) uint8;
     ``latin``: whether its letters include :data:`LATIN_LETTERS` (else ASCII only, as every table
-    written before they did, which then has no ``latin`` array)."""
+    written before they did); ``pieces``: whether a word it cannot hold gets the lowest bucket of
+    its pieces (else wordfreq's own, as every table written before the rule)."""
 
-    def __init__(self, language: str, words: np.ndarray, buckets: np.ndarray, latin: bool) -> None:
-        self.language, self.words, self.buckets, self.latin = language, words, buckets, latin
+    def __init__(self, language: str, words: np.ndarray, buckets: np.ndarray, latin: bool, pieces: bool) -> None:
+        self.language, self.words, self.buckets, self.latin, self.pieces = language, words, buckets, latin, pieces
         self.width = words.dtype.itemsize
 
     @classmethod
@@ -128,16 +135,17 @@ class FrequencyTable:
         listed = [w for w in get_frequency_dict(language) if w.islower() and tabled(w, latin=latin)]  # (no number)
         words = sorted(word.encode("utf-8") for word in listed + numbers)
         buckets = np.array([int(frequency_attribute(word.decode("utf-8"), language)[3:]) for word in words], np.uint8)
-        return cls(language, np.array(words, dtype=f"S{TABLE_WIDTH}"), buckets, latin)
+        return cls(language, np.array(words, dtype=f"S{TABLE_WIDTH}"), buckets, latin, pieces=True)
 
     @classmethod
     def load(cls, path: Path) -> FrequencyTable:
         """The table in ``path``; a :class:`~hgner.errors.ModelError` naming the file and the array
         when anything does not fit."""
-        arrays = read_arrays(path, _ARRAYS, optional=frozenset({"latin"}))
+        arrays = read_arrays(path, _ARRAYS, tuple(frozenset({name}) for name in _FLAGS))
         language, words, buckets = unpack_strings(path, "language", arrays), arrays["words"], arrays["buckets"]
-        latin = arrays.get("latin", np.zeros((), np.bool_))
-        check_array(path, "latin", latin, np.bool_, ())
+        flags = {name: arrays.get(name, np.zeros((), np.bool_)) for name in _FLAGS}
+        for name, flag in flags.items():
+            check_array(path, name, flag, np.bool_, ())
         if len(language) != 1:
             raise ModelError(f"{path}: language: expected one language code, got {len(language)}")
         if words.dtype.kind != "S" or words.ndim != 1 or not 0 < words.dtype.itemsize <= TABLE_WIDTH:
@@ -150,32 +158,43 @@ class FrequencyTable:
         if not _well_formed(characters):
             raise ModelError(f"{path}: words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most "
                              f"{TABLE_DIGITS} digits")
-        if not latin and (characters >= 0x80).any():
+        if not flags["latin"] and (characters >= 0x80).any():
             raise ModelError(f"{path}: words: expected ASCII letters only (latin is false)")
         if not (words[1:] > words[:-1]).all():
             raise ModelError(f"{path}: words: expected distinct words in sorted order")
-        return cls(language[0], words, buckets, bool(latin))
+        return cls(language[0], words, buckets, bool(flags["latin"]), bool(flags["pieces"]))
 
     def save(self, path: Path) -> None:
         """Write the table to ``path`` (atomically, compressed), as :meth:`load` reads it."""
-        write_arrays(path, {**pack_strings("language", [self.language]), "words": self.words,
-                            "buckets": self.buckets, "latin": np.array(self.latin)}, compressed=True)
+        write_arrays(path, {**pack_strings("language", [self.language]), "words": self.words, "buckets": self.buckets,
+                            "latin": np.array(self.latin), "pieces": np.array(self.pieces)}, compressed=True)
 
     def attribute(self, word: str) -> str:
-        """:func:`frequency_attribute` of ``word`` in the table's language, read from the table
-        when it answers for the word (:func:`tabled`)."""
-        if not tabled(word, self.width, self.latin):
+        """:func:`frequency_attribute` of ``word`` in the table's language when the table answers
+        for the word (:func:`tabled`), read from the table; for another word, the lowest bucket of
+        its pieces the table answers for (``zf=?`` if none, ``zf=-`` without a letter or digit), or
+        for a table without ``pieces``, wordfreq's own."""
+        if tabled(word, self.width, self.latin):
+            return f"zf={self._bucket(word)}"
+        if not self.pieces:
             return frequency_attribute(word, self.language)
+        if not any(c.isalnum() for c in word):
+            return "zf=-"
+        buckets = [self._bucket(piece) for piece in _PIECES.findall(word) if tabled(piece, self.width, self.latin)]
+        return f"zf={min(buckets)}" if buckets else "zf=?"
+
+    def _bucket(self, word: str) -> int:
+        """The bucket of a word the table answers for (0 when it lacks the word)."""
         key = word.lower().encode("utf-8")
         index = int(self.words.searchsorted(key))
-        found = index < len(self.words) and self.words[index] == key
-        return f"zf={self.buckets[index] if found else 0}"
+        return int(self.buckets[index]) if index < len(self.words) and self.words[index] == key else 0
 
     def __len__(self) -> int:
         return len(self.words)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FrequencyTable) and (self.language, self.latin) == (other.language, other.latin) \
-            and np.array_equal(self.words, other.words) and np.array_equal(self.buckets, other.buckets)
+        return isinstance(other, FrequencyTable) and (self.language, self.latin, self.pieces) == (
+            other.language, other.latin, other.pieces) and np.array_equal(self.words, other.words) \
+            and np.array_equal(self.buckets, other.buckets)
 
     __hash__ = None  # type: ignore[assignment]

@@ -18,10 +18,11 @@ import numpy as np
 from ..errors import ModelError
 
 
-def read_arrays(path: Path, expected: set[str], optional: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
+def read_arrays(path: Path, expected: set[str],
+                optional: tuple[frozenset[str], ...] = ()) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` file ``path`` (a regular file, read without pickle): exactly
-    the names ``expected``, and all or none of ``optional``; a :class:`~hgner.errors.ModelError`
-    naming the file otherwise."""
+    the names ``expected``, and of each group of ``optional`` names all or none; a
+    :class:`~hgner.errors.ModelError` naming the file otherwise."""
     from ..integrity import read_regular
 
     try:
@@ -29,8 +30,9 @@ def read_arrays(path: Path, expected: set[str], optional: frozenset[str] = froze
             arrays = {name: stored[name] for name in stored.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
         raise ModelError(f"{path}: cannot read ({error})") from None
-    if set(arrays) not in (expected, expected | optional):
-        also = f" (and {sorted(optional)}, or none of them)" if optional else ""
+    present = set(arrays)
+    if not expected <= present or present - expected != set().union(*(g for g in optional if g & present)):
+        also = "".join(f" (and {sorted(group)}, or none of them)" for group in optional)
         raise ModelError(f"{path}: holds {sorted(arrays)}, expected {sorted(expected)}{also}")
     return arrays
 

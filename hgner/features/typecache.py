@@ -85,7 +85,7 @@ def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, a
     :class:`~hgner.errors.ModelError` naming the array when anything does not fit."""
     expected = {"rows", "made_for", *(f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")),
                 *(f"{_MARK_NAMES[mark]}{part}" for mark in marks for part in ("sums", "neighbour_ids", "ready"))}
-    arrays = read_arrays(path, expected, frozenset(f"{kind}_{part}" for kind in PAIR_KINDS for part in ("keys", "ids")))
+    arrays = read_arrays(path, expected, (frozenset(f"{kind}_{part}" for kind in PAIR_KINDS for part in ("keys", "ids")),))
     check_array(path, "made_for", arrays["made_for"], np.uint8, (64,))
     if arrays["made_for"].tobytes() != key.encode("ascii"):
         return None
