@@ -168,6 +168,7 @@ def _arrays(**changes: np.ndarray) -> dict[str, np.ndarray]:
     ({"buckets": np.array([4], np.uint8)}, "buckets: expected shape (2,) of uint8, got (1,) of uint8"),
     ({**pack_strings("language", ["en", "de"])}, "language: expected one language code, got 2"),
     ({"extra": np.zeros(1)}, "holds ['buckets', 'extra'"),
+    ({"extra": np.zeros(1)}, "(and optionally ['latin'] and ['pieces'], each whole or not at all)"),
 ])
 def test_a_table_that_does_not_fit_is_refused_naming_the_array(tmp_path, changes, message):
     path = tmp_path / WORD_FREQUENCY_FILE

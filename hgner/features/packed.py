@@ -32,7 +32,8 @@ def read_arrays(path: Path, expected: set[str],
         raise ModelError(f"{path}: cannot read ({error})") from None
     present = set(arrays)
     if not expected <= present or present - expected != set().union(*(g for g in optional if g & present)):
-        also = "".join(f" (and {sorted(group)}, or none of them)" for group in optional)
+        groups = " and ".join(str(sorted(group)) for group in optional)
+        also = f" (and optionally {groups}, each whole or not at all)" if optional else ""
         raise ModelError(f"{path}: holds {sorted(arrays)}, expected {sorted(expected)}{also}")
     return arrays
 
