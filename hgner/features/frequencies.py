@@ -15,13 +15,14 @@ word the table lacks is one wordfreq does not know, bucket 0. Any other word (``
 ``1996-12-06``, ``straße``, longer words) gets the lowest bucket of its pieces the table holds
 (its runs of letters and its runs of digits: ``1,000`` the lower of ``1`` and ``000``), ``zf=?``
 when it holds none of them; a word without a letter or digit gets ``zf=-``. So tagging never
-imports wordfreq: on the English dev sets this rule scores within 0.1 F1 of asking wordfreq
-(``scripts/TUNING.md``). A table written before the rule (without a ``pieces`` array) asks
-wordfreq about such words instead, as its model was trained. The table is made only for a
-language whose wordfreq rules leave ASCII letters as ``str.lower`` does and split no word of
-them (not Turkish or Azeri, whose ``I`` folds to ``ı``, nor Chinese or Japanese); its buckets are
-wordfreq's own, asked word by word when the table is made (a few CPU-seconds).
+imports wordfreq (the rule against asking wordfreq, on the dev sets: ``scripts/TUNING.md``). A
+table written before the rule (without a ``pieces`` array) asks wordfreq about such words instead,
+as its model was trained. The table is made only for a language whose wordfreq rules leave ASCII
+letters as ``str.lower`` does and split no word of them (not Turkish or Azeri, whose ``I`` folds
+to ``ı``, nor Chinese or Japanese); its buckets are wordfreq's own, asked word by word when the
+table is made (a few CPU-seconds).
 """
+
 from __future__ import annotations
 
 import re
