@@ -33,7 +33,7 @@ from .modelfiles import (
     read_metadata,
     verify_files,
 )
-from .sentence_starts import INSIDE, START, SentenceStarts
+from .sentence_starts import ENDED_PENALTY, INSIDE, START, SentenceStarts
 
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
@@ -100,7 +100,9 @@ class CrfModel:
     @cached_property
     def sentence_starts(self) -> SentenceStarts | None:
         """The sentence starts learned from the training corpus (``sentence_starts.crfsuite``,
-        :mod:`hgner.sentence_starts`), or None for a model without them (the rules alone)."""
+        :mod:`hgner.sentence_starts`), or None for a model without them (the rules alone); with the
+        penalty ``meta.json`` records (:data:`~hgner.sentence_starts.ENDED_PENALTY` for a model that
+        records none)."""
         if STARTS_FILE not in self.metadata.get("files", {}):
             return None
         path = self.directory / STARTS_FILE
@@ -110,7 +112,8 @@ class CrfModel:
             raise ModelError(f"{path}: {error}") from None
         if sorted(labels) != sorted((START, INSIDE)):
             raise ModelError(f"{path}: expected the labels {START}, {INSIDE}, got {', '.join(labels)}")
-        return SentenceStarts(labels, attributes, state_weights, transitions)
+        penalty = self.metadata.get("sentence_starts", {}).get("ended_penalty", ENDED_PENALTY)
+        return SentenceStarts(labels, attributes, state_weights, transitions, penalty)
 
     def _type_cache(self, attributes: int) -> TypeCache | None:
         """The word types of the training corpus and their rows (``types.npz``, made when the model

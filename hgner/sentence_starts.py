@@ -11,7 +11,8 @@ and their lowercase forms (:func:`boundary_attributes`). The model folder keeps 
 
 It looks inside the sentences the rules leave (:meth:`SentenceStarts.penalty`): freely inside
 one with no end mark (``. ! ?``) at its end, and inside one the rules ended only where it is sure
-(its score for a start must beat :data:`ENDED_PENALTY`), as when a newspaper's bylines and section
+(its score for a start must beat a penalty, which the model records: :data:`ENDED_PENALTY` unless
+``hgner train --sentence-start-penalty`` chose another), as when a newspaper's bylines and section
 names run into the next sentence. It leaves alone a sentence on a line of its own that ends with
 an end mark or is shorter than a line of hard-wrapped prose, so that text laid out one sentence per
 line is split by the rules alone. A model trained before it, or without it, splits by the rules
@@ -31,7 +32,8 @@ from .sentences import SENTENCE_END, WRAPPED_LINE_CHARS, TokenizedSentence
 WINDOW = 20  # sentences per training sequence: a paragraph's worth
 C1, C2, MAX_ITERATIONS = 0.1, 0.01, 100  # crfsuite's L-BFGS settings for the starts
 START, INSIDE = "B", "I"  # the labels: a token that starts a sentence, any other token
-ENDED_PENALTY = 3.0  # taken off each start's score inside a sentence the rules ended (scripts/TUNING.md)
+ENDED_PENALTY = 3.0  # taken off each start's score inside a sentence the rules ended, by default (scripts/TUNING.md)
+MAX_PENALTY = 100.0  # a larger penalty would never let a start through: the rules alone
 MAX_CACHE = 100_000  # tokens, pairs and five shapes remembered with their weights (each)
 _NUMBER = re.compile(r"[0-9][0-9.,:/\-]*")
 
@@ -107,12 +109,14 @@ def _line_edge(text: str, at: int, step: int) -> bool:
 
 class SentenceStarts:
     """The learned sentence starts of a model: crfsuite's labels, attributes, state weights (A, K)
-    and transitions (K, K), as :func:`hgner.crfsuite_adapter.read_crfsuite_weights` reads them.
+    and transitions (K, K), as :func:`hgner.crfsuite_adapter.read_crfsuite_weights` reads them;
+    ``ended_penalty``: taken off a start's score inside a sentence the rules ended (:meth:`penalty`).
     Decoding needs only each attribute's weight for ``B`` less its weight for ``I``; the
     attributes of a position's shapes are summed once per distinct five shapes."""
 
     def __init__(self, labels: Sequence[str], attributes: Sequence[str], state_weights: np.ndarray,
-                 transitions: np.ndarray) -> None:
+                 transitions: np.ndarray, ended_penalty: float = ENDED_PENALTY) -> None:
+        self.ended_penalty = ended_penalty
         self.start = list(labels).index(START)  # (labels B and I: CrfModel.sentence_starts checks them)
         inside = 1 - self.start
         difference = state_weights[:, self.start] - state_weights[:, inside]
@@ -175,14 +179,13 @@ class SentenceStarts:
             label = came[i - 1][label]
         return found[::-1]
 
-    @staticmethod
-    def penalty(text: str, sentence: TokenizedSentence) -> float | None:
+    def penalty(self, text: str, sentence: TokenizedSentence) -> float | None:
         """How the learned starts look inside ``sentence`` of ``text`` (a sentence of the rules): None,
         not at all, for a single token or a sentence on a line of its own (one sentence per line:
         the line break ended it) unless it has no end mark and is at least
         :data:`~hgner.sentences.WRAPPED_LINE_CHARS` long; otherwise with no penalty where it has no end
-        mark (``. ! ?``) at its end, and with :data:`ENDED_PENALTY` where it has one, so that they
-        undo a sentence the rules ended only where they are sure."""
+        mark (``. ! ?``) at its end, and with the model's ``ended_penalty`` where it has one, so that
+        they undo a sentence the rules ended only where they are sure."""
         tokens = sentence.tokens
         if len(tokens) < 2:
             return None
@@ -190,7 +193,7 @@ class SentenceStarts:
         start, end = sentence.offsets[0][0], sentence.offsets[-1][1]
         if _line_edge(text, start - 1, -1) and _line_edge(text, end, 1):
             return None if ended or end - start < WRAPPED_LINE_CHARS else 0.0
-        return ENDED_PENALTY if ended else 0.0
+        return self.ended_penalty if ended else 0.0
 
     def split(self, text: str, sentences: list[TokenizedSentence]) -> list[TokenizedSentence]:
         """``sentences`` of ``text`` (the rules') each cut where the learned starts say

@@ -59,6 +59,7 @@ from hgner.training import calibration  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 from hgner.scoring import score  # noqa: E402
 from hgner.skip import FUNCTION_WORDS  # noqa: E402
+from hgner.sentence_starts import ENDED_PENALTY  # noqa: E402
 from hgner.training import TrainOptions, WordTables, build_model  # noqa: E402
 from hgner.training.crf import write_type_cache  # noqa: E402
 from hgner.features.typecache import TYPES_FILE  # noqa: E402
@@ -106,9 +107,12 @@ MODELS = {
     # ned.testa: wordfreq's Zipf buckets with the lowercase forms' and the neighbours' clusters, 81.48
     # against 80.72 (scripts/TUNING.md); then a lowercased copy of ned.train with weights of its own
     # for caseless sentences: lowercased 44.14 -> 64.83, uppercased 38.41 -> 57.19, cased -0.12 (both
-    # copies cost cased 0.40)
+    # copies cost cased 0.40). De Morgen's bylines and section names end with a period and run into the
+    # next sentence in a paragraph: the learned sentence starts cut there with no penalty, ned.testa as
+    # paragraphs 78.81 -> 79.82, lines unchanged (scripts/TUNING.md)
     "nl-conll02": {**CONLL02, "language": "nl", "train": "nltk:conll2002/ned.train", "dev": "nltk:conll2002/ned.testa",
                    "documents": "corpus", "label_map": None, "word_clusters": "de", "case_augment": ("lower",),
+                   "sentence_start_penalty": 0.0,
                    "features": replace(FEATURES, word_clusters=True, lowercase_clusters=True, neighbour_clusters=1,
                                        frequency="nl", caseless_features=True)},
 }
@@ -371,6 +375,8 @@ def train_command(name: str) -> str:
     prose = settings.get("prose_augment", "")  # "all" (the bare flag) or "tables"
     words += ["--prose-augment"] + ([prose] if prose != "all" else []) if prose else []
     words += [f"--drop-type={t}" for t, target in (settings["label_map"] or {}).items() if target == "O"]
+    penalty = settings.get("sentence_start_penalty", ENDED_PENALTY)
+    words += ["--sentence-start-penalty", f"{penalty:g}"] if penalty != ENDED_PENALTY else []
     return " ".join(words + ["--out", f"models/{name}"])
 
 
@@ -395,7 +401,7 @@ def build(name: str, tests: dict[str, Corpus]) -> dict:
                                   else (None, None))
     options = TrainOptions(config=features, scheme=SCHEME, **settings.get("training", TRAINING),
                            label_map=settings["label_map"], language=settings["language"], documents=settings["documents"],
-                           name=name)
+                           name=name, sentence_start_penalty=settings.get("sentence_start_penalty", ENDED_PENALTY))
     shares, shares_sources = (build_capitalised_share(settings["language"]) if features.capitalised_share
                               else (None, None))
     tables = WordTables(gazetteer, GAZETTEER_SOURCES if gazetteer else None, clusters, clusters_sources, truecase,

@@ -94,6 +94,8 @@ def test_a_missing_recorded_file_is_an_error(copy, name):
         (lambda m: m["resources"].remove("gazetteer.json"), "features.gazetteer is true but resources lack gazetteer"),
         (lambda m: m.update(scheme="IOB2"), "labels do not fit scheme IOB2: no B- label for type "),
         (lambda m: m["training"].update(sentences="many"), "training.sentences: expected a sentence count, got 'many'"),
+        (lambda m: m["sentence_starts"].update(ended_penalty=-1), "sentence_starts.ended_penalty: expected a number from 0 "
+                                                                  "to 100 (a start's score must beat it inside a sentence"),
         (lambda m: m["training"].update(corpus="a\x1b[31m"), "training.corpus: expected a corpus name (one line, no"),
         (lambda m: m["features"].update(gazetteer=False), "features.gazetteer is false but resources list gazetteer"),
         (lambda m: m["features"].update(truecase=False), "resources list truecase.json but features.truecase is false"),

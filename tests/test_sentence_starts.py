@@ -82,10 +82,10 @@ def test_viterbi_starts_are_those_of_the_best_labelling(tokens, seed, penalty):
     assert flipped.starts(tokens, penalty) == starts.starts(tokens, penalty)
 
 
-def table_starts() -> SentenceStarts:
+def table_starts(ended_penalty: float = ENDED_PENALTY) -> SentenceStarts:
     """Hand-made weights: a capitalised word after a number starts a sentence."""
     weights = np.array([[1.0, 0.0], [0.0, 5.0]])  # "b": inside; "sp|s=d|Xx": start
-    return SentenceStarts([INSIDE, START], ["b", "sp|s=d|Xx"], weights, np.zeros((2, 2)))
+    return SentenceStarts([INSIDE, START], ["b", "sp|s=d|Xx"], weights, np.zeros((2, 2)), ended_penalty)
 
 
 def test_a_results_table_run_into_a_paragraph_is_cut_into_its_rows():
@@ -110,7 +110,17 @@ def test_a_results_table_run_into_a_paragraph_is_cut_into_its_rows():
 ])
 def test_where_the_learned_starts_look_and_how_sure_they_must_be(text, penalty):
     last = TextTokenizer("en")(text)[-1]
-    assert SentenceStarts.penalty(text, last) == penalty, last.tokens
+    assert table_starts().penalty(text, last) == penalty, last.tokens
+
+
+def test_a_model_may_record_its_own_penalty_inside_ended_sentences():
+    text = "Scores 2 . Plymouth 2 Preston 1 Swansea 1 ."  # (each start scores 4 over inside)
+    last = TextTokenizer("en")(text)[-1]
+    assert table_starts(0.0).penalty(text, last) == 0.0 and table_starts(5.0).penalty(text, last) == 5.0
+    assert [" ".join(s.tokens) for s in TextTokenizer("en", starts=table_starts(0.0))(text)][1:] == [
+        "Plymouth 2", "Preston 1", "Swansea 1 ."]
+    assert [" ".join(s.tokens) for s in TextTokenizer("en", starts=table_starts(5.0))(text)][1:] == [
+        "Plymouth 2 Preston 1 Swansea 1 ."]
 
 
 def test_a_penalty_keeps_the_starts_that_beat_it():
@@ -131,8 +141,13 @@ def test_training_writes_the_starts_and_tagging_uses_them(tiny_model):
     assert STARTS_FILE in tiny_model.metadata["files"]
     record = tiny_model.metadata["sentence_starts"]
     assert record["sequences"] >= 1 and record["tokens"] > 0 and record["iterations"] >= 1
+    assert record["ended_penalty"] == ENDED_PENALTY  # (TrainOptions' default)
     starts = CrfModel.load(tiny_model.directory).sentence_starts
-    assert isinstance(starts, SentenceStarts) and starts.start in (0, 1)
+    assert isinstance(starts, SentenceStarts) and starts.start in (0, 1) and starts.ended_penalty == ENDED_PENALTY
+    recorded = {**tiny_model.metadata, "sentence_starts": {**record, "ended_penalty": 0.5}}
+    assert CrfModel(tiny_model.directory, recorded).sentence_starts.ended_penalty == 0.5
+    older = {**tiny_model.metadata, "sentence_starts": {k: v for k, v in record.items() if k != "ended_penalty"}}
+    assert CrfModel(tiny_model.directory, older).sentence_starts.ended_penalty == ENDED_PENALTY  # (before it was recorded)
     tagger = Tagger(TagSettings(model=str(tiny_model.directory)))
     assert isinstance(tagger.tokenizer.starts, SentenceStarts)
 

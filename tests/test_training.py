@@ -490,3 +490,28 @@ def test_share_buckets_need_a_capitalised_share_table(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--share-buckets", "4"]) == 2
     assert "--share-buckets sets the capitalised share's buckets: give --capitalised-share too" in (
         capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("penalty", [-1.0, 100.5, float("nan"), float("inf")])
+def test_a_sentence_start_penalty_outside_0_to_100_is_refused(penalty):
+    from hgner.errors import ModelError, render
+    from hgner.training import TrainOptions
+
+    with pytest.raises(ModelError) as error:
+        TrainOptions(sentence_start_penalty=penalty)
+    assert render(str(error.value)) == f"sentence_start_penalty must be from 0 to 100, got {penalty}"
+
+
+def test_train_records_the_sentence_start_penalty_it_is_given(tmp_path, capsys):
+    out = tmp_path / "m"
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2",
+                 "--sentence-start-penalty", "0.5"]) == 0
+    assert json.loads((out / "meta.json").read_text(encoding="utf-8"))["sentence_starts"]["ended_penalty"] == 0.5
+    assert CrfModel.load(out).sentence_starts.ended_penalty == 0.5
+    assert main(["models", "info", str(out)]) == 0
+    assert "sentence starts: learned from the training corpus, penalty 0.5 inside sentences the rules ended\n" in \
+        capsys.readouterr().out
+    assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "n"),
+                 "--sentence-start-penalty", "101"]) == 2
+    assert "--sentence-start-penalty must be from 0 to 100, got 101.0" in capsys.readouterr().err
+    assert not (tmp_path / "n").exists()

@@ -10,7 +10,8 @@ from typing import Any
 from .. import commands
 from ..api import ModelInfo, available_models, model_info
 from ..model import CrfModel
-from ..modelfiles import META_FILE, SKIP_FILES
+from ..modelfiles import META_FILE, SKIP_FILES, STARTS_FILE
+from ..sentence_starts import ENDED_PENALTY
 from ..text import aligned, printable
 
 NAME = "models"
@@ -65,6 +66,15 @@ def _skip_potential(meta: dict) -> str:
     return f"yes, weight {weight:g}" + (" (skip edges left out: the skip graph is the chain)" if weight == 0 else "")
 
 
+def _sentence_starts(meta: dict) -> str:
+    """Whether the model learned sentence starts, and the penalty they must beat inside a sentence
+    the rules ended (:mod:`hgner.sentence_starts`; the default for a model that records none)."""
+    if STARTS_FILE not in meta.get("files", {}):
+        return "no (sentences by the rules alone)"
+    penalty = meta.get("sentence_starts", {}).get("ended_penalty", ENDED_PENALTY)
+    return f"learned from the training corpus, penalty {penalty:g} inside sentences the rules ended"
+
+
 def format_model_info(info: ModelInfo) -> str:
     """The summary, then the training record and the features (for a model whose files were verified)."""
     meta = info.metadata
@@ -85,6 +95,7 @@ def format_model_info(info: ModelInfo) -> str:
          else "-"),
         ("word clusters", meta.get("word_clusters_sources", "not described")
          if meta["features"].get("word_clusters") else "-"),
+        ("sentence starts", _sentence_starts(meta)),
         ("skip potential", _skip_potential(meta)),
         ("calibration", _calibration(meta.get("calibration"))),
         ("hgner version", meta.get("hgner_version", "-")),

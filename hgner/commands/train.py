@@ -76,6 +76,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--c1", type=nonnegative, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
     parser.add_argument("--c2", type=nonnegative, default=0.01, help="L2 regularisation (default 0.01)")
     parser.add_argument("--max-iterations", type=positive_int, default=150, help="L-BFGS iterations (default 150)")
+    parser.add_argument("--sentence-start-penalty", type=nonnegative, default=3.0, metavar="P",
+                        help="inside a sentence the rules ended with . ! or ?, a sentence start the model learns from "
+                             "the corpus cuts it only where its score beats P (log-odds; default 3; lower cuts more, "
+                             "as where bylines and section names run into the next sentence in a paragraph)")
     _add_feature_arguments(parser)
     parser.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                         help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
@@ -152,7 +156,7 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
                      neighbour_shares=args.neighbour_shares)
     return TrainOptions(config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
                         max_iterations=args.max_iterations, label_map=dict.fromkeys(args.drop_type, "O"),
-                        language=args.lang, documents=documents)
+                        language=args.lang, documents=documents, sentence_start_penalty=args.sentence_start_penalty)
 
 
 def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:

@@ -76,7 +76,7 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
     resource_files = resources.save(work)
     iterations, seconds = _fit_checked(xs, ys, work / MODEL_FILE, options.c1, options.c2, options.max_iterations,
                                        "L-BFGS", progress)
-    starts = _fit_starts(work, corpus, progress)
+    starts = _fit_starts(work, corpus, options.sentence_start_penalty, progress)
     training = {"corpus": corpus.name, "corpus_scheme": corpus.scheme, "sha256": corpus_checksum(corpus),
                 "sentences": len(xs), "tokens": sum(len(x) for x in xs), "algorithm": "lbfgs", "c1": options.c1,
                 "c2": options.c2, "max_iterations": options.max_iterations, "iterations": len(iterations),
@@ -112,9 +112,10 @@ def _fit_checked(xs: list, ys: list, path: Path, c1: float, c2: float, max_itera
     return iterations, seconds
 
 
-def _fit_starts(work: Path, corpus: Corpus, progress: bool) -> dict[str, Any]:
+def _fit_starts(work: Path, corpus: Corpus, ended_penalty: float, progress: bool) -> dict[str, Any]:
     """Fit the sentence starts (:mod:`hgner.sentence_starts`) on ``corpus``'s cased documents into
-    ``work``; returns what ``meta.json`` records of it."""
+    ``work``; returns what ``meta.json`` records of it (with the penalty they apply inside a sentence
+    the rules ended)."""
     xs, ys = sentence_starts.training_sequences([s.tokens for s in document.sentences] for document in corpus.documents)
     if not xs:
         raise ModelError(f"training corpus {corpus.name}: no document with both upper- and lower-case letters to "
@@ -122,7 +123,7 @@ def _fit_starts(work: Path, corpus: Corpus, progress: bool) -> dict[str, Any]:
     c1, c2, most = sentence_starts.C1, sentence_starts.C2, sentence_starts.MAX_ITERATIONS
     iterations, seconds = _fit_checked(xs, ys, work / STARTS_FILE, c1, c2, most, "sentence starts", progress)
     return {"sequences": len(xs), "tokens": sum(len(x) for x in xs), "c1": c1, "c2": c2, "max_iterations": most,
-            "iterations": len(iterations), "seconds": round(seconds, 1)}
+            "iterations": len(iterations), "seconds": round(seconds, 1), "ended_penalty": ended_penalty}
 
 
 def write_type_cache(model: CrfModel, corpus: Corpus) -> None:

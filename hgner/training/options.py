@@ -14,6 +14,7 @@ from .. import schemes
 from ..errors import ModelError, named
 from ..features import FeatureConfig
 from ..languages import language_defaults
+from ..sentence_starts import ENDED_PENALTY, MAX_PENALTY
 from ..tokenizer import DEFAULT_LANGUAGE
 from ..validation import check_argument
 
@@ -28,7 +29,9 @@ class TrainOptions:
     ``c1``, ``c2``: L1 and L2 regularisation; ``max_iterations``: of L-BFGS; ``label_map``: entity
     types renamed (a type mapped to ``"O"`` is dropped, e.g. MISC for a 3-class model);
     ``language``: ISO code, recorded in ``meta.json`` for tagging; ``documents``: how the corpus
-    was grouped into documents (recorded); ``name``: the model's (default: its folder's)."""
+    was grouped into documents (recorded); ``name``: the model's (default: its folder's);
+    ``sentence_start_penalty``: what a learned sentence start must beat inside a sentence the rules
+    ended (:mod:`hgner.sentence_starts`; lower cuts more, recorded in ``meta.json``)."""
 
     config: FeatureConfig = FeatureConfig()
     scheme: str = "IO"
@@ -39,6 +42,7 @@ class TrainOptions:
     language: str = DEFAULT_LANGUAGE
     documents: str = "corpus"
     name: str | None = None
+    sentence_start_penalty: float = ENDED_PENALTY
 
     def __post_init__(self) -> None:
         check_argument(isinstance(self.config, FeatureConfig), "config", "a FeatureConfig", self.config)
@@ -50,6 +54,9 @@ class TrainOptions:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise ModelError(f"{named(name)} must be finite and >= 0, got {value}")
+        penalty = self.sentence_start_penalty
+        if not (isinstance(penalty, (int, float)) and 0 <= penalty <= MAX_PENALTY):
+            raise ModelError(f"{named('sentence_start_penalty')} must be from 0 to {MAX_PENALTY:g}, got {penalty}")
         if not (isinstance(self.max_iterations, int) and self.max_iterations >= 1):
             raise ModelError(f"{named('max_iterations')} must be at least 1, got {self.max_iterations}")
         check_argument(self.label_map is None or isinstance(self.label_map, Mapping), "label_map",
