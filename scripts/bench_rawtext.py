@@ -28,18 +28,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hgner.corpus import load_corpus
-from hgner.evaluation import EvaluateOptions, evaluate
-from hgner.model import CrfModel
-from hgner.rawtext import LAYOUTS, rebuild
-from hgner.tagging.settings import TagSettings
-from hgner.tagging.tagger import Tagger
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+SOURCE = Path(__file__).resolve().parent.parent
+# the checkout this script is in, for the figures as for the speed runs (an older installed copy would
+# score its own code), then scripts/ for the helpers
+sys.path[:0] = [str(SOURCE), str(SOURCE / "scripts")]
 from bench_tag import children_cpu  # noqa: E402
 from tokenizer_agreement import agreement  # noqa: E402
 
-SOURCE = Path(__file__).resolve().parent.parent
+from hgner.corpus import load_corpus  # noqa: E402
+from hgner.evaluation import EvaluateOptions, evaluate  # noqa: E402
+from hgner.model import CrfModel  # noqa: E402
+from hgner.rawtext import LAYOUTS, rebuild  # noqa: E402
+from hgner.tagging.settings import TagSettings  # noqa: E402
+from hgner.tagging.tagger import Tagger  # noqa: E402
 
 
 def f1(report: dict) -> float:
