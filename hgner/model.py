@@ -33,7 +33,7 @@ from .modelfiles import (
     read_metadata,
     verify_files,
 )
-from .sentence_starts import ENDED_PENALTY, INSIDE, START, SentenceStarts
+from .sentence_starts import INSIDE, START, SentenceStarts, recorded_penalty
 
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
 
@@ -101,8 +101,7 @@ class CrfModel:
     def sentence_starts(self) -> SentenceStarts | None:
         """The sentence starts learned from the training corpus (``sentence_starts.crfsuite``,
         :mod:`hgner.sentence_starts`), or None for a model without them (the rules alone); with the
-        penalty ``meta.json`` records (:data:`~hgner.sentence_starts.ENDED_PENALTY` for a model that
-        records none)."""
+        penalty ``meta.json`` records (:func:`~hgner.sentence_starts.recorded_penalty`)."""
         if STARTS_FILE not in self.metadata.get("files", {}):
             return None
         path = self.directory / STARTS_FILE
@@ -112,8 +111,7 @@ class CrfModel:
             raise ModelError(f"{path}: {error}") from None
         if sorted(labels) != sorted((START, INSIDE)):
             raise ModelError(f"{path}: expected the labels {START}, {INSIDE}, got {', '.join(labels)}")
-        penalty = self.metadata.get("sentence_starts", {}).get("ended_penalty", ENDED_PENALTY)
-        return SentenceStarts(labels, attributes, state_weights, transitions, penalty)
+        return SentenceStarts(labels, attributes, state_weights, transitions, recorded_penalty(self.metadata))
 
     def _type_cache(self, attributes: int) -> TypeCache | None:
         """The word types of the training corpus and their rows (``types.npz``, made when the model

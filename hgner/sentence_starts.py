@@ -38,6 +38,12 @@ MAX_CACHE = 100_000  # tokens, pairs and five shapes remembered with their weigh
 _NUMBER = re.compile(r"[0-9][0-9.,:/\-]*")
 
 
+def recorded_penalty(metadata: dict) -> float:
+    """The penalty a model's ``meta.json`` records for its starts inside a sentence the rules ended
+    (:data:`ENDED_PENALTY` for a model trained before it was recorded)."""
+    return metadata.get("sentence_starts", {}).get("ended_penalty", ENDED_PENALTY)
+
+
 @lru_cache(maxsize=1 << 16)
 def token_shape(word: str) -> str:
     """A word's coarse shape: ``d`` a number (``2``, ``6-2``, ``1996-08-30``), ``X`` all capitals

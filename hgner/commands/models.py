@@ -11,7 +11,7 @@ from .. import commands
 from ..api import ModelInfo, available_models, model_info
 from ..model import CrfModel
 from ..modelfiles import META_FILE, SKIP_FILES, STARTS_FILE
-from ..sentence_starts import ENDED_PENALTY
+from ..sentence_starts import recorded_penalty
 from ..text import aligned, printable
 
 NAME = "models"
@@ -71,8 +71,7 @@ def _sentence_starts(meta: dict) -> str:
     the rules ended (:mod:`hgner.sentence_starts`; the default for a model that records none)."""
     if STARTS_FILE not in meta.get("files", {}):
         return "no (sentences by the rules alone)"
-    penalty = meta.get("sentence_starts", {}).get("ended_penalty", ENDED_PENALTY)
-    return f"learned from the training corpus, penalty {penalty:g} inside sentences the rules ended"
+    return f"learned from the training corpus, penalty {recorded_penalty(meta):g} inside sentences the rules ended"
 
 
 def format_model_info(info: ModelInfo) -> str:
