@@ -33,7 +33,7 @@ WINDOW = 20  # sentences per training sequence: a paragraph's worth
 C1, C2, MAX_ITERATIONS = 0.1, 0.01, 100  # crfsuite's L-BFGS settings for the starts
 START, INSIDE = "B", "I"  # the labels: a token that starts a sentence, any other token
 ENDED_PENALTY = 3.0  # taken off each start's score inside a sentence the rules ended, by default (scripts/TUNING.md)
-MAX_PENALTY = 100.0  # a larger penalty would never let a start through: the rules alone
+MAX_PENALTY = 100.0  # a larger one would never let a start through (meta.schema.json's sentence_starts.ended_penalty too)
 MAX_CACHE = 100_000  # tokens, pairs and five shapes remembered with their weights (each)
 _NUMBER = re.compile(r"[0-9][0-9.,:/\-]*")
 

@@ -515,3 +515,15 @@ def test_train_records_the_sentence_start_penalty_it_is_given(tmp_path, capsys):
                  "--sentence-start-penalty", "101"]) == 2
     assert "--sentence-start-penalty must be from 0 to 100, got 101.0" in capsys.readouterr().err
     assert not (tmp_path / "n").exists()
+
+
+def test_the_train_commands_defaults_are_train_options_own():
+    import dataclasses
+
+    from hgner.cli import build_parser
+    from hgner.training import TrainOptions
+
+    args = build_parser().parse_args(["train", "--train", SPANISH, "--out", "m"])
+    defaults = {field.name: field.default for field in dataclasses.fields(TrainOptions)}
+    for name in ("c1", "c2", "max_iterations", "sentence_start_penalty"):
+        assert getattr(args, name) == defaults[name], name

@@ -76,6 +76,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--c1", type=nonnegative, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
     parser.add_argument("--c2", type=nonnegative, default=0.01, help="L2 regularisation (default 0.01)")
     parser.add_argument("--max-iterations", type=positive_int, default=150, help="L-BFGS iterations (default 150)")
+    # (the defaults here are TrainOptions' own, written out: importing them would load numpy for every command)
     parser.add_argument("--sentence-start-penalty", type=nonnegative, default=3.0, metavar="P",
                         help="inside a sentence the rules ended with . ! or ?, a sentence start the model learns from "
                              "the corpus cuts it only where its score beats P (log-odds; default 3; lower cuts more, "
