@@ -5,6 +5,7 @@ lowercased and uppercased.
     python scripts/tune_english.py NAME [NAME ...]   # train on eng.train, score on the dev sets
     python scripts/tune_english.py --list            # the experiments
     python scripts/tune_english.py --spurious DIR    # a trained model's spurious entities on Wikigold (recorded)
+    python scripts/tune_english.py --companies DIR   # how it tags well-known companies in short sentences (recorded)
 
 Results are appended to ``scripts/tuning_english.jsonl`` (one JSON object per run); eng.testb is
 never looked at here.
@@ -13,10 +14,13 @@ never looked at here.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import replace
+from itertools import product
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,6 +47,8 @@ from hgner.augment import CASINGS, PROSE, augmented, case_augmented, is_table, p
 from hgner.corpus import Corpus, load_corpus  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.scoring import entity_spans  # noqa: E402
+from hgner.tagging.settings import TagSettings  # noqa: E402
+from hgner.tagging.tagger import Tagger  # noqa: E402
 from hgner.training import TrainOptions, WordTables  # noqa: E402
 from hgner.training.crf import train  # noqa: E402
 
@@ -55,6 +61,7 @@ AUGMENTED = replace(CLUSTERS, lowercase_clusters=True, outside_truecase=True, ca
 UPPER_LOWER = tuple(CONLL03["case_augment"])
 PROSE_RECASED = "prose, recased"  # the prose copy, and the recased copies of it too
 PROSE_TABLES = "prose-tables"  # the prose copy of the table documents only (hgner.augment.is_table)
+ORGANISATIONS = "org"  # the gazetteer's ORG list too (organisation_names below)
 TABLES_AGAIN = "tables-again"  # a control: the table documents once more, as they are (not as prose)
 # name -> (feature settings, augmentation: casings and/or "prose"[, L-BFGS settings over TRAINING])
 EXPERIMENTS: dict[str, tuple] = {
@@ -121,7 +128,46 @@ EXPERIMENTS: dict[str, tuple] = {
     # E13, a diagnostic after the decision: E12 in quarters
     "en-conll03+nb+zipf+c2=0.03+cs4+nb": (replace(AUGMENTED, neighbour_clusters=1, frequency="en", capitalised_share=4,
                                                   neighbour_shares=True), UPPER_LOWER, {"c2": 0.03}),
+    # E14: E1 plus an ORG gazetteer list, the companies of twenty stock indices (pytickersymbols)
+    "en-conll03+nb+zipf+c2=0.03+org": (replace(AUGMENTED, neighbour_clusters=1, frequency="en"),
+                                       (*UPPER_LOWER, ORGANISATIONS), {"c2": 0.03}),
 }
+
+
+def organisation_names() -> list[str]:
+    """E14's ``ORG`` gazetteer list: the companies of the twenty stock indices of ``pytickersymbols``
+    (S&P 500, NASDAQ 100, DAX, FTSE 100, CAC 40, IBEX 35, AEX, NIKKEI 225, ...), each without its
+    legal form (``cleanco``: ``Siemens AG`` -> ``Siemens``), with ``'s`` and commas split off as the
+    corpora split them (``pip install pytickersymbols==1.17.10 cleanco==2.3``)."""
+    from cleanco import basename
+    from pytickersymbols.indices_data import INDICES
+
+    names = {basename(company["name"]) for index in INDICES.values() for company in index["companies"]}
+    return sorted(" ".join(re.sub(r"('s)\b|,", r" \g<0>", name).split()) for name in names if len(name) > 1)
+
+
+# A diagnostic of the issue's "everyday short sentences" (not a dev set, and no choice rests on it): well-known
+# companies, written here by hand (not taken from E14's list), in short sentences of the kind users try first
+COMPANIES = ("Google", "Microsoft", "Amazon", "Facebook", "Apple", "Siemens", "Toyota", "Nestle", "Samsung", "Intel",
+             "Netflix", "Boeing", "Volkswagen", "Unilever", "Pfizer", "Nvidia", "Oracle", "Tesla", "Walmart", "Spotify",
+             "Airbus", "Nokia", "Philips", "Shell", "Bayer")
+COMPANY_SENTENCES = ("Maria Lopez joined {} last year.", "{} opened an office in Paris on Monday.",
+                     "Shares of {} fell 3 percent.", "The deal gives {} a stake in the firm.",
+                     "{} said it would cut 500 jobs.", "Analysts expect {} to report higher profits.",
+                     "John Smith, a spokesman for {}, declined to comment.", "She worked at {} for ten years.")
+
+
+def companies(model: CrfModel) -> Counter:
+    """How each company of :data:`COMPANY_SENTENCES` comes out when Viterbi tags them as ``hgner
+    tag`` does: the type of the entity that covers its first character, or ``missed``."""
+    tagger = Tagger(TagSettings(model.directory, "viterbi"), model)
+    outcomes: Counter = Counter()
+    for company, template in product(COMPANIES, COMPANY_SENTENCES):
+        text = template.format(company)
+        start = text.index(company)
+        found = [entity.label for entity in tagger.tag(text) if entity.start <= start < entity.end]
+        outcomes[found[0] if found else "missed"] += 1
+    return outcomes
 
 
 def spurious(model: CrfModel, corpus: Corpus) -> list[str]:
@@ -151,7 +197,8 @@ def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
     shares, shares_sources = build_capitalised_share("en") if config.capitalised_share else (None, None)
     options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")
-    tables = WordTables(build_gazetteer(), GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources, shares,
+    gazetteer = build_gazetteer() | ({"ORG": organisation_names()} if ORGANISATIONS in augment else {})
+    tables = WordTables(gazetteer, GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources, shares,
                         shares_sources)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
         model = train(corpus, (keep or Path(out)) / name, options, tables)
@@ -180,6 +227,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--keep", type=Path, metavar="DIR", help="keep each trained model in DIR/NAME")
     parser.add_argument("--spurious", type=Path, metavar="DIR",
                         help="print the entities the model in DIR predicts on Wikigold that overlap no gold entity")
+    parser.add_argument("--companies", type=Path, metavar="DIR",
+                        help="how the model in DIR tags well-known companies in short sentences (a diagnostic)")
     args = parser.parse_args(argv)
     if args.spurious:
         model = CrfModel.load(args.spurious)
@@ -187,6 +236,13 @@ def main(argv: list[str]) -> None:
         print(f"{model.name} ({args.spurious}): {len(found)} spurious entities on Wikigold:", "; ".join(sorted(found)))
         record(RESULTS, {"name": f"spurious: {model.name}", "model": str(args.spurious),
                          "features": model.feature_config.to_json(), "wikigold spurious": len(found),
+                         "when": time.strftime("%Y-%m-%d %H:%M")})
+        return
+    if args.companies:
+        model = CrfModel.load(args.companies)
+        outcomes = companies(model)
+        print(f"{model.name} ({args.companies}): {sum(outcomes.values())} sentences, the company tagged", dict(outcomes))
+        record(RESULTS, {"name": f"companies: {model.name}", "model": str(args.companies), "companies": dict(outcomes),
                          "when": time.strftime("%Y-%m-%d %H:%M")})
         return
     if args.list or not args.experiments:
