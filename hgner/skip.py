@@ -146,6 +146,12 @@ class SkipModel:
         """(K, K) the table skip edges use: ``calibration * weight * log_ratio``."""
         return self.calibration * self.weight * self.log_ratio
 
+    def describe(self) -> dict[str, Any]:
+        """What a skip graph of this potential uses, as reports give it: the weight, the edge rule
+        (``previous``, ``min_length``, ``cross_sentence``) and how many function words are never joined."""
+        return {"weight": self.weight, "previous": self.config.previous, "min_length": self.config.min_length,
+                "cross_sentence": self.config.cross_sentence, "function_words": len(self.config.function_words)}
+
     def graph(self, chain: FactorGraph, sentences: Sequence[Sequence[str]]) -> FactorGraph:
         """``chain`` (a document's chain graph) plus the document's skip edges; ``chain`` itself at
         weight 0 (edges of potential 0 change no score, but they would change what samplers do)."""

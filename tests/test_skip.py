@@ -149,6 +149,42 @@ def test_evaluate_skip_report(skip_model, tiny_corpus):
     assert rows["exact"]["stats_max"]["gap"] == 0.0
 
 
+def test_evaluate_reports_the_skip_potential_it_decoded(skip_model, tiny_corpus):
+    """A skip graph's report says what non-local evidence the model gives it, in its JSON and its
+    heading; a chain's report says nothing of it."""
+    import io
+
+    from hgner.evaluation import Report
+    from hgner.evaluation.report import format_report
+
+    report = evaluate(skip_model, tiny_corpus, EvaluateOptions(decoders=("exact",), graph="skip"))
+    described = skip.load(skip_model).describe()
+    assert report.skip == described == {"weight": 0.5, "previous": 1, "min_length": 2, "cross_sentence": True,
+                                        "function_words": len(skip.FUNCTION_WORDS)}
+    assert Report.from_json(report.to_json()).skip == described
+    out = io.StringIO()
+    format_report(report, out)
+    assert out.getvalue().splitlines()[0].endswith(
+        f"graph skip, calibration 1; skip weight 0.5, each name joined to its previous occurrence in its document "
+        f"({len(skip.FUNCTION_WORDS)} function words never joined)")
+    raw = evaluate(skip_model, tiny_corpus, EvaluateOptions(decoders=("exact",), graph="skip", input="raw"))
+    assert raw.skip == described
+    chain = evaluate(skip_model, tiny_corpus, EvaluateOptions(decoders=("viterbi",)))
+    assert chain.skip is None and "skip" not in chain.to_json()
+    off = replace(skip.load(skip_model), weight=0.0, config=replace(skip.load(skip_model).config, previous=2,
+                                                                    cross_sentence=False))
+    assert format_heading_of(off) == "skip weight 0 (the skip graph is the chain)"
+    assert format_heading_of(replace(off, weight=1.25)) == (
+        f"skip weight 1.25, each name joined to its 2 previous occurrences in its sentence "
+        f"({len(skip.FUNCTION_WORDS)} function words never joined)")
+
+
+def format_heading_of(table: skip.SkipModel) -> str:
+    from hgner.evaluation.report import skip_heading
+
+    return skip_heading(table.describe())
+
+
 def function_word_corpus() -> Corpus:
     """``El`` capitalised 4 times, always O; ``Casa`` 3 times, once inside ORG (``Casa Blanca``);
     ``Anoche`` twice (too rare to learn; not a stop word); ``Pero`` once and ``La`` twice, once in

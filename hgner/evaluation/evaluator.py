@@ -124,9 +124,15 @@ def evaluate(model: CrfModel, corpus: Corpus, options: EvaluateOptions | None = 
                for run, total in zip(runs, totals)]
     notes = corpus.notes + ([] if corpus.n_tokens else [f"{corpus.name} has no tokens: every figure is 0"])
     return Report(corpus=corpus.name, model=model.name, calibration=model.calibration, scheme=corpus.scheme,
-                  mode=options.mode, graph=options.graph, settings=_given_settings(per_decoder), input="tokens",
+                  mode=options.mode, graph=options.graph, skip=_skip_used(model, options.graph),
+                  settings=_given_settings(per_decoder), input="tokens",
                   documents=len(corpus.documents), sentences=len(corpus.sentences), tokens=corpus.n_tokens,
                   build_seconds=build_seconds, notes=notes, results=results)
+
+
+def _skip_used(model: CrfModel, graph: str) -> dict[str, Any] | None:
+    """With a skip ``graph``, what the model's skip potential gives it (:meth:`SkipModel.describe`), else None."""
+    return load_skip(model).describe() if graph == "skip" else None
 
 
 def _prediction_paths(predictions: str | Path | None, runs: list[Run], corpus: Corpus) -> list[str | Path]:
@@ -253,7 +259,8 @@ def _raw_report(model: CrfModel, corpus: Corpus, options: EvaluateOptions, per_d
     note = (f"input raw ({options.layout}): each document rebuilt as text, tokenized into {n_sentences} sentences "
             "by the tagger's tokenizer, entities scored by exact character span and type")
     return Report(corpus=corpus.name, model=model.name, calibration=model.calibration, scheme=corpus.scheme,
-                  mode="conlleval", graph=options.graph, settings=_given_settings(per_decoder), input="raw",
+                  mode="conlleval", graph=options.graph, skip=_skip_used(model, options.graph),
+                  settings=_given_settings(per_decoder), input="raw",
                   layout=options.layout, documents=len(corpus.documents), sentences=len(corpus.sentences),
                   tokens=corpus.n_tokens, raw_sentences=n_sentences,
                   raw_tokens=sum(len(s.tokens) for sentences in tokenized for s in sentences),

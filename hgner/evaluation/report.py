@@ -52,8 +52,19 @@ def _heading(report: Report) -> str:
             f"{counted(report.sentences, 'sentence')}, {counted(report.tokens, 'token')}; scheme {report.scheme}, "
             f"mode {report.mode}, graph {report.graph}"
             + (f", calibration {report.calibration:g}" if report.calibration is not None else "")  # older: none
+            + (f"; {skip_heading(report.skip)}" if report.skip is not None else "")
             + (f"; input raw text ({report.layout})" if report.input == "raw" else "")
             + (f"; decoder settings {settings}" if settings else "") + "\n")
+
+
+def skip_heading(skip: dict[str, Any]) -> str:
+    """A report's skip potential in words (:meth:`hgner.skip.SkipModel.describe`)."""
+    if not skip["weight"]:
+        return "skip weight 0 (the skip graph is the chain)"
+    joined = "its previous occurrence" if skip["previous"] == 1 else f"its {skip['previous']} previous occurrences"
+    where = "in its document" if skip["cross_sentence"] else "in its sentence"
+    return (f"skip weight {skip['weight']:g}, each name joined to {joined} {where} "
+            f"({skip['function_words']} function words never joined)")
 
 
 def format_per_type(report: Report, out: TextIO) -> None:

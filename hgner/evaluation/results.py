@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _RUN_OPTIONAL = ("mean_score_gap", "certified_fraction", "optimum_fraction", "mean_optimum_gap")
-_REPORT_OPTIONAL = ("layout", "raw_sentences", "raw_tokens", "calibration")
+_REPORT_OPTIONAL = ("layout", "raw_sentences", "raw_tokens", "calibration", "skip")
 
 
 def _json(item: Any, optional: tuple[str, ...]) -> dict[str, Any]:
@@ -56,9 +56,10 @@ class RunResult:
 
 @dataclass(kw_only=True)
 class Report:
-    """What an evaluation scored (corpus, model, its calibration, scheme, mode, graph, the decoder
-    settings given, input and raw-text layout, counts, seconds spent building graphs, notes) and
-    one :class:`RunResult` per run."""
+    """What an evaluation scored (corpus, model, its calibration, scheme, mode, graph, with a skip
+    graph the non-local evidence the model's skip potential gives it, the decoder settings given,
+    input and raw-text layout, counts, seconds spent building graphs, notes) and one
+    :class:`RunResult` per run."""
 
     corpus: str
     model: str
@@ -66,6 +67,7 @@ class Report:
     scheme: str
     mode: str
     graph: str
+    skip: dict[str, Any] | None = None  # graph "skip": hgner.skip.SkipModel.describe() of the model's potential
     settings: dict[str, Any]
     input: str
     layout: str | None = None
