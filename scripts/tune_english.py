@@ -158,8 +158,9 @@ COMPANY_SENTENCES = ("Maria Lopez joined {} last year.", "{} opened an office in
 
 
 def companies(model: CrfModel) -> Counter:
-    """How each company of :data:`COMPANY_SENTENCES` comes out when Viterbi tags them as ``hgner
-    tag`` does: the type of the entity that covers its first character, or ``missed``."""
+    """How the companies come out in the sentences (:data:`COMPANIES` in each of
+    :data:`COMPANY_SENTENCES`), tagged by Viterbi as ``hgner tag`` tags them: counts of the type of
+    the entity that covers the company's first character, or ``missed``."""
     tagger = Tagger(TagSettings(model.directory, "viterbi"), model)
     outcomes: Counter = Counter()
     for company, template in product(COMPANIES, COMPANY_SENTENCES):
@@ -197,8 +198,11 @@ def run(name: str, train_corpus, devs: dict, keep: Path | None = None) -> dict:
     truecase, truecase_sources = build_outside_truecase("en") if config.outside_truecase else (None, None)
     shares, shares_sources = build_capitalised_share("en") if config.capitalised_share else (None, None)
     options = TrainOptions(config=config, scheme=SCHEME, **training, language="en")
-    gazetteer = build_gazetteer() | ({"ORG": organisation_names()} if ORGANISATIONS in augment else {})
-    tables = WordTables(gazetteer, GAZETTEER_SOURCES, clusters, sources, truecase, truecase_sources, shares,
+    organisations = ORGANISATIONS in augment
+    gazetteer = build_gazetteer() | ({"ORG": organisation_names()} if organisations else {})
+    gazetteer_sources = GAZETTEER_SOURCES + (", pytickersymbols==1.17.10 and cleanco==2.3 (ORG, MIT)"
+                                             if organisations else "")
+    tables = WordTables(gazetteer, gazetteer_sources, clusters, sources, truecase, truecase_sources, shares,
                         shares_sources)
     with tempfile.TemporaryDirectory(prefix="hgner-tune-") as out:
         model = train(corpus, (keep or Path(out)) / name, options, tables)
