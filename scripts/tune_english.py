@@ -63,7 +63,8 @@ PROSE_RECASED = "prose, recased"  # the prose copy, and the recased copies of it
 PROSE_TABLES = "prose-tables"  # the prose copy of the table documents only (hgner.augment.is_table)
 ORGANISATIONS = "org"  # the gazetteer's ORG list too (organisation_names below)
 TABLES_AGAIN = "tables-again"  # a control: the table documents once more, as they are (not as prose)
-# name -> (feature settings, augmentation: casings and/or "prose"[, L-BFGS settings over TRAINING])
+# name -> (feature settings, changes to the corpus and tables: casings, "prose", PROSE_RECASED, PROSE_TABLES,
+# TABLES_AGAIN, ORGANISATIONS[, L-BFGS settings over TRAINING])
 EXPERIMENTS: dict[str, tuple] = {
     "shipped": (FEATURES, ()),
     "clusters": (CLUSTERS, ()),

@@ -177,10 +177,8 @@ class FrequencyTable:
         for a table without ``pieces``, wordfreq's own."""
         if tabled(word, self.width, self.latin):
             return f"zf={self._bucket(word)}"
-        if not self.pieces:
-            return frequency_attribute(word, self.language)
-        if not any(c.isalnum() for c in word):
-            return "zf=-"
+        if not self.pieces or not any(c.isalnum() for c in word):
+            return frequency_attribute(word, self.language)  # wordfreq's own, or zf=- (without asking it)
         buckets = [self._bucket(piece) for piece in _PIECES.findall(word) if tabled(piece, self.width, self.latin)]
         return f"zf={min(buckets)}" if buckets else "zf=?"
 
