@@ -112,8 +112,8 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add each word's frequency bucket in the --lang language (wordfreq's Zipf scale)")
     parser.add_argument("--outside-truecase", type=_source, metavar="MODEL|FILE",
                         help="truecase caseless text (all lower or all upper case) with this table after the training "
-                             "corpus's own: a model's (en-conll03: spaCy's English word probabilities) or a JSON file "
-                             "mapping lowercase words to their usual spelling")
+                             "corpus's own: a model's (en-conll03, es-conll02: spaCy's English or Spanish word "
+                             "probabilities) or a JSON file mapping lowercase words to their usual spelling")
     parser.add_argument("--capitalised-share", type=_source, metavar="MODEL|FILE",
                         help="add each word's share of capitalised (cs=) and all upper-case (cu=) occurrences in a large "
                              "outside corpus, in buckets, with this table: a model's or a JSON file mapping lowercase "
