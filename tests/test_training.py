@@ -552,3 +552,14 @@ def test_each_shipped_models_recorded_command_asks_for_the_options_it_was_built_
     assert options.label_map == (meta["label_map"] or {})
     assert (options.language, options.documents) == (meta["language"], meta["documents"])
     assert options.sentence_start_penalty == meta["sentence_starts"]["ended_penalty"]
+
+
+def test_the_spanish_model_reads_text_without_case_as_it_reads_cased_text(capsys):
+    """es-conll02 is trained on lowercased and uppercased copies of esp.train (scripts/TUNING.md):
+    the same sentence, cased, lowercased or uppercased, gives the same entities."""
+    cased = "El presidente José Álvarez visitó Córdoba con Telefónica ."
+    assert main(["tag", "--model", "es-conll02", cased, cased.lower(), cased.upper()]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "El presidente [José Álvarez](PER) visitó [Córdoba](LOC) con [Telefónica](ORG) ."
+    assert lines[1] == "el presidente [josé álvarez](PER) visitó [córdoba](LOC) con [telefónica](ORG) ."
+    assert lines[2] == lines[0].upper()
