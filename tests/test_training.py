@@ -534,7 +534,8 @@ def test_the_train_commands_defaults_are_train_options_own():
 def test_each_shipped_models_recorded_command_asks_for_the_options_it_was_built_with(name):
     """``meta.json``'s ``build_command`` is the ``hgner train`` command line that rebuilds the model:
     parsed as ``hgner train`` parses it, it gives the scheme, features, regularisation, label map,
-    language, documents and sentence-start penalty the model records."""
+    language, documents, sentence-start penalty, training corpus (with its case copies) and dev
+    corpus the model records."""
     import dataclasses
     import shlex
 
@@ -552,6 +553,8 @@ def test_each_shipped_models_recorded_command_asks_for_the_options_it_was_built_
     assert options.label_map == (meta["label_map"] or {})
     assert (options.language, options.documents) == (meta["language"], meta["documents"])
     assert options.sentence_start_penalty == meta["sentence_starts"]["ended_penalty"]
+    assert meta["training"]["corpus"] == args.train + "".join(f"+{casing}" for casing in args.case_augment)
+    assert meta["dev"]["corpus"] == args.dev
 
 
 def test_the_spanish_model_reads_text_without_case_as_it_reads_cased_text(capsys):
