@@ -566,3 +566,41 @@ def test_the_spanish_model_reads_text_without_case_as_it_reads_cased_text(capsys
     assert lines[0] == "El presidente [José Álvarez](PER) visitó [Córdoba](LOC) con [Telefónica](ORG) ."
     assert lines[1] == "el presidente [josé álvarez](PER) visitó [córdoba](LOC) con [telefónica](ORG) ."
     assert lines[2] == lines[0].upper()
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_heldout_parts_split_a_corpus_into_the_documents_training_reads(tmp_path, marked):
+    """scripts/heldout_parts.py: every document is held out in exactly one part, and a training
+    file read back as the build command reads it (groups of 10 sentences for a corpus without
+    -DOCSTART-, like esp.train) gives the other parts' documents unchanged."""
+    import sys
+
+    from hgner.reading import read_tagged
+
+    scripts = str(Path(__file__).resolve().parent.parent / "scripts")
+    sys.path.insert(0, scripts)
+    try:
+        import heldout_parts
+    finally:
+        sys.path.remove(scripts)
+    source = Path(SPANISH)
+    if marked:  # the same sentences, a -DOCSTART- line before every 7th
+        blocks = source.read_text(encoding="utf-8").strip().split("\n\n")
+        source = tmp_path / "marked.conll"
+        source.write_text("".join(("-DOCSTART- O\n\n" if i % 7 == 0 else "") + b + "\n\n" for i, b in enumerate(blocks)),
+                          encoding="utf-8")
+    documents = "corpus" if marked else "10"
+    corpus, _ = read_tagged(str(source), documents=documents, announce=False)
+    assert corpus.marked == marked and len(corpus.documents) == (7 if marked else 5)
+
+    def tokens(docs):
+        return [[s.tokens for s in d.sentences] for d in docs]
+
+    held_out = []
+    for k, (train, held) in enumerate(heldout_parts.split(corpus, 3, tmp_path)):
+        kept = [d for i, d in enumerate(corpus.documents) if i % 3 != k]
+        assert tokens(read_tagged(str(train), documents=documents, announce=False)[0].documents) == tokens(kept)
+        read = read_tagged(str(held), documents=documents, announce=False)[0]
+        assert [s.tags for s in read.sentences] == [s.tags for d in corpus.documents[k::3] for s in d.sentences]
+        held_out += tokens(read.documents)
+    assert sorted(map(str, held_out)) == sorted(map(str, tokens(corpus.documents)))
