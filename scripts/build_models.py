@@ -365,7 +365,8 @@ def train_command(name: str) -> str:
     words = ["hgner", "train", "--train", settings["train"], "--dev", settings["dev"], "--lang", settings["language"],
              "--documents", settings["documents"]]
     words += ["--dev-documents", settings["dev_documents"]] if "dev_documents" in settings else []
-    words += ["--model-scheme", settings["scheme"]] if settings.get("scheme", SCHEME) != "IO" else []
+    scheme = settings.get("scheme", SCHEME)
+    words += ["--model-scheme", scheme] if scheme != "IO" else []  # IO: hgner train's default
     words += ["--c1", str(training["c1"]), "--c2", str(training["c2"]),
              "--max-iterations", str(training["max_iterations"])]
     for flag, used in (("--gazetteer", features.gazetteer), ("--word-clusters", features.word_clusters),

@@ -53,12 +53,12 @@ def split(corpus: Corpus, parts: int, work: Path) -> list[tuple[Path, Path]]:
     for k in range(parts):
         train, held = work / f"train{k}.conll", work / f"held{k}.conll"
         write_part(train, [d for i, d in enumerate(corpus.documents) if i % parts != k], corpus.marked)
-        write_part(held, [d for i, d in enumerate(corpus.documents) if i % parts == k], corpus.marked)
+        write_part(held, corpus.documents[k::parts], corpus.marked)
         files.append((train, held))
     return files
 
 
-def f1(model: Path, corpus: Path, documents: list[str], graph: str, decoder: str, out: Path) -> dict:
+def report(model: Path, corpus: Path, documents: list[str], graph: str, decoder: str, out: Path) -> dict:
     """``hgner evaluate``'s report of one decoder, as JSON."""
     if hgner(["evaluate", "--model", str(model), "--corpus", str(corpus), *documents, "--graph", graph,
               "--decoders", decoder, "--json", str(out)]) != 0:
@@ -79,9 +79,9 @@ def run(name: str, parts: int, also: list[str], work: Path) -> dict:
         words[words.index("--out") + 1] = str(out)
         if hgner(words) != 0:
             raise SystemExit(f"hgner train failed on part {k}")
-        chain = f1(out, held, documents, "chain", "viterbi", work / f"chain{k}.json")
-        skip = f1(out, held, documents, "skip", "exact", work / f"skip{k}.json")
-        rows.append({"part": k, "documents": sum(1 for i in range(len(corpus.documents)) if i % parts == k),
+        chain = report(out, held, documents, "chain", "viterbi", work / f"chain{k}.json")
+        skip = report(out, held, documents, "skip", "exact", work / f"skip{k}.json")
+        rows.append({"part": k, "documents": len(corpus.documents[k::parts]),
                      "tokens": chain["tokens"], "chain": round(chain["results"][0]["f1"], 2),
                      "skip": round(skip["results"][0]["f1"], 2), "weight": skip["skip"]["weight"]})
         print(f"part {k}: chain {rows[-1]['chain']:.2f}, skip exact {rows[-1]['skip']:.2f} "
