@@ -11,7 +11,10 @@
   sentence after it.
 
 The gold entities become ``(start, end, type)`` character spans of that text; predicted entities
-count as correct only with exactly the same span and type.
+count as correct only with exactly the same span and type. Where the corpus ends a sentence inside
+a name (``... Billy Mayfair, Ken`` / ``Green, Jerry Kelly ...``: a line break of the source text), its
+two halves are two gold entities, which a paragraph joins with one space;
+:func:`entities_joined_by_layout` gives the gold with such pairs made one, to measure what they cost.
 """
 
 from __future__ import annotations
@@ -94,6 +97,26 @@ def rebuild(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], l
         return RawDocument("\n".join(lines) + "\n", entities, offsets)
     paragraph = " ".join(lines)
     return RawDocument((wrap(paragraph) if layout == "wrapped" else paragraph) + "\n", entities, offsets)
+
+
+def entities_joined_by_layout(document: RawDocument, layout: str) -> list[CharSpan]:
+    """``document``'s gold entities with every pair that ``layout`` runs together made one span: an
+    entity ending one corpus sentence and an entity of the same type beginning the next, which a
+    ``paragraph`` or ``wrapped`` layout separates by one space or line break only (``lines`` keeps
+    the sentence on its own line, so nothing is joined). Such a pair is usually one name the
+    corpus broke at a line end (``Ken`` / ``Green``), sometimes two (table rows ``United States at
+    Netherlands`` / ``Czech Republic at Germany``), so scores against it bound what the breaks cost."""
+    if layout == "lines":
+        return list(document.entities)
+    ends = {sentence[-1][1] for sentence in document.sentences if sentence}
+    starts = {sentence[0][0] for sentence in document.sentences if sentence}
+    joined: list[CharSpan] = []
+    for start, end, label in sorted(document.entities):
+        if joined and joined[-1][2] == label and joined[-1][1] in ends and start in starts and start == joined[-1][1] + 1:
+            joined[-1] = (joined[-1][0], end, label)
+        else:
+            joined.append((start, end, label))
+    return joined
 
 
 def score_spans(gold: Iterable[Iterable[CharSpan]], predicted: Iterable[Iterable[CharSpan]], scheme: str) -> Score:

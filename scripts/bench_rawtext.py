@@ -6,6 +6,10 @@ targets of the raw-text issue, measured by the code as it is.
   [lines within 0.2 of corpus tokens; paragraph and wrapped within 0.5 of lines];
 * the same on the development sets, eng.testa and Wikigold (``--wikigold``, IOB1) [Wikigold's
   lines within 1.0 of its corpus tokens]; ``--dev`` measures these alone, for tuning without the test set;
+* for the paragraph and wrapped layouts, how many gold entity pairs the layout runs together across a
+  corpus sentence end (a name the corpus broke at a line end, ``Ken`` / ``Green``, or two entities of
+  one type in consecutive table rows) and the F1 of the same tagging scored with each such pair as one
+  entity (``hgner.rawtext.entities_joined_by_layout``): a bound on what those breaks cost the layout;
 * tokenizer agreement on eng.testa and eng.testb, and on the development sets in each layout the
   share of the corpus's sentence boundaries found and of the found boundaries that are the
   corpus's (scripts/tokenizer_agreement.py) [agreement >= 98% on testb];
@@ -35,16 +39,33 @@ sys.path[:0] = [str(SOURCE), str(SOURCE / "scripts")]
 from bench_tag import children_cpu  # noqa: E402
 from tokenizer_agreement import agreement  # noqa: E402
 
-from hgner.corpus import load_corpus  # noqa: E402
+from hgner.corpus import Corpus, load_corpus  # noqa: E402
 from hgner.evaluation import EvaluateOptions, evaluate  # noqa: E402
+from hgner.evaluation.evaluator import rebuilt_documents  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
-from hgner.rawtext import LAYOUTS, rebuild  # noqa: E402
+from hgner.rawtext import LAYOUTS, entities_joined_by_layout, rebuild, score_spans  # noqa: E402
 from hgner.tagging.settings import TagSettings  # noqa: E402
 from hgner.tagging.tagger import Tagger  # noqa: E402
 
 
 def f1(report: dict) -> float:
     return round(report.results[0].f1, 2)
+
+
+def joined(model: CrfModel, corpus: Corpus, layout: str, expected_f1: float) -> dict[str, float]:
+    """Viterbi's tagging of ``corpus`` rebuilt in ``layout``, as ``hgner evaluate --input raw`` tags it,
+    scored against the gold with the pairs the layout runs together joined: the pairs and that F1.
+    Scored against the corpus's gold the same tagging must give ``expected_f1``, evaluate's figure."""
+    documents = rebuilt_documents(corpus, model, layout)
+    tagger = Tagger(TagSettings(model.directory, "viterbi"), model)
+    predicted = [[(e.start, e.end, e.label) for group in tagger.tag_sentences(d.text, list(tagger.sentences(d.text)))
+                  for e in group.entities] for d in documents]
+    gold = [entities_joined_by_layout(d, layout) for d in documents]
+    as_corpus = round(score_spans((d.entities for d in documents), predicted, corpus.scheme).micro.f1, 2)
+    if as_corpus != expected_f1:
+        raise SystemExit(f"{layout}: this tagging scores {as_corpus} against the corpus's gold, evaluate {expected_f1}")
+    return {"pairs": sum(len(d.entities) - len(g) for d, g in zip(documents, gold, strict=True)),
+            "f1": round(score_spans(gold, predicted, corpus.scheme).micro.f1, 2)}
 
 
 def tag_cpu_seconds(source: Path, model: str, files: list[str]) -> float:
@@ -94,6 +115,8 @@ def main() -> None:
         figures[f"{key}_tokens"] = f1(evaluate(model, corpus, EvaluateOptions()))
         for layout in LAYOUTS:
             figures[f"{key}_raw_{layout}"] = f1(evaluate(model, corpus, EvaluateOptions(input="raw", layout=layout)))
+            if layout != "lines":
+                figures[f"{key}_raw_{layout}_joined"] = joined(model, corpus, layout, figures[f"{key}_raw_{layout}"])
     tokenizer = Tagger(TagSettings(args.model), model).tokenizer  # split as tagging splits
     for split in ("testa",) if args.dev else ("testa", "testb"):
         figures[f"agreement_{split}"] = round(agreement(f"conll2003:{split}", tokenizer, "lines", 0)["agreement"], 2)

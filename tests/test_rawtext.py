@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from hgner.corpus import Corpus, Document, Sentence
-from hgner.rawtext import WRAP_COLUMNS, join_tokens, rebuild, score_spans, wrap
+from hgner.rawtext import WRAP_COLUMNS, entities_joined_by_layout, join_tokens, rebuild, score_spans, wrap
 
 
 @pytest.mark.parametrize(("tokens", "text"), [
@@ -45,6 +45,21 @@ def test_rebuild_layouts_and_gold_spans():
 def test_iob1_tags_give_separate_entities():
     document = rebuild([["Paris", "London", "Rome"]], [["I-LOC", "B-LOC", "I-LOC"]])
     assert [(a, b) for a, b, _ in document.entities] == [(0, 5), (6, 17)]
+
+
+@pytest.mark.parametrize("layout", ["paragraph", "wrapped"])
+def test_a_name_the_corpus_breaks_between_sentences_is_one_entity_in_a_paragraph(layout):
+    sentences = [["Billy", "Mayfair", ",", "Ken"], ["Green", ",", "Jerry", "Kelly", "."],
+                 ["Paris", "beat", "Lyon"], ["Rome", "lost"]]
+    tags = [["I-PER", "I-PER", "O", "I-PER"], ["I-PER", "O", "I-PER", "I-PER", "O"],
+            ["I-ORG", "O", "I-ORG"], ["I-LOC", "O"]]
+    document = rebuild(sentences, tags, layout)
+    spans = [(document.text[a:b], t) for a, b, t in entities_joined_by_layout(document, layout)]
+    # Ken / Green run together; Lyon (ORG) and Rome (LOC) differ in type; Mayfair is not at a sentence end
+    assert spans == [("Billy Mayfair", "PER"), ("Ken Green", "PER"), ("Jerry Kelly", "PER"), ("Paris", "ORG"),
+                     ("Lyon", "ORG"), ("Rome", "LOC")]
+    lines = rebuild(sentences, tags, "lines")
+    assert entities_joined_by_layout(lines, "lines") == lines.entities  # on its own line, a sentence keeps its end
 
 
 def test_wrap_keeps_offsets_and_fills_like_textwrap():

@@ -199,7 +199,7 @@ def evaluate_raw(model: CrfModel, corpus: Corpus, options: EvaluateOptions, *, p
     run's tags with Viterbi's on the same tokens, and there is no ``mean_score_gap`` (the tokens
     are not the corpus's)."""
     per_decoder = options.per_decoder
-    documents = _rebuilt(corpus, model, options.layout)
+    documents = rebuilt_documents(corpus, model, options.layout)
     started = time.perf_counter()
     reference = Tagger(TagSettings(model.directory, "viterbi"), model)
     tokenized = [list(reference.sentences(d.text)) for d in documents]
@@ -227,7 +227,7 @@ def evaluate_raw(model: CrfModel, corpus: Corpus, options: EvaluateOptions, *, p
     return _raw_report(model, corpus, options, per_decoder, tokenized, tokenize_seconds, results)
 
 
-def _rebuilt(corpus: Corpus, model: CrfModel, layout: str) -> list[RawDocument]:
+def rebuilt_documents(corpus: Corpus, model: CrfModel, layout: str) -> list[RawDocument]:
     """Each document of ``corpus`` as raw text laid out as ``layout``, with its gold entities (the
     model's label map applied) as character spans."""
     gold = gold_tags(corpus, model)
