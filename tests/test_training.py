@@ -105,7 +105,8 @@ def test_shipped_conll02_models_are_complete(name, language):
     model = CrfModel.load(name)
     meta = model.metadata
     assert meta["language"] == language and meta["documents"] == {"es": "10", "nl": "corpus"}[language]
-    assert meta["scheme"] == {"es": "IO", "nl": "BIOES"}[language]  # (scripts/TUNING.md: Dutch keeps herded with BIOES)
+    # (scripts/TUNING.md: herded keeps up with Dutch BIOES and Spanish IOB2, not with Spanish BIOES)
+    assert meta["scheme"] == {"es": "IOB2", "nl": "BIOES"}[language]
     assert meta["dev"]["skip"]["f1"] >= meta["dev"]["f1"] > 70  # skip-chain never worse than the chain on dev
     table = skip.load(model)
     assert table.weight == meta["dev"]["skip"]["weight"] and table.info["function_words"]["language"] == language
