@@ -189,9 +189,12 @@ def _detected_from(documents: list[Document], scheme: str) -> str:
     return ""
 
 
-def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]]) -> None:
+def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]], *,
+                document_starts: bool = True) -> None:
     """Write ``token gold predicted`` lines, one blank line after each sentence and a
-    ``-DOCSTART- -X- O O``-style line before each document, as conlleval and seqeval read them.
+    ``-DOCSTART- -X- O O``-style line before each document, as conlleval and seqeval read them
+    (without ``document_starts``, none: a reader then groups the sentences itself, as it groups a
+    corpus without them).
 
     ``predictions`` holds one tag list per sentence of ``corpus``, in corpus order; a
     ValueError says which sentence when the lists do not fit the corpus.
@@ -201,7 +204,8 @@ def write_conll(out: TextIO, corpus: Corpus, predictions: Sequence[Sequence[str]
         raise ValueError(f"{len(predictions)} predicted tag lists for {len(corpus.sentences)} sentences")
     sentences = iter(predictions)
     for document in corpus.documents:
-        out.write(f"{DOCSTART} O O\n\n")
+        if document_starts:
+            out.write(f"{DOCSTART} O O\n\n")
         for number, sentence in enumerate(document.sentences, start=1):
             predicted = next(sentences)
             if len(predicted) != len(sentence.tokens):

@@ -23,6 +23,7 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,21 +31,17 @@ sys.path.insert(0, str(ROOT))
 
 from hgner.cli import build_parser  # noqa: E402
 from hgner.cli import main as hgner  # noqa: E402
-from hgner.corpus import DOCSTART, Corpus, Document  # noqa: E402
+from hgner.corpus import Corpus, Document, write_conll  # noqa: E402
 from hgner.model import CrfModel  # noqa: E402
 from hgner.reading import read_tagged  # noqa: E402
 
 
-def write_part(path: Path, documents: list[Document], marked: bool) -> None:
-    """``token tag`` lines, a blank line after each sentence, a ``-DOCSTART-`` line before each
-    document when the corpus marks its own."""
+def write_part(path: Path, corpus: Corpus, documents: list[Document]) -> None:
+    """``documents`` of ``corpus`` as a CoNLL file (``token gold gold``: training reads the last
+    column), with ``-DOCSTART-`` lines only when the corpus marks its own documents."""
     with path.open("w", encoding="utf-8") as out:
-        for document in documents:
-            if marked:
-                out.write(f"{DOCSTART} O\n\n")
-            for sentence in document.sentences:
-                out.writelines(f"{token} {tag}\n" for token, tag in zip(sentence.tokens, sentence.tags or []))
-                out.write("\n")
+        write_conll(out, replace(corpus, documents=documents), [s.tags or [] for d in documents for s in d.sentences],
+                    document_starts=corpus.marked)
 
 
 def split(corpus: Corpus, parts: int, work: Path) -> list[tuple[Path, Path]]:
@@ -52,8 +49,8 @@ def split(corpus: Corpus, parts: int, work: Path) -> list[tuple[Path, Path]]:
     files = []
     for k in range(parts):
         train, held = work / f"train{k}.conll", work / f"held{k}.conll"
-        write_part(train, [d for i, d in enumerate(corpus.documents) if i % parts != k], corpus.marked)
-        write_part(held, corpus.documents[k::parts], corpus.marked)
+        write_part(train, corpus, [d for i, d in enumerate(corpus.documents) if i % parts != k])
+        write_part(held, corpus, corpus.documents[k::parts])
         files.append((train, held))
     return files
 

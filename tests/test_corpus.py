@@ -270,6 +270,9 @@ def test_write_conll_format():
     write_conll(out, corpus, [s.tags for s in corpus.sentences])
     assert out.getvalue().startswith("-DOCSTART- O O\n\nJohn B-PER B-PER\nSmith E-PER E-PER\n")
     assert out.getvalue().endswith("Times E-ORG E-ORG\n\n")
+    bare = io.StringIO()
+    write_conll(bare, corpus, [s.tags for s in corpus.sentences], document_starts=False)
+    assert bare.getvalue() == out.getvalue().replace("-DOCSTART- O O\n\n", "")
 
 
 def test_write_conll_refuses_predictions_that_do_not_fit():
