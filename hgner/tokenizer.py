@@ -37,6 +37,10 @@ NAME = "hgner.conll"
 VERSION = 2  # the newest rules; a model's tokenizer record may name any version from 1
 DEFAULT_LANGUAGE = "en"
 CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a ChunkCachingTokenizer has spaCy cache
+# the most characters without whitespace that spaCy's tokenizer is given at once: its time grows with the
+# square of a run's length when the run is made of prefix or suffix characters (``((((...``, emoji)
+LONGEST_RUN = 100
+_LONG_RUN = re.compile(rf"\S{{{LONGEST_RUN + 1},}}")
 
 # The language-specific adjustments, one entry per language (every language spaCy has gets the
 # common rules of make_tokenizer): abbreviations that keep their final period, beyond spaCy's own.
@@ -114,6 +118,11 @@ class ChunkCachingTokenizer:
     first special case, such as ``'s`` or ``Mr.`` (spaCy issue 13950), so most chunks of news text
     would be split by its regular expressions every time; tokenized alone, any chunk without a
     special case is cached. After :data:`CACHED_CHUNKS` chunks (spaCy's cache size here) it stops.
+
+    A run of more than :data:`LONGEST_RUN` characters without whitespace is tokenized in pieces
+    of that length, so a token never spans a multiple of :data:`LONGEST_RUN` characters into the
+    run: spaCy's time on such a run grows with the square of its length (30,000 ``(`` took a
+    minute), and in pieces it grows linearly. Text without such runs is tokenized whole.
     Everything else (``vocab``, ``rules``, ``explain``, serialization, setting ``token_match``...)
     is the wrapped tokenizer's."""
 
@@ -123,12 +132,18 @@ class ChunkCachingTokenizer:
 
     def __call__(self, text: str) -> Doc:
         seen = self._seen_chunks
+        tokenizer = self.tokenizer
         if len(seen) < CACHED_CHUNKS:
-            tokenizer = self.tokenizer
-            for chunk in [c for c in dict.fromkeys(text.split()) if c not in seen]:  # in text order
+            for chunk in [c for c in dict.fromkeys(text.split()) if c not in seen and len(c) <= LONGEST_RUN]:  # in text order
                 tokenizer(chunk)
                 seen.add(chunk)
-        return self.tokenizer(text)
+        cuts = [cut for run in _LONG_RUN.finditer(text) for cut in range(run.start() + LONGEST_RUN, run.end(), LONGEST_RUN)]
+        if not cuts:
+            return tokenizer(text)
+        from spacy.tokens import Doc
+
+        bounds = [0, *cuts, len(text)]
+        return Doc.from_docs([tokenizer(text[start:end]) for start, end in zip(bounds, bounds[1:])], ensure_whitespace=False)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         return map(self, texts)

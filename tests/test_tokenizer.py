@@ -4,11 +4,11 @@ offsets that always point back into the text, and the tokenizer offered to spaCy
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hgner.languages import likelier_language
-from hgner.tokenizer import TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
+from hgner.tokenizer import LONGEST_RUN, TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
 
 TOKENIZER = TextTokenizer("en")
 
@@ -138,9 +138,25 @@ WHOLE_TEXTS = make_tokenizer(TOKENIZER.nlp).tokenizer  # spaCy's Tokenizer, unwr
 @given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=40))
 def test_chunks_tokenized_alone_first_give_spacys_tokens(pieces):
     """make_tokenizer's tokenizer has spaCy tokenize each new chunk alone first, so that spaCy
-    caches it: the tokens stay those of a spaCy tokenizer that only ever sees whole texts."""
+    caches it: the tokens stay those of a spaCy tokenizer that only ever sees whole texts (runs
+    without whitespace longer than LONGEST_RUN are cut: the next test)."""
     text = "".join(pieces)
+    assume(max(map(len, text.split()), default=0) <= LONGEST_RUN)
     assert TOKENIZER(text) == split_sentences(WHOLE_TEXTS(text), text)
+
+
+def test_a_long_run_without_whitespace_is_tokenized_in_pieces():
+    """spaCy's time on a run of prefix characters grows with the square of its length, so a run
+    longer than LONGEST_RUN is given to it in pieces: no token crosses a piece's end, and the
+    Doc's text and offsets are the text's."""
+    run = LONGEST_RUN * 2 + LONGEST_RUN // 2
+    text = "Paris " + "(" * run + " " + "a" * run + " \U0001F600" * 3 + "\U0001F600" * run + " Berlin."
+    doc = TOKENIZER.nlp.make_doc(text)
+    assert doc.text == text
+    assert [t.text for t in doc] == (["Paris"] + ["("] * run + ["a" * LONGEST_RUN] * 2 + ["a" * (LONGEST_RUN // 2)]
+                                     + ["\U0001F600"] * (3 + run) + ["Berlin", "."])
+    assert all(text[t.idx:t.idx + len(t)] == t.text for t in doc)
+    assert TOKENIZER(text)[-1].tokens[-2:] == ["Berlin", "."]
 
 
 
