@@ -35,6 +35,10 @@ class HgnerError(Exception):
     def __str__(self) -> str:
         return self.render()
 
+    def fields(self) -> list[str]:
+        """The :func:`named` fields of the message, in order."""
+        return _FIELD.findall(super().__str__())
+
 
 class HgnerWarning(UserWarning):
     """A warning about the input or settings (a model for another language, a decoder switched);

@@ -164,6 +164,9 @@ def test_malformed_assignments(pairs, message):
 @pytest.mark.parametrize("name, pair, message", [
     ("gibbs", "sweeps=ten", "sweeps must be an integer in [1, 100000000], got 'ten'"),
     ("gibbs", "sweeps=1e9", "sweeps must be an integer in [1, 100000000], got '1e9'"),
+    ("gibbs", "sweeps=1_0", "sweeps must be an integer in [1, 100000000], got '1_0'"),
+    ("gibbs", "sweeps=\u0661\u0660", "sweeps must be an integer in [1, 100000000], got '\u0661\u0660'"),
+    ("beg", "threshold=1_0.5", "threshold must be a number >= 0, got '1_0.5'"),
     ("gibbs", "schedule=cosine", "schedule must be one of linear, exponential, constant, got 'cosine'"),
     ("gibbs", "time_limit=-1", "time_limit must be a finite number > 0 or None, got -1.0"),
     ("viterbi", "marginals=maybe", "marginals must be true or false, got 'maybe'"),

@@ -152,7 +152,7 @@ def decoder_arguments(name: str, settings: Mapping[str, Any] | None = None, /, *
             if value is not None:
                 chosen[key] = known[key].read(value)
     except SettingError as error:
-        raise SettingError(f"decoder {name!r}: {error}") from None
+        raise SettingError(f"decoder {name!r}: {error}", error.setting) from None
     return chosen
 
 
@@ -164,13 +164,14 @@ def make_decoder(name: str, settings: Mapping[str, Any] | None = None, /, *,
     try:
         return decoder_class(name)(**arguments)
     except SettingError as error:
-        raise SettingError(f"decoder {name!r}: {error}") from None
+        raise SettingError(f"decoder {name!r}: {error}", error.setting) from None
 
 
 def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -> dict[str, dict[str, Any]]:
     """For each decoder, the ``settings`` its constructor accepts, as values of their types (text
     is parsed). A setting that none of ``decoders`` accepts is an :class:`UnknownNameError` listing
-    the ones they do; a value a decoder cannot take is a :class:`SettingError` naming it."""
+    the ones they do; a value a decoder cannot take is a :class:`SettingError` naming it. None
+    values count as not given."""
     options = {name: decoder_settings(name) for name in decoders}
     valid = set().union(*options.values())
     for name in settings:
@@ -179,9 +180,9 @@ def settings_per_decoder(settings: Mapping[str, Any], decoders: Sequence[str]) -
     per_decoder = {}
     for decoder, accepted in options.items():
         try:
-            per_decoder[decoder] = {k: accepted[k].read(v) for k, v in settings.items() if k in accepted}
+            per_decoder[decoder] = {k: accepted[k].read(v) for k, v in settings.items() if k in accepted and v is not None}
         except SettingError as error:
-            raise SettingError(f"decoder {decoder!r}: {error}") from None
+            raise SettingError(f"decoder {decoder!r}: {error}", error.setting) from None
     return per_decoder
 
 

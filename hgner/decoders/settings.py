@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import types
 import typing
 from collections.abc import Callable
@@ -25,7 +26,11 @@ MAX_SWEEPS = 100_000_000  # the largest ``sweeps`` any sampler accepts (use ``ti
 
 
 class SettingError(HgnerError, ValueError):
-    """A decoder setting with a value of the wrong type or out of range."""
+    """A decoder setting with a value of the wrong type or out of range; ``setting`` is its name."""
+
+    def __init__(self, message: str, setting: str) -> None:
+        super().__init__(message)
+        self.setting = setting
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,8 @@ TimeLimit = Annotated[float | None, Bounds(0, low_open=True)]
 # a sampler's first labelling: each unary's argmax, or the Viterbi labelling of the graph's chains
 Start = Literal["argmax", "viterbi"]
 
+# a number as text: ASCII digits, sign, point and exponent, or inf / nan (not int's "1_0" or Arabic-Indic digits)
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
 _BOOLEANS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 
@@ -104,7 +111,7 @@ class Setting:
             if self.type is float and isinstance(value, (int, float, np.integer, np.floating)) \
                     and self._in_bounds(float(value)):
                 return float(value)
-        raise SettingError(f"{self.name} must be {self.describe()}, got {value!r}")
+        raise SettingError(f"{self.name} must be {self.describe()}, got {value!r}", self.name)
 
     def read(self, value: Any) -> Any:
         """``value`` as given in code, or as text (``--set``, configuration files) for a
@@ -120,9 +127,9 @@ class Setting:
         try:
             if self.choices is None and self.type is bool:
                 value = _BOOLEANS.get(stripped.lower(), text)
-            elif self.choices is None and self.type is int:
+            elif self.choices is None and self.type is int and _PLAIN_NUMBER.fullmatch(stripped):
                 value = int(stripped)
-            elif self.choices is None and self.type is float:
+            elif self.choices is None and self.type is float and _PLAIN_NUMBER.fullmatch(stripped):
                 value = float(stripped)
         except ValueError:
             pass

@@ -37,7 +37,8 @@ class _Strict(BaseModel):
 
 
 class Options(_Strict):
-    model: StrictStr | None = Field(None, description="a model served (GET /v1/models); default: the first")
+    model: Annotated[StrictStr, Field(min_length=1)] | None = Field(
+        None, description="a model served (GET /v1/models); default: the first")
     graph: Graph = Field("chain", description="chain, or skip: the chain plus skip edges between repeated names")
     sweeps: Annotated[StrictInt, Field(ge=1, le=MAX_SWEEPS)] | None = Field(None, description="sweeps for samplers")
     seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = Field(None, description="seed for stochastic decoders")
@@ -54,7 +55,8 @@ class Document(_Strict):
 class TagRequest(Options):
     text: Text | None = Field(None, description="one text (or give documents)")
     documents: list[Document] | None = Field(None, min_length=1, description="a batch of documents with ids")
-    decoder: StrictStr | None = Field(None, description="default: viterbi on the chain, exact on the skip graph")
+    decoder: Annotated[StrictStr, Field(min_length=1)] | None = Field(
+        None, description="default: viterbi on the chain, exact on the skip graph")
     min_confidence: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)] | None = Field(
         None, description="leave out entities below this confidence (0 to 1)")
     tokens: StrictBool = Field(False, description="also return the tokens with the marginal of each tag")

@@ -52,9 +52,10 @@ class ServerSettings:
 
     @property
     def max_body_bytes(self) -> int:
-        """The largest request body read: the text at 4 UTF-8 bytes a character, JSON escapes
-        (``\\uXXXX``: 6 bytes) of a quarter of it, and 64 KiB of options and ids."""
-        return 6 * self.max_chars + 64 * 1024 + 64 * self.max_documents
+        """The largest request body read: the text with every character JSON-escaped (12 bytes
+        for a character outside the BMP, ``\\ud83d\\ude00``, as Python's ``json.dumps`` writes it),
+        and 64 KiB of options and ids."""
+        return 12 * self.max_chars + 64 * 1024 + 64 * self.max_documents
 
     def to_environment(self) -> str:
         """The settings as JSON for :data:`SETTINGS_VARIABLE`."""

@@ -176,6 +176,8 @@ def test_page_and_its_assets(client):
     (b'{"text": "x", "model": "/etc/passwd"}', "expected one of: en-conll03"),
     (b'{"text": "x", "decoder": "viterbi", "graph": "skip"}', "decodes chains only"),
     (b'{"text": "\\ud800"}', "not valid Unicode"),
+    (b'{"text": "x", "model": ""}', "body.model"),
+    (b'{"text": "x", "decoder": ""}', "body.decoder"),
 ])
 def test_bad_requests_are_422(client, body, field):
     answer = error(client.post("/v1/tag", content=body, headers={"content-type": "application/json"}), 422, "invalid")
@@ -183,7 +185,10 @@ def test_bad_requests_are_422(client, body, field):
 
 
 def test_bad_compare_requests_are_422(client):
-    error(client.post("/v1/compare", json={"text": "x", "decoders": ["viterbi", "nope"]}), 422, "invalid")
+    answer = error(client.post("/v1/compare", json={"text": "x", "decoders": ["viterbi", "nope"]}), 422, "invalid")
+    assert answer["message"].startswith("body.decoders: unknown decoder 'nope'")
+    assert answer["details"] == [{"field": "body.decoders", "message": answer["message"].removeprefix("body.decoders: ")}]
+    assert client.post("/v1/compare", json={"text": "x", "settings": {"marginals": None}}).status_code == 200  # as /v1/tag
     error(client.post("/v1/compare", json={"text": "x", "decoders": []}), 422, "invalid")
     body = error(client.post("/v1/compare", json={"text": "x", "settings": {"damping": "x"}}), 422, "invalid")
     assert "setting 'damping'" in body["message"]
@@ -199,9 +204,20 @@ def test_over_the_limits_is_413(client):
     error(client.post("/v1/tag", content=chunks, headers={"content-type": "application/json"}), 413, "too_large")
 
 
+def test_a_text_within_the_limit_is_read_however_json_escapes_it():
+    """Python's json.dumps escapes a character outside the BMP as 12 bytes (a surrogate pair)."""
+    with TestClient(create_app(settings(max_chars=1000, max_documents=4))) as small:
+        text = "\U0001F600" * 1000
+        assert _ready(small).post("/v1/tag", content=json.dumps({"text": text}),
+                                  headers={"content-type": "application/json"}).status_code == 200
+        error(small.post("/v1/tag", json={"text": text + "!"}), 413, "too_large")
+
+
 def test_unknown_paths_and_methods_are_json(client):
     error(client.get("/v2/tag"), 404, "not_found")
     error(client.get("/v1/tag"), 405, "method_not_allowed")
+    for path in ("/v1/tag/", "/static"):  # no redirect (whose Location would follow the client's Host header)
+        error(client.post(path, json={"text": "x"}, follow_redirects=False), 404, "not_found")
 
 
 def test_api_key_needed_everywhere_but_health(strict):
@@ -292,6 +308,16 @@ def test_a_model_that_fails_to_load_is_503(tmp_path):
     (b'{"text": "x", "min_confidence": "0.5"}', "body.min_confidence", "valid number"),
     (b'{"text": "x",', "body", "malformed JSON at character 13"),
     (b'{"text": "x", "settings": {"a": ' + b"[" * 5000 + b"]" * 5000 + b"}}", "body", "nested too deeply"),
+    (b'{"text": "x", "seed": ' + b"9" * 5000 + b"}", "body", "an integer of more than"),
+    (b'{"text": "x", "settings": {"threshold": Infinity}}', "body", "Infinity is not a JSON value"),
+    (b'{"text": "x", "min_confidence": NaN}', "body", "NaN is not a JSON value"),
+    (b'{"text": "x", "text": "y"}', "body", "key 'text' appears twice"),
+    ('{"text": "x"}'.encode("utf-16"), "body", "not UTF-8"),
+    (b'{"text": "x", "decoder": "nope"}', "body.decoder", "unknown decoder 'nope'"),
+    (b'{"text": "x", "model": "nope"}', "body.model", "unknown model 'nope'"),
+    (b'{"text": "x", "settings": {"foo": 1}}', "body.settings.foo", "unknown viterbi setting 'foo'"),
+    (b'{"text": "x", "decoder": "gibbs", "settings": {"sweeps": -5}}', "body.settings.sweeps", "got -5"),
+    (b'{"text": "x", "decoder": "viterbi", "graph": "skip"}', "body.decoder", "decodes chains only"),
 ])
 def test_bad_requests_name_the_field(client, body, field, words):
     answer = error(client.post("/v1/tag", content=body, headers={"content-type": "application/json"}), 422, "invalid")
