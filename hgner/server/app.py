@@ -27,9 +27,7 @@ from typing import Any, TypeVar
 import msgspec
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.models import Schema as OpenAPISchema
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
@@ -416,9 +414,8 @@ def _add_request_schemas(app: FastAPI) -> None:
             schema = FastAPI.openapi(app)
             _, definitions = models_json_schema([(model, "validation") for model in REQUESTS],
                                                 ref_template="#/components/schemas/{model}")
-            for name, definition in definitions["$defs"].items():  # written as FastAPI writes its own
-                schema["components"]["schemas"][name] = jsonable_encoder(OpenAPISchema(**definition), by_alias=True,
-                                                                          exclude_none=True)
+            # as pydantic writes them (FastAPI's own Schema model would write integer bounds as floats)
+            schema["components"]["schemas"].update(definitions["$defs"])
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

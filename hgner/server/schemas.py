@@ -53,6 +53,10 @@ class Document(_Strict):
 
 
 class TagRequest(Options):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [  # exactly one of text and documents
+        {"required": ["text"], "properties": {"text": {"type": "string"}}},
+        {"required": ["documents"], "properties": {"documents": {"type": "array"}}}]})
+
     text: Text | None = Field(None, description="one text (or give documents)")
     documents: list[Document] | None = Field(None, min_length=1, description="a batch of documents with ids")
     decoder: Annotated[StrictStr, Field(min_length=1)] | None = Field(

@@ -147,6 +147,12 @@ def test_listings_schema_and_metrics(client):
     assert 'hgner_requests_total{endpoint="/v1/tag",status="200"}' in metrics
 
 
+def test_the_schema_says_what_the_server_takes(client):
+    requests = client.get("/openapi.json").json()["components"]["schemas"]
+    assert requests["TagRequest"]["properties"]["seed"]["anyOf"][0]["maximum"] == 2**63 - 1  # an integer, not 2.0**63
+    assert [branch["required"] for branch in requests["TagRequest"]["oneOf"]] == [["text"], ["documents"]]
+
+
 def test_page_and_its_assets(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
