@@ -6,6 +6,7 @@ and numba and crfsuite load with the first model.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from . import schemes
 from .decoders import available_decoders as _decoder_names
+from .errors import UnknownNameError
 from .evaluation import EvaluateOptions, Report, load_inputs
 from .evaluation import evaluate as _evaluate
 from .modelfiles import builtin_models, model_directory, model_language, model_name, read_metadata, user_models
@@ -39,6 +41,10 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str | Path = "conll2003:
     ``layout``). The report is the command's (``report.to_json()`` is what ``--json`` writes); a
     corpus that looks like another language than the model's is a :class:`UserWarning`, as the
     command's warning."""
+    known = {f.name for f in dataclasses.fields(EvaluateOptions)} - {"model", "corpus", "decoders"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise UnknownNameError("evaluate option", unknown[0], known)
     checked = EvaluateOptions(model=model, corpus=corpus, decoders=_listed(decoders), **options)
     loaded, tagged = load_inputs(checked)
     return _evaluate(loaded, tagged, checked, progress=progress)

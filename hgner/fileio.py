@@ -5,7 +5,8 @@ goes through :func:`atomic_write` (:func:`output_stream` where ``-`` names stand
 bytes go to a temporary file in the destination's folder, which is renamed over the destination
 only once it is complete. A failure or Ctrl-C leaves the previous file intact and no partial file
 behind. :func:`refuse_inputs` is checked before anything is opened for writing, so an output path
-that names an input is an error, not data loss.
+that names an input is an error, not data loss. A command that writes several files writes them
+inside :func:`outputs_together`: they replace their destinations together at its end, or none do.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
@@ -68,7 +70,11 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
             yield out
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temporary, target)
+        together = _TOGETHER.get()
+        if together is None:
+            os.replace(temporary, target)
+        else:  # renamed at the end of outputs_together, with the others
+            together.append((temporary, target))
     except OSError as error:
         if temporary is not None:
             _remove(temporary)
@@ -80,6 +86,35 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
 
 
 STANDARD_OUTPUT = "-"  # the output file name that means standard output
+
+# the (temporary file, destination) pairs written inside outputs_together, waiting for its end
+_TOGETHER: ContextVar[list[tuple[str, Path]] | None] = ContextVar("outputs_together", default=None)
+
+
+@contextmanager
+def outputs_together() -> Iterator[None]:
+    """Every file :func:`atomic_write` completes inside the block replaces its destination when the
+    block ends without an exception, all of them then; none if it fails, so a command that fails
+    after writing one output (``--predictions``) and before another (``--json``) leaves both as
+    they were. Standard output and devices are written as they come."""
+    pending: list[tuple[str, Path]] = []
+    token = _TOGETHER.set(pending)
+    try:
+        yield
+    except BaseException:
+        for temporary, _ in pending:
+            _remove(temporary)
+        raise
+    finally:
+        _TOGETHER.reset(token)
+    with signals_deferred():
+        for number, (temporary, target) in enumerate(pending):
+            try:
+                os.replace(temporary, target)
+            except OSError as error:
+                for left, _ in pending[number:]:
+                    _remove(left)
+                raise HgnerError(f"{target}: cannot write ({_describe(error)})") from None
 
 
 @contextmanager

@@ -124,6 +124,20 @@ def user_models_dir() -> Path:
     return data_home() / "models"
 
 
+def model_target(out: str | os.PathLike) -> Path:
+    """Where a new model named ``out`` is written: a directory, or for a bare name that folder in
+    :func:`user_models_dir`, where ``--model NAME`` finds it. A name a shipped model has is refused
+    (the shipped model would hide the new one), as is an empty one."""
+    check_argument(isinstance(out, (str, os.PathLike)) and str(out).strip() != "", "out",
+                   "a model directory or name", out)
+    if not is_bare_name(str(out)):
+        return Path(out)
+    if str(out) in builtin_models():
+        raise ModelError(f"{named('out')} {out}: a shipped model has this name and would hide the new one; choose "
+                         f"another name, or give a directory (./{out})")
+    return user_models_dir() / out
+
+
 def user_models() -> list[str]:
     """Names of the models in :func:`user_models_dir` (a shipped model's name hides one)."""
     root = user_models_dir()

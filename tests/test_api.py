@@ -113,6 +113,8 @@ def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
         (lambda model: hgner.evaluate(model, settings=5), "settings: expected a mapping of decoder settings, got 5"),
         (lambda model: hgner.evaluate(model, calibration="a"), "calibration: expected a number or None, got 'a'"),
         (lambda model: hgner.evaluate(model, predictions=5), "predictions: expected a file name or None, got 5"),
+        (lambda model: hgner.evaluate(model, predictions=""), "predictions: expected a file name or None, got ''"),
+        (lambda model: hgner.evaluate(model, sweep=[5]), "unknown evaluate option 'sweep'; expected one of: calibration"),
     ],
 )
 def test_api_misuse_is_an_hgner_error_saying_what_was_expected(tag_model, misuse, message):
@@ -146,6 +148,11 @@ def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp
         hgner.evaluate(tiny_model.directory, str(corpus), mode="lenient")
     with pytest.raises(HgnerError, match="documents: expected auto, corpus, sentence or a whole number >= 1, got 'foo'"):
         hgner.evaluate(tiny_model.directory, str(corpus), documents="foo")
+    meta = tiny_model.directory / "meta.json"
+    before = meta.read_bytes()
+    with pytest.raises(HgnerError, match="is also an input"):  # a model file is an input too
+        hgner.evaluate(tiny_model.directory, str(corpus), predictions=meta)
+    assert meta.read_bytes() == before
 
 
 def test_listings(tag_model):

@@ -257,6 +257,12 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
          "give seed with --seeds, which evaluate varies"),
         (["evaluate", "--corpus", "CORPUS", "--json", "same.out", "--predictions", "same.out"],
          "--json and --predictions both name same.out"),
+        (["evaluate", "--corpus", "CORPUS", "--decoders", "viterbi,herded", "--predictions", "same.out",
+          "--json", "same.viterbi.out"], "--json and --predictions both name same.viterbi.out"),
+        (["train", "--train", "CORPUS", "--out", ""], "--out: expected a model directory or name, got ''"),
+        (["train", "--train", "CORPUS", "--out", "en-conll03"], "--out en-conll03: a shipped model has this name"),
+        (["train", "--train", "CORPUS", "--word-frequency", "--lang", "et", "--out", "m"],
+         "--word-frequency: wordfreq has no word list for 'et'"),
         (["evaluate", "--corpus", "."], "corpus '.': is a directory"),
         (["evaluate", "--corpus", "missing.conll", "--decoders", "viterbi,viterbi"],  # before the corpus is read
          "decoder 'viterbi' is given twice: each run would be the same"),
@@ -267,9 +273,26 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
 def test_conflicting_or_misplaced_options_exit_2(argv, expected, tiny_model, corpus_file, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     argv = [str(corpus_file) if arg == "CORPUS" else arg for arg in argv]
-    assert main([*argv, "--model", str(tiny_model.directory)]) == 2
+    assert main([*argv, *(["--model", str(tiny_model.directory)] if argv[0] != "train" else [])]) == 2
     assert expected in one_line_error(capsys)
-    assert not (tmp_path / "same.out").exists()
+    assert not (tmp_path / "same.out").exists() and not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("option", ["--json", "--plot", "--predictions"])
+def test_an_empty_output_name_is_refused_as_the_arguments_are_parsed(option, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "--corpus", "missing.conll", option, ""])
+    assert stop.value.code == 2 and f"argument {option}: expected a file name, got ''" in one_line_error(capsys)
+
+
+def test_a_failed_evaluate_replaces_none_of_its_outputs(tmp_path, tiny_model, corpus_file, capsys):
+    """The predictions are complete before the JSON report fails to write: neither replaces its file."""
+    kept = tmp_path / "kept.conll"
+    kept.write_text("earlier\n")
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", str(corpus_file),
+                 "--predictions", str(kept), "--json", "/dev/full"]) == 2
+    assert "/dev/full: cannot write" in one_line_error(capsys)
+    assert kept.read_text() == "earlier\n" and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 @pytest.mark.parametrize("spec", ["", "local:0", "local:100000", "tcp://[::1", "tcp://127.0.0.1:99999", "tcp://nowhere"])
@@ -433,6 +456,18 @@ def test_models_lists_and_describes(capsys):
         assert f"calibration:     every potential times {factor:.3f}, fitted on conll2003:testa\n" in info
     assert main(["models", "info", "no-such-model"]) == 2
     assert "not a shipped model" in one_line_error(capsys)
+
+
+def test_one_damaged_model_in_the_data_home_hides_none_of_the_others(tiny_model, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path))
+    for name in ("mine", "broken"):
+        shutil.copytree(tiny_model.directory, tmp_path / "models" / name)
+    with open(tmp_path / "models" / "broken" / "meta.json", "a") as meta:
+        meta.write(" ")
+    assert main(["models"]) == 0
+    captured = capsys.readouterr()
+    assert str(tmp_path / "models" / "mine") in captured.out and "broken" not in captured.out
+    assert "broken: left out of the list: " in captured.err and "damaged or edited" in captured.err
 
 
 def test_models_info_says_when_the_skip_weight_leaves_the_skip_edges_out():

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from hgner.errors import HgnerError
-from hgner.fileio import atomic_write, decode_utf8, refuse_inputs, write_text
+from hgner.fileio import atomic_write, decode_utf8, outputs_together, refuse_inputs, write_text
 
 
 def test_atomic_write_replaces_only_when_complete(tmp_path):
@@ -126,3 +126,20 @@ def test_a_signal_just_after_the_temporary_file_is_made_leaves_nothing_behind(tm
     with pytest.raises(KeyboardInterrupt), atomic_write(tmp_path / "out.txt") as out:
         out.write("x")
     assert os.listdir(tmp_path) == []
+
+
+def test_outputs_together_replace_all_at_the_end_or_none(tmp_path):
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text("old")
+    with pytest.raises(RuntimeError), outputs_together():
+        write_text(first, "new")
+        assert first.read_text() == "old"  # complete, but not yet in place
+        raise RuntimeError("the second output failed")
+    assert first.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["first.txt"]
+    with outputs_together():
+        write_text(first, "new")
+        write_text(second, "two")
+        assert first.read_text() == "old" and not second.exists()
+    assert first.read_text() == "new" and second.read_text() == "two"
+    write_text(first, "alone")  # outside the block: in place at once
+    assert first.read_text() == "alone"

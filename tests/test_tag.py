@@ -115,6 +115,25 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
     assert "notes/missing.txt: no such file (use --text" in capsys.readouterr().err
 
 
+def test_brat_writes_every_file_or_replaces_none(tag_model, tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "one.txt").write_text("Jim Smith met Bob .", encoding="utf-8")
+    (folder / "one.ann").write_text("earlier\n", encoding="utf-8")
+    (folder / "two.txt").write_bytes(b"caf\xe9\n")  # read after one.txt is tagged
+    assert main(["tag", "--model", str(tag_model), "--format", "brat", str(folder)]) == 2
+    assert "two.txt:1: not UTF-8" in capsys.readouterr().err
+    assert (folder / "one.ann").read_text() == "earlier\n" and sorted(p.name for p in folder.iterdir()) == [
+        "one.ann", "one.txt", "two.txt"]
+    copied = tmp_path / "out" / "text-1.txt"  # with -o DIR, the text read from standard input is copied there
+    copied.parent.mkdir()
+    copied.write_text("Jim Smith flew .", encoding="utf-8")
+    with open(copied) as stdin:
+        monkeypatch.setattr("sys.stdin", stdin)
+        assert main(["tag", "--model", str(tag_model), "--format", "brat", "-o", str(copied.parent), "-"]) == 2
+    assert "text-1.txt is also an input (standard input); refusing to overwrite it" in capsys.readouterr().err
+
+
 def test_a_folder_gives_the_same_files_with_and_without_cluster(tmp_path):
     from hgner.distributed.inputs import find_inputs
 

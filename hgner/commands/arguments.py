@@ -140,6 +140,13 @@ def name(text: str) -> str:
     return text.strip()
 
 
+def file_name(text: str) -> str:
+    """A file (or folder) to write: any text but an empty one."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a file name, got {text!r}")
+    return text
+
+
 def assignments(given: Iterable[str]) -> dict[str, str]:
     """``--set NAME=VALUE`` strings as ``{NAME: VALUE}``; the values stay strings (the decoder's
     settings turn them into its constructor's types). A malformed assignment, or a name given

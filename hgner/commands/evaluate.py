@@ -10,13 +10,24 @@ from typing import Any
 
 from .. import commands
 from ..errors import HgnerError, named
-from ..fileio import STANDARD_OUTPUT, check_writable, refuse_inputs
+from ..fileio import STANDARD_OUTPUT, check_writable, outputs_together, refuse_inputs
 from ..graphkinds import GRAPH_KINDS
 from ..rawtext import LAYOUTS
 from ..reading import NO_DOCUMENTS, check_documents
 from ..scoring import MODES
 from ..tagging.defaults import DEFAULT_MODEL
-from .arguments import OFFLINE_HELP, assignments, checked_by, cluster_spec, int_list, names, positive, positive_int, scheme
+from .arguments import (
+    OFFLINE_HELP,
+    assignments,
+    checked_by,
+    cluster_spec,
+    file_name,
+    int_list,
+    names,
+    positive,
+    positive_int,
+    scheme,
+)
 
 NAME = "evaluate"
 DOCUMENTS_HELP = ("documents: the corpus's own (-DOCSTART-), one per sentence, or groups of N sentences "
@@ -66,10 +77,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _add_outputs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", metavar="FILE", help="write the full report as JSON (-: to standard output, "
+    parser.add_argument("--json", type=file_name, metavar="FILE", help="write the full report as JSON (-: to standard output, "
                         "the table then going to standard error)")
-    parser.add_argument("--plot", metavar="FILE.png", help="draw F1 against sweeps and against seconds (matplotlib)")
-    parser.add_argument("--predictions", metavar="FILE",
+    parser.add_argument("--plot", type=file_name, metavar="FILE.png",
+                        help="draw F1 against sweeps and against seconds (matplotlib)")
+    parser.add_argument("--predictions", type=file_name, metavar="FILE",
                         help="write 'token gold predicted' CoNLL (one file per run, suffixed, when there are several; "
                              "-: one run's to standard output, the table then going to standard error)")
 
@@ -85,9 +97,12 @@ def evaluate_options(args: argparse.Namespace) -> Any:
                            calibration=args.calibration, offline=args.offline)
 
 
-def _check_outputs(args: argparse.Namespace) -> list[str]:
+def _check_outputs(args: argparse.Namespace, runs: Any) -> list[str]:
     """The outputs that go to standard output, once every output file is checked (before any model
-    or corpus is read)."""
+    or corpus is read): writable, and no two the same file (``--predictions`` names one file per
+    run of ``runs`` when there are several)."""
+    from ..evaluation.evaluator import prediction_paths  # (startup: see hgner.commands)
+
     if args.input == "raw" and args.cluster:
         raise HgnerError(f"{named('input')} raw scores entities by character span: it takes no {named('cluster')}")
     to_stdout = [option for option in OUTPUTS if getattr(args, option) == STANDARD_OUTPUT]
@@ -98,13 +113,14 @@ def _check_outputs(args: argparse.Namespace) -> list[str]:
         raise HgnerError(f"{named('plot')} -: a plot is an image file; give FILE.png (or .pdf, .svg)")
     claimed: dict[Path, str] = {}  # file -> the option that names it
     for option in OUTPUTS:
-        path = getattr(args, option)
-        if not path or path == STANDARD_OUTPUT:
+        given = getattr(args, option)
+        if not given or given == STANDARD_OUTPUT:
             continue
-        check_writable(path)
-        earlier = claimed.setdefault(Path(path).resolve(), option)
-        if earlier != option:
-            raise HgnerError(f"{named(earlier)} and {named(option)} both name {path}: give each its own file")
+        for path in prediction_paths(given, runs) if option == "predictions" else [given]:
+            check_writable(path)
+            earlier = claimed.setdefault(Path(path).resolve(), option)
+            if earlier != option:
+                raise HgnerError(f"{named(earlier)} and {named(option)} both name {path}: give each its own file")
     if args.plot:
         from ..evaluation.report import check_plot_format  # (matplotlib: only with --plot)
 
@@ -114,14 +130,20 @@ def _check_outputs(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """``hgner evaluate``: see ``hgner evaluate --help``."""
+    options = evaluate_options(args)  # every run checked before any model or corpus is read
+    to_stdout = _check_outputs(args, options.runs)
+    with outputs_together():  # the predictions, JSON and plot replace earlier ones together, or none do
+        return _evaluate(args, options, to_stdout)
+
+
+def _evaluate(args: argparse.Namespace, options: Any, to_stdout: list[str]) -> int:
+    """Read the model and corpus, evaluate, print the tables and write the outputs."""
     from ..evaluation.evaluator import evaluate, load_inputs  # (startup: see hgner.commands)
     from ..evaluation.report import format_per_type, format_report, format_table3, plot, write_json
     from ..evaluation.runs import local_outcomes
 
-    options = evaluate_options(args)  # every run checked before any model or corpus is read
-    to_stdout = _check_outputs(args)
     model, corpus = load_inputs(options)
-    for option in OUTPUTS:
+    for option in ("json", "plot"):  # (evaluate refuses them as each run's predictions file)
         refuse_inputs(getattr(args, option), [corpus.file, *model.files()], named(option))
     progress = sys.stderr.isatty()
     if args.cluster:

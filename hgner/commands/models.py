@@ -4,17 +4,20 @@ row each; ``hgner models info NAME``: one model in full."""
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
 from .. import commands
 from ..api import ModelInfo, available_models, model_info
+from ..errors import HgnerError
 from ..model import CrfModel
 from ..modelfiles import META_FILE, SKIP_FILES, STARTS_FILE
 from ..sentence_starts import recorded_penalty
 from ..text import aligned, printable
 
 NAME = "models"
+log = logging.getLogger("hgner")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -34,9 +37,13 @@ def run(args: argparse.Namespace) -> int:
         CrfModel.load(info.path)  # a damaged or inconsistent model is the one-line error loading it gives
         sys.stdout.write(format_model_info(info))
         return 0
-    infos = [model_info(name) for name in available_models()]
     rows = [("name", "language", "labels", "scheme", "dev F1", "test F1", "size", "path")]
-    for info in infos:
+    for name in available_models():
+        try:
+            info = model_info(name)
+        except HgnerError as error:  # one damaged model in the data home hides none of the others
+            log.warning("%s: left out of the list: %s", name, error)
+            continue
         rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
                      _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
     sys.stdout.writelines(printable(line) + "\n" for line in aligned(rows))

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import commands, registry
 from ..errors import HgnerError, named
-from ..fileio import refuse_inputs
+from ..fileio import outputs_together, refuse_inputs
 from ..graphkinds import GRAPH_KINDS
 from ..process import lasting
 from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECODER, SKIP_MAX_TOKENS
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         read = [i.path for i in inputs if i.path not in (None, "-")]
         refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], named("output"),
                       read_stdin=any(i.path == "-" for i in inputs))
-    with opened(writer, args.output) as out:
+    with outputs_together(), opened(writer, args.output) as out:  # brat's files: all written, or none replaced
         tag_inputs(tagger, inputs, writer(out, options), progress=sys.stderr.isatty(), jobs=args.jobs or 1)
     return 0
 

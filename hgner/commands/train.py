@@ -133,13 +133,6 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
                              "datelines and table rows run into the sentences after them)")
 
 
-def out_directory(out: str) -> Path:
-    """Where ``--out`` writes: a bare name goes into the data home's ``models/`` folder."""
-    from ..modelfiles import is_bare_name, user_models_dir  # (startup: see hgner.commands)
-
-    return user_models_dir() / out if is_bare_name(out) else Path(out)
-
-
 def train_options(args: argparse.Namespace, documents: str) -> Any:
     """The :class:`~hgner.training.options.TrainOptions` of the parsed arguments."""
     from ..features import BASELINE, RECOMMENDED  # (startup: see hgner.commands)
@@ -178,12 +171,12 @@ def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
 def run(args: argparse.Namespace) -> int:
     """``hgner train``: see ``hgner train --help``."""
     from ..augment import augmented  # (startup: see hgner.commands)
-    from ..modelfiles import check_model_target
+    from ..modelfiles import check_model_target, model_target
     from ..training.build import build_model
 
     options = train_options(args, args.documents)  # checked before anything is read: fail fast
     tables, files = word_tables(args)
-    out = out_directory(args.out)
+    out = model_target(args.out)
     check_model_target(out, files)
     train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, "training corpus",
                                           offline=args.offline)

@@ -106,7 +106,7 @@ def evaluate(model: CrfModel, corpus: Corpus, options: EvaluateOptions | None = 
     totals = [_Totals() for _ in runs]
     certified_documents, build_seconds = 0, 0.0
     with ExitStack() as stack:
-        paths = _prediction_paths(options.predictions, runs, corpus)
+        paths = _prediction_paths(options.predictions, runs, corpus, model)
         outputs = [stack.enter_context(output_stream(path)) for path in paths]
         documents = tqdm(corpus.documents, desc="decoding", unit="doc", disable=not progress, leave=False)
         for document, outcome in zip(documents, outcomes(model, plan, corpus.documents, keep)):
@@ -135,9 +135,9 @@ def _skip_used(model: CrfModel, graph: str) -> dict[str, Any] | None:
     return load_skip(model).describe() if graph == "skip" else None
 
 
-def _prediction_paths(predictions: str | Path | None, runs: list[Run], corpus: Corpus) -> list[str | Path]:
-    """One predictions file per run (suffixed with the run's label when there are several);
-    standard output (``-``) for one run only."""
+def prediction_paths(predictions: str | Path | None, runs: Sequence[Run]) -> list[str | Path]:
+    """The predictions file of each run: ``predictions``, suffixed with the run's label when there
+    are several (``out.gibbs-100.conll``); standard output (``-``) for one run only."""
     if not predictions:
         return []
     if str(predictions) == STANDARD_OUTPUT:
@@ -146,11 +146,17 @@ def _prediction_paths(predictions: str | Path | None, runs: list[Run], corpus: C
                              "the run's label); give a file name, or one decoder and one sweep count")
         return [predictions]
     path = Path(predictions)
-    paths = [path.with_name(f"{path.stem}.{run.label}{path.suffix}") if len(runs) > 1 else path for run in runs]
+    return [path.with_name(f"{path.stem}.{run.label}{path.suffix}") if len(runs) > 1 else path for run in runs]
+
+
+def _prediction_paths(predictions: str | Path | None, runs: list[Run], corpus: Corpus,
+                      model: CrfModel) -> list[str | Path]:
+    """:func:`prediction_paths`, each checked writable and none the corpus or a model file."""
+    paths = prediction_paths(predictions, runs)
     for each in paths:
         check_writable(each)
-        refuse_inputs(each, [corpus.file], named("predictions"))
-    return list(paths)
+        refuse_inputs(each, [corpus.file, *model.files()], named("predictions"))
+    return paths
 
 
 def _given_settings(per_decoder: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -124,8 +124,9 @@ class EvaluateOptions:
         check_argument(self.scheme is None or isinstance(self.scheme, str), "scheme", "a tag scheme name or None",
                        self.scheme)
         check_argument(isinstance(self.settings, Mapping), "settings", "a mapping of decoder settings", self.settings)
-        check_argument(self.predictions is None or isinstance(self.predictions, (str, os.PathLike)), "predictions",
-                       "a file name or None", self.predictions)
+        check_argument(self.predictions is None or (isinstance(self.predictions, (str, os.PathLike))
+                                                    and str(self.predictions).strip() != ""),
+                       "predictions", "a file name or None", self.predictions)
         check_argument(self.calibration is None or (isinstance(self.calibration, (int, float))
                                                     and not isinstance(self.calibration, bool)),
                        "calibration", "a number or None", self.calibration)

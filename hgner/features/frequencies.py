@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import HgnerError, ModelError, named
 from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
 
 TABLE_WIDTH = 20  # the longest word the table holds, in UTF-8 bytes (34 of English's 289,023 words are longer)
@@ -70,6 +70,24 @@ def frequency_attribute(word: str, language: str) -> str:
     from wordfreq import zipf_frequency  # imported on first use: only models with frequency features pay for it
 
     return f"zf={int(zipf_frequency(word, language))}"
+
+
+def check_frequency_language(language: str) -> None:
+    """A :class:`~hgner.errors.HgnerError` unless wordfreq has a word list of its own for
+    ``language`` that it can read here (for others it fails, or quietly falls back to the list of
+    the nearest language it has)."""
+    try:
+        from wordfreq import available_languages, zipf_frequency
+    except ImportError:
+        raise HgnerError(f"{named('word_frequency')} needs the wordfreq package (pip install wordfreq)") from None
+    known = available_languages()
+    if language not in known:
+        raise HgnerError(f"{named('word_frequency')}: wordfreq has no word list for {language!r}; it has "
+                         f"{', '.join(sorted(known))}")
+    try:
+        zipf_frequency("a", language)
+    except (ImportError, LookupError) as error:  # zh needs jieba; ja and ko need MeCab
+        raise HgnerError(f"{named('word_frequency')}: wordfreq cannot read its {language!r} list here ({error})") from None
 
 
 def tabled(word: str, width: int = TABLE_WIDTH, latin: bool = True) -> bool:

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from .. import registry, schemes
 from ..errors import HgnerError, named
-from ..fileio import STANDARD_OUTPUT, file_identity, write_text
+from ..fileio import STANDARD_OUTPUT, file_identity, stdin_identity, write_text
 from .inputs import Input
 
 if TYPE_CHECKING:
@@ -289,6 +289,8 @@ class BratWriter(Writer):
             raise HgnerError(f"{named('output')} {options.output}: the brat format writes into a directory, and "
                              "this is a file")
         read = {file_identity(i.path): i.source for i in inputs if i.path not in (None, "-")}
+        if any(i.path == "-" for i in inputs) and stdin_identity() is not None:
+            read[stdin_identity()] = "standard input"
         targets: dict[Path, str] = {}
         for number, document in enumerate(inputs, 1):
             target = cls.annotation_path(document, options, number)

@@ -13,6 +13,7 @@ from typing import Any
 from .. import schemes
 from ..errors import ModelError, named
 from ..features import FeatureConfig
+from ..features.frequencies import check_frequency_language
 from ..languages import language_defaults
 from ..sentence_starts import ENDED_PENALTY, MAX_PENALTY
 from ..tokenizer import DEFAULT_LANGUAGE
@@ -68,6 +69,8 @@ class TrainOptions:
             raise ModelError(f"{named('neighbour_shares')} adds to the capitalised-share features: give "
                              f"{named('capitalised_share')} too")
         language_defaults(self.language)  # an unknown language code fails before any corpus is read
+        if self.config.frequency:
+            check_frequency_language(self.config.frequency)
         object.__setattr__(self, "label_map", dict(self.label_map or {}))
 
 
