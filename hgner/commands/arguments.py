@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
@@ -54,7 +55,8 @@ def checked_by(check: Callable[[str], Any]) -> Callable[[str], Any]:
             return check(text)
         except (HgnerError, ValueError) as error:
             message = error.render(flag_names()) if isinstance(error, HgnerError) else str(error)
-            raise argparse.ArgumentTypeError(message) from None
+            # argparse names the flag itself ("argument --dev-documents: "); the check's own name goes
+            raise argparse.ArgumentTypeError(re.sub(r"^--[\w-]+: ", "", message)) from None
 
     parse.__name__ = getattr(check, "__name__", "value")
     return parse

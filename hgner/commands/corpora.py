@@ -29,7 +29,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     fetch_parser.add_argument("names", nargs="+", metavar="NAME",
                               help="corpus or split, e.g. conll2003 wikigold nltk:ieer")
     fetch_parser.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
-    verify_parser = actions.add_parser("verify", help="check the sha256 of the files present (exit 1 on a mismatch)")
+    verify_parser = actions.add_parser("verify", help="check the size and sha256 of the files present (exit status 2 "
+                                                      "on a mismatch)")
     verify_parser.add_argument("names", nargs="*", metavar="NAME", help="corpora or splits (default: all)")
     info_parser = actions.add_parser("info", help="a corpus's manifest: splits, sources, label map, license, citation")
     info_parser.add_argument("name", metavar="NAME")
