@@ -80,10 +80,10 @@ def opens_sentence(text: str, start: int, word: str) -> bool:
 WRAPPED_LINE_CHARS = 60
 
 
-def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> bool:
+def line_ends_sentence(line: str, last: str, ended: bool, following: str, width: int) -> bool:
     """Whether a single line break ends the sentence. ``line`` is the line's text up to its last
     token ``last``; ``ended`` says whether the sentence already has its final punctuation;
-    ``following`` is the first token of the next line.
+    ``following`` is the first token of the next line; ``width`` the length of the text's longest line.
 
     A line break before a date written ``1996-08-29`` never ends an unfinished sentence (a
     dateline's place wrapped away from its date). Otherwise it ends a sentence unless the line
@@ -92,8 +92,12 @@ def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> boo
     without final punctuation, not ending in a colon (a list follows), and neither an
     abbreviation (``Lear Corp.``, but not an initial: ``S.`` ``Watkin``) nor a number or bracket
     (a results table: ``6-2 6-2``, ``(U.S.)``) before a word that starts with a capital letter or
-    a digit. Chosen on eng.train and eng.testa
-    rendered one sentence per line and hard-wrapped at 72 columns (scripts/tokenizer_agreement.py).
+    a digit. An abbreviation ends it only where ``following`` would have fitted on the line within
+    ``width``: a wrapper breaks a line only where the next word does not fit, so a break the word
+    would not have fitted before may be the wrapper's, and then the rules for the words in a
+    paragraph decide (:func:`abbreviation_ends`). Chosen on eng.train and eng.testa rendered one
+    sentence per line and hard-wrapped at 72 columns (scripts/tokenizer_agreement.py), the width
+    rule on eng.testa and Wikigold (scripts/TUNING.md).
     """
     if not ended and _ISO_DATE.fullmatch(following):
         return False
@@ -101,7 +105,7 @@ def line_ends_sentence(line: str, last: str, ended: bool, following: str) -> boo
         return True
     first = following[:1]
     if last[-1:] == ".":
-        return first.isupper() and not _INITIAL.fullmatch(last)
+        return first.isupper() and not _INITIAL.fullmatch(last) and len(line) + 1 + len(following) <= width
     return (last[-1:].isdigit() or last == ")") and (first.isupper() or first.isdigit())
 
 
@@ -213,6 +217,7 @@ class _Splitter:
 
     def __init__(self, text: str, stops: frozenset[str], markers: set[int]) -> None:
         self.text, self.stops, self.markers = text, stops, markers
+        self.width = max(map(len, text.splitlines()), default=0)  # the longest line, a hard wrap's width at most
         self.sentences: list[TokenizedSentence] = []
         self.tokens: list[str] = []
         self.offsets: list[tuple[int, int]] = []
@@ -251,7 +256,7 @@ class _Splitter:
         self.line_break = False
         text, end = self.text, self.offsets[-1][1]
         line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
-        if line_ends_sentence(text[line_start:end], self.tokens[-1], self.ended, following):
+        if line_ends_sentence(text[line_start:end], self.tokens[-1], self.ended, following, self.width):
             self.close(True)
 
     def word(self, start: int, word: str, is_punct: bool) -> None:

@@ -17,7 +17,6 @@ import logging
 import os
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
@@ -38,9 +37,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..decoders.settings import SettingError
-from ..errors import HgnerError, UnknownNameError
+from ..errors import HgnerError
 from ..version import __version__
+from .bodies import field_at_fault, strict_json, strict_json_error
 from .engine import CompareOptions, TagOptions, decoder_infos
 from .limits import NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
@@ -95,20 +94,6 @@ def _validation_details(error: RequestValidationError, content_type: str) -> lis
     return details
 
 
-def _field_at_fault(error: HgnerError, path: str) -> str:
-    """The request field that an error found after the schema check is about: an unknown model,
-    decoder or setting, a setting's value, or the first field the message names (``body``: none)."""
-    if isinstance(error, UnknownNameError):
-        if error.kind in ("model", "decoder"):
-            return "body.decoders" if error.kind == "decoder" and path == "/v1/compare" else f"body.{error.kind}"
-        if error.kind.endswith(" setting"):
-            return f"body.settings.{error.name}"
-    if isinstance(error, SettingError):
-        return f"body.settings.{error.setting}"
-    fields = error.fields()
-    return f"body.{fields[0]}" if fields else "body"
-
-
 def _unreadable(cause: BaseException | None) -> str:
     """Why FastAPI could not read a body as JSON (it raises its 400 from the parser's error)."""
     if isinstance(cause, UnicodeDecodeError):
@@ -128,7 +113,7 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
             count(error.code)
             return error_response(error.status, error.code, str(error), getattr(error, "headers", None))
         count("invalid")  # found after the schema check: a model, decoder or setting the engine refused
-        field = _field_at_fault(error, request.url.path)
+        field = field_at_fault(error, request.url.path)
         return error_response(422, "invalid", f"{field}: {error}", details=[{"field": field, "message": str(error)}])
 
     async def invalid(request: Request, error: Exception) -> JSONResponse:
@@ -434,7 +419,7 @@ async def read_body(request: Request, model: type[Body]) -> Body:
     value: Any = raw  # not JSON: refused by the model (the error names the Content-Type)
     if _is_json(request.headers.get("content-type", "")):
         try:
-            value = json.loads(raw.decode("utf-8"), parse_constant=_not_json, object_pairs_hook=_unique_keys)
+            value = strict_json(raw)
         except json.JSONDecodeError as error:
             raise RequestValidationError([{"type": "json_invalid", "loc": ("body", error.pos), "msg": "JSON decode error",
                                            "input": {}, "ctx": {"error": error.msg}}]) from error
@@ -442,34 +427,12 @@ async def read_body(request: Request, model: type[Body]) -> Body:
             raise StarletteHTTPException(400, "There was an error parsing the body") from error
         except ValueError as error:  # NaN, a repeated key, an integer of more than 4,300 digits
             raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error",
-                                           "input": {}, "ctx": {"error": _strict_json_error(error)}}]) from error
+                                           "input": {}, "ctx": {"error": strict_json_error(error)}}]) from error
     try:
         return model.model_validate(value)
     except ValidationError as error:
         raise RequestValidationError([{**item, "loc": ("body", *item["loc"])}
                                       for item in error.errors(include_url=False)]) from None
-
-
-def _not_json(constant: str) -> Any:
-    """``json.loads``'s ``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259)."""
-    raise ValueError(f"{constant} is not a JSON value")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads``'s ``object_pairs_hook``: an object naming a key twice is refused."""
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        repeated = next(key for key in value if sum(1 for k, _ in pairs if k == key) > 1)
-        raise ValueError(f"key {repeated!r} appears twice in one object")
-    return value
-
-
-def _strict_json_error(error: ValueError) -> str:
-    """What :func:`_not_json`, :func:`_unique_keys` or Python's integer limit refused."""
-    message = str(error)
-    if "integer string conversion" in message:
-        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
-    return message
 
 
 def json_response(answer: dict[str, Any]) -> Response:
