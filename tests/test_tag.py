@@ -111,6 +111,8 @@ def test_argument_reading_rules(tag_model, tmp_path, capsys, monkeypatch):
     assert not Path("Paris.ann").exists() and not Path("-").exists()
     assert main(["tag", "--model", str(tag_model), "--files", "Tokyo"]) == 2
     assert "Tokyo: no such file" in capsys.readouterr().err
+    assert main(["tag", "--model", str(tag_model), "--files", ""]) == 2
+    assert "'': no such file" in capsys.readouterr().err
     assert main(["tag", "--model", str(tag_model), "notes/missing.txt"]) == 2  # looks like a path
     assert "notes/missing.txt: no such file (use --text" in capsys.readouterr().err
 

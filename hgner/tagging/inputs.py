@@ -142,5 +142,5 @@ def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = D
             inputs.append(Input(argument, path=argument, relative=Path(argument).name))
         else:
             hint = "" if reading == "files" else f" (use {named('text')} to tag the argument itself)"
-            raise HgnerError(f"{argument}: {not_a_file(argument)}{hint}")
+            raise HgnerError(f"{argument if argument.strip() else repr(argument)}: {not_a_file(argument)}{hint}")
     return inputs
