@@ -40,7 +40,7 @@ CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a ChunkCachi
 # the most characters without whitespace that spaCy's tokenizer is given at once: its time grows with the
 # square of a run's length when the run is made of prefix or suffix characters (``((((...``, emoji)
 LONGEST_RUN = 100
-_LONG_RUN = re.compile(rf"\S{{{LONGEST_RUN + 1},}}")
+_LONG_RUN = re.compile(rf"(?<!\S)\S{{{LONGEST_RUN + 1},}}")  # from a run's start: one pass over the text
 
 # The language-specific adjustments, one entry per language (every language spaCy has gets the
 # common rules of make_tokenizer): abbreviations that keep their final period, beyond spaCy's own.
