@@ -57,7 +57,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "calibration factor on every potential (without it neither is written)")
     parser.add_argument("--out", required=True, metavar="DIR|NAME",
                         help="model directory to write (e.g. ./my-model); a NAME without a folder saves into the data "
-                             "home's models folder, where --model NAME finds it (hgner models lists it)")
+                             "home's models folder, where --model NAME finds it (hgner models lists it; a shipped "
+                             "model's name is refused)")
     parser.add_argument("--lang", type=_language, default="en", metavar="CODE",
                         help="ISO code of the corpus language (default en): recorded in the model for tagging, and "
                              "its spaCy stop words complete the skip edges' learned function words")
