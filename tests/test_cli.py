@@ -260,6 +260,8 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
         (["evaluate", "--corpus", "CORPUS", "--decoders", "viterbi,herded", "--predictions", "same.out",
           "--json", "same.viterbi.out"], "--json and --predictions both name same.viterbi.out"),
         (["train", "--train", "CORPUS", "--out", ""], "--out: expected a model directory or name, got ''"),
+        (["train", "--train", "CORPUS", "--dev-documents", "5", "--out", "m"],
+         "--dev-documents groups the development corpus: give --dev too"),
         (["train", "--train", "CORPUS", "--out", "en-conll03"], "--out en-conll03: a shipped model has this name"),
         (["train", "--train", "CORPUS", "--word-frequency", "--lang", "et", "--out", "m"],
          "--word-frequency: wordfreq has no word list for 'et'"),

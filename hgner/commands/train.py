@@ -142,6 +142,8 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
     if args.share_buckets is not None and not args.capitalised_share:
         raise HgnerError(f"{named('share_buckets')} sets the capitalised share's buckets: give "
                          f"{named('capitalised_share')} too")
+    if args.dev_documents is not None and not args.dev:
+        raise HgnerError(f"{named('dev_documents')} groups the development corpus: give {named('dev')} too")
     config = RECOMMENDED if args.features == "recommended" else BASELINE
     config = replace(config, gazetteer=bool(args.gazetteer), word_clusters=bool(args.word_clusters),
                      lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,

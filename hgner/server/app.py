@@ -131,6 +131,8 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         count(code)
         headers = getattr(error, "headers", None)
+        if headers and headers.get("Allow") == "GET":  # the guard answers HEAD wherever GET is served
+            headers = {**headers, "Allow": "GET, HEAD"}
         where = f"{request.method} {request.url.path}"
         message = {404: f"{where}: no such endpoint (the API is described at /openapi.json)",
                    405: f"{where}: method not allowed; this endpoint takes {(headers or {}).get('Allow', 'another')}"}

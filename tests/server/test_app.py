@@ -222,6 +222,8 @@ def test_a_text_within_the_limit_is_read_however_json_escapes_it():
 def test_unknown_paths_and_methods_are_json(client):
     error(client.get("/v2/tag"), 404, "not_found")
     error(client.get("/v1/tag"), 405, "method_not_allowed")
+    for path in ("/health", "/", "/v1/models", "/openapi.json"):
+        assert client.put(path).headers["Allow"] == "GET, HEAD"
     for path in ("/v1/tag/", "/static"):  # no redirect (whose Location would follow the client's Host header)
         error(client.post(path, json={"text": "x"}, follow_redirects=False), 404, "not_found")
 
