@@ -218,7 +218,7 @@ def check_string_table(data: Any, schema_name: str, path: Path) -> None:
     low, high = strings.get("minLength", 0), strings.get("maxLength", math.inf)
     for key, value in data.items():
         if len(key) > names.get("maxLength", math.inf) or (name_pattern and not name_pattern.search(key)):
-            raise ModelError(f"{path}: {key[:40]!r}: not a valid key")
+            raise ModelError(f"{path}: {key[:40]!r}: not a valid key; expected {names.get('expected', 'another key')}")
         entries = value if items is not None else [value]
         if items is not None and not isinstance(value, list):
             raise ModelError(f"{path}: {key[:40]}: expected {values['expected']}, got {show(value)}")

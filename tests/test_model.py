@@ -99,7 +99,7 @@ def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, 
 @pytest.mark.parametrize("clusters, message", [
     (None, "config.word_clusters needs word clusters"),
     ({"0": ["Paris"], "1": ["Paris"]}, "word clusters: word 'Paris' is listed twice (clusters 0 and 1)"),
-    ({"01x": ["Paris"]}, "word clusters: '01x': not a valid key"),
+    ({"01x": ["Paris"]}, "word clusters: '01x': not a valid key; expected a cluster path of 1-64 binary digits"),
     ({"0101\n": ["Paris"]}, "word clusters: '0101\\n': not a valid key"),
     ({"01": [""]}, "word clusters: 01: expected a non-empty string"),
     ({"01": []}, "config.word_clusters needs word clusters: every list given is empty"),

@@ -285,6 +285,14 @@ def test_word_clusters_sources_that_are_not_tables(tmp_path, capsys, tiny_model)
         assert "--outside-truecase: " in capsys.readouterr().err
 
 
+def test_an_outside_truecasing_table_keyed_by_a_cased_word_is_refused(tmp_path, capsys):
+    table = tmp_path / "t.json"
+    table.write_text('{"paris": "Paris", "Madrid": "Madrid"}', encoding="utf-8")
+    assert main(["train", "--train", SPANISH, "--out", str(tmp_path / "m"), "--outside-truecase", str(table)]) == 2
+    assert "'Madrid': not a valid key; expected a lowercase word" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
 def test_a_word_clusters_json_file_with_a_word_twice_is_refused(tmp_path, capsys):
     table = tmp_path / "c.json"
     table.write_text('{"01": ["a"], "1": ["a"]}', encoding="utf-8")

@@ -68,7 +68,8 @@ def _check_types(train_corpus: Corpus, dev: Corpus | None, options: TrainOptions
     types = set(_entity_types(train_corpus))
     dropped = {name for name, target in (options.label_map or {}).items() if target == "O"}
     if dropped - types:
-        raise HgnerError(f"{named('drop_types')} {', '.join(sorted(dropped - types))}: no such entity type in "
+        missing = ", ".join(name if name.strip() else repr(name) for name in sorted(dropped - types))
+        raise HgnerError(f"{named('drop_types')} {missing}: no such entity type in "
                          f"{train_corpus.name} (its types: {', '.join(sorted(types)) or 'none'})")
     if dev is not None and types - dropped and not types.intersection(_entity_types(dev)) - dropped:
         raise HgnerError(f"development corpus {dev.name}: no entity of the model's types "

@@ -31,8 +31,16 @@ def read_outside_truecase(source: str) -> tuple[Any, str, Path]:
     --outside-truecase``, where it came from and the file read: a model's (a name or directory)
     or a JSON file mapping lowercase words to their spelling (checked against
     ``outside_truecase.schema.json``); a model stores the table as arrays (``outside_truecase.npz``)."""
-    return _read_word_table(source, "outside_truecase", partial(read_string_table, schema_name="outside_truecase"),
+    return _read_word_table(source, "outside_truecase", _read_truecase_file,
                             "outside truecasing table", "no entries (expected lowercase words mapped to their usual spelling)")
+
+
+def _read_truecase_file(path: Path) -> dict[str, str]:
+    table = read_string_table(path, "outside_truecase")
+    cased = next((key for key in table if key != key.lower()), None)
+    if cased is not None:  # looked up by lowercase form only: such a key would never be read
+        raise HgnerError(f"{path}: {cased[:40]!r}: not a valid key; expected a lowercase word")
+    return table
 
 
 def read_capitalised_share(source: str) -> tuple[Any, str, Path]:
