@@ -36,7 +36,7 @@ def page():
 def run(page, button: str, text: str) -> None:
     page.fill("#text", text)
     page.click(button)
-    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders on|found|Error|no tokens/)")
+    page.wait_for_function("document.querySelector('#status').textContent.match(/decoders? on|found|Error|no tokens/)")
 
 
 def test_tag_highlights_the_entities(page):
@@ -144,3 +144,50 @@ def test_a_long_text_scrolls_inside_each_column(page):
     column.focus()
     page.keyboard.press("End")  # the last token is scrolled into view
     assert column.evaluate("node => node.scrollTop") > 0
+
+
+def test_one_request_at_a_time_and_an_error_clears_the_results(page):
+    run(page, "#compare", TEXT)
+    assert page.locator(".column").count() == 4
+    held = []
+    page.route("**/v1/compare", lambda route: held.append(route))  # answered below, when the test says
+    try:
+        page.fill("#text", "Angela Merkel visited Paris .")
+        page.click("#compare")
+        page.wait_for_function("document.querySelector('#compare').disabled")
+        assert page.is_disabled("#tag") and page.get_attribute("#results", "aria-busy") == "true"
+        page.keyboard.press("Control+Enter")  # ignored while the request runs
+        assert len(held) == 1
+        held[0].abort("connectionrefused")  # the server is gone
+        page.wait_for_function("document.querySelector('#status').textContent.startsWith('Error')")
+    finally:
+        page.unroute("**/v1/compare")
+    assert page.inner_text("#status") == "Error: cannot reach the server (is hgner serve still running?)"
+    assert page.locator(".column").count() == 0 and not page.is_disabled("#compare")  # no results of the old text
+    page.route("**/v1/compare", lambda route: route.fulfill(status=200, content_type="text/html", body="<p>login</p>"))
+    try:
+        run(page, "#compare", TEXT)
+    finally:
+        page.unroute("**/v1/compare")
+    assert page.inner_text("#status") == "Error: an answer from the server that is not JSON"
+
+
+def test_the_page_waits_for_a_server_that_is_starting(page):
+    context = page.context.browser.new_context(bypass_csp=True)
+    tab = context.new_page()
+    refused = []
+
+    def not_ready_once(route) -> None:
+        if refused:
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.fulfill(status=503, content_type="application/json",
+                          body=json.dumps({"error": {"status": 503, "code": "not_ready", "message": "loading"}}))
+
+    tab.route("**/v1/models", not_ready_once)
+    tab.goto(page.url)
+    tab.wait_for_selector("#decoders input", timeout=20_000)  # asked again a few seconds later
+    assert refused and tab.locator("#model option").count() >= 1
+    assert tab.inner_text("#status").startswith("Ready")
+    context.close()

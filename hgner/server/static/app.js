@@ -5,7 +5,8 @@
 const DEFAULT_DECODERS = ["viterbi", "exact", "gibbs", "herded"];
 const COLOURS = { PER: "#aa9cfc", LOC: "#ff9561", ORG: "#7aecec", MISC: "#e4e7d2" };
 const PALETTE = ["#bfe1d9", "#feca74", "#c887fb", "#9cc9cc", "#ffeb80", "#ff8197", "#f0d0ff"];
-const state = { view: null, colours: new Map() };
+const LIVE_SLIDER_TOKENS = 5000;  // longer texts are redrawn when the slider is let go, not at each step
+const state = { view: null, colours: new Map(), busy: false };
 
 function $(id) { return document.getElementById(id); }
 
@@ -29,18 +30,75 @@ function status(message, isError) {
   line.classList.toggle("error", Boolean(isError));
 }
 
-async function api(path, body) {
-  const options = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-  };
-  const response = await fetch(path, options);
-  let answer;
+// A request the server never answers (stopped, or a proxy holding it) is given up after this long;
+// the server answers its own timeout (504) well before.
+const GIVE_UP_SECONDS = 120;
+const RETRY_SECONDS = 3;  // between attempts to read the models and decoders at startup
+
+async function api(path, body, signal) {
+  const options = { signal };
+  if (body !== undefined) {
+    Object.assign(options, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  }
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new Error("cannot reach the server (is hgner serve still running?)");
+  }
+  let answer = null;
   try { answer = await response.json(); } catch (error) { answer = null; }
   if (!response.ok) {
-    const message = answer && answer.error ? answer.error.message : `HTTP ${response.status}`;
-    throw new Error(message);
+    throw new Error(answer && answer.error ? answer.error.message : `the server answered HTTP ${response.status}`);
   }
+  if (answer === null || typeof answer !== "object") throw new Error("an answer from the server that is not JSON");
   return answer;
+}
+
+// One request at a time: both buttons wait while it runs, the status counts its seconds, and an
+// error clears the results, which belonged to an earlier text.
+async function request(label, path, body, show) {
+  if (state.busy) return;
+  state.busy = true;
+  const buttons = [$("compare"), $("tag")];
+  buttons.forEach((button) => { button.disabled = true; });
+  $("results").setAttribute("aria-busy", "true");
+  const controller = new AbortController();
+  const started = Date.now();
+  status(`${label}…`);
+  const ticker = setInterval(() => status(`${label}… ${Math.round((Date.now() - started) / 1000)} s`), 1000);
+  const giveUp = setTimeout(() => controller.abort(), GIVE_UP_SECONDS * 1000);
+  try {
+    show(await api(path, body, controller.signal));
+  } catch (error) {
+    state.view = null;
+    render();
+    status(error.name === "AbortError" ? `Error: no answer from the server within ${GIVE_UP_SECONDS} s`
+      : `Error: ${error.message}`, true);
+  } finally {
+    clearInterval(ticker);
+    clearTimeout(giveUp);
+    state.busy = false;
+    buttons.forEach((button) => { button.disabled = false; });
+    $("results").removeAttribute("aria-busy");
+  }
+}
+
+function plural(count, one, many = `${one}s`) { return `${count} ${count === 1 ? one : many}`; }
+
+function noTokens() {
+  state.view = null;
+  render();
+  status("The text has no tokens: type, paste or drop a text.", true);
+}
+
+// What a request needs before it is sent: valid fields, a text, a decoder; false (said in the status) if not.
+function ready(text, decoders) {
+  if (!$("form").reportValidity()) return false;  // the form's invalid listener says which field
+  if (!text.trim()) { noTokens(); return false; }
+  if (!decoders.length) { status("Pick at least one decoder.", true); return false; }
+  return true;
 }
 
 async function loadChoices() {
@@ -77,11 +135,10 @@ function options() {
 
 async function compare() {
   const decoders = chosenDecoders();
-  if (!decoders.length) { status("Pick at least one decoder.", true); return; }
   const text = $("text").value;
-  status("Comparing…");
-  try {
-    const answer = await api("/v1/compare", { ...options(), text, decoders });
+  if (!ready(text, decoders)) return;
+  await request("Comparing", "/v1/compare", { ...options(), text, decoders }, (answer) => {
+    if (!answer.tokens.length) { noTokens(); return; }
     state.view = {
       text,
       labels: answer.labels,
@@ -100,22 +157,18 @@ async function compare() {
       })),
     };
     render();
-    if (!answer.tokens.length) { status("The text has no tokens: type, paste or drop a text.", true); return; }
     const optimum = answer.optimum.certified ? `certified optimum ${answer.optimum.score.toFixed(3)}` : "optimum not certified";
-    status(`${answer.results.length} decoders on ${answer.tokens.length} tokens (${answer.graph} graph, ${optimum}).`);
-  } catch (error) {
-    status(`Error: ${error.message}`, true);
-  }
+    status(`${plural(answer.results.length, "decoder")} on ${plural(answer.tokens.length, "token")} `
+      + `(${answer.graph} graph, ${optimum}).`);
+  });
 }
 
 async function tag() {
   const decoders = chosenDecoders();
   const text = $("text").value;
-  const body = { ...options(), text, tokens: true };
-  if (decoders.length) body.decoder = decoders[0];
-  status("Tagging…");
-  try {
-    const answer = await api("/v1/tag", body);
+  if (!ready(text, decoders)) return;
+  await request("Tagging", "/v1/tag", { ...options(), text, tokens: true, decoder: decoders[0] }, (answer) => {
+    if (!answer.tokens.length) { noTokens(); return; }
     const labels = answer.tokens.length && answer.tokens[0].marginals ? Object.keys(answer.tokens[0].marginals) : [];
     state.view = {
       text,
@@ -130,10 +183,9 @@ async function tag() {
     };
     render();
     const notes = answer.warnings.length ? ` Note: ${answer.warnings.join(" ")}` : "";
-    status(`${answer.decoder} found ${answer.entities.length} entities in ${answer.tokens.length} tokens.${notes}`);
-  } catch (error) {
-    status(`Error: ${error.message}`, true);
-  }
+    status(`${answer.decoder} found ${plural(answer.entities.length, "entity", "entities")} in `
+      + `${plural(answer.tokens.length, "token")}.${notes}`);
+  });
 }
 
 function entityKey(entity) { return `${entity.start}:${entity.end}:${entity.label}`; }
@@ -146,12 +198,12 @@ function render() {
   const threshold = parseFloat($("confidence").value);
   const shown = view.columns.map((column) => column.entities.filter(
     (entity) => entity.confidence === null || entity.confidence >= threshold));
-  const counts = new Map();
-  for (const entities of shown) {
-    for (const entity of entities) counts.set(entityKey(entity), (counts.get(entityKey(entity)) || 0) + 1);
+  const counts = new Map();  // how many decoders found each entity (the slider only hides entities)
+  for (const column of view.columns) {
+    for (const entity of column.entities) counts.set(entityKey(entity), (counts.get(entityKey(entity)) || 0) + 1);
   }
   view.columns.forEach((column, index) => {
-    const differing = shown[index].filter((entity) => counts.get(entityKey(entity)) < view.columns.length).length;
+    const differing = column.entities.filter((entity) => counts.get(entityKey(entity)) < view.columns.length).length;
     const summary = element("dl", {});
     for (const [term, value] of [...column.summary, ["entities shown", shown[index].length],
       ["differences", differing]]) {
@@ -246,7 +298,10 @@ function setUp() {
   });
   $("confidence").addEventListener("input", () => {
     $("confidence-value").textContent = parseFloat($("confidence").value).toFixed(2);
-    render();
+    if (!state.view || state.view.tokens.length <= LIVE_SLIDER_TOKENS) render();
+  });
+  $("confidence").addEventListener("change", () => {
+    if (state.view && state.view.tokens.length > LIVE_SLIDER_TOKENS) render();
   });
   const results = $("results");
   results.addEventListener("mouseover", (event) => {
@@ -281,8 +336,15 @@ function setUp() {
     file.text().then((text) => { area.value = text; status(`Read ${file.name} (${text.length} characters).`); },
       () => status(`Cannot read ${file.name}.`, true));
   });
-  loadChoices().then(() => status("Ready: press Compare decoders (or Ctrl+Enter in the text)."),
-    (error) => status(`Error: ${error.message}`, true));
+  loadChoicesUntilReady();
+}
+
+// The models and decoders, asked again every few seconds until the server gives them (it may be starting).
+function loadChoicesUntilReady() {
+  loadChoices().then(() => status("Ready: press Compare decoders (or Ctrl+Enter in the text)."), (error) => {
+    status(`Waiting for the server (${error.message}); trying again in ${RETRY_SECONDS} s…`, true);
+    setTimeout(loadChoicesUntilReady, RETRY_SECONDS * 1000);
+  });
 }
 
 document.addEventListener("DOMContentLoaded", setUp);
