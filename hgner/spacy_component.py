@@ -147,7 +147,7 @@ class HgnerComponent:
             yield doc
 
     def _add_entities(self, doc: Doc, groups: Iterable[TaggedGroup]) -> None:
-        spans = []
+        spans, confidences = [], []
         for group in groups:
             for entity in group.entities:
                 # expand: an entity can end inside a Doc token, as "Corp" in "Corp." at a line end,
@@ -155,21 +155,34 @@ class HgnerComponent:
                 span = doc.char_span(entity.start, entity.end, label=entity.label, alignment_mode="expand")
                 if span is None:  # (expand covers any offsets inside the text: never)
                     continue
-                span._.set(CONFIDENCE, entity.confidence)
                 spans.append(span)
+                confidences.append(entity.confidence)
         if self.cfg["target"] == "ents":
-            self._set_ents(doc, spans)
+            kept = self._set_ents(doc, spans)
         elif self.cfg["overwrite"] or self.cfg["target"] not in doc.spans:
-            doc.spans[self.cfg["target"]] = spans
+            doc.spans[self.cfg["target"]] = kept = spans
         else:
-            doc.spans[self.cfg["target"]].extend(spans)
+            group = doc.spans[self.cfg["target"]]
+            places = {(t.start, t.end) for t in group}
+            group.extend(spans)  # all of them; a confidence only where no earlier span has the same place
+            kept = [s for s in spans if (s.start, s.end) not in places]
+        # spaCy keys a span's extension values by its offsets: set only on the spans added, never
+        # on an entity another component found at the same place
+        chosen = {id(span) for span in kept}
+        for span, confidence in zip(spans, confidences):
+            if id(span) in chosen:
+                span._.set(CONFIDENCE, confidence)
 
-    def _set_ents(self, doc: Doc, spans: list[Span]) -> None:
+    def _set_ents(self, doc: Doc, spans: list[Span]) -> list[Span]:
+        """Set ``spans`` as the Doc's entities (beside those it has, without overlap unless
+        ``overwrite``); the spans added."""
         if self.cfg["overwrite"] or not doc.ents:
             doc.ents = spans
-            return
+            return spans
         taken = {i for entity in doc.ents for i in range(entity.start, entity.end)}
-        doc.ents = [*doc.ents, *(s for s in spans if taken.isdisjoint(range(s.start, s.end)))]
+        added = [s for s in spans if taken.isdisjoint(range(s.start, s.end))]
+        doc.ents = [*doc.ents, *added]
+        return added
 
     def _model_directory(self) -> Path:
         from .modelfiles import model_directory  # (numba, with the features: not on import)
@@ -181,13 +194,22 @@ class HgnerComponent:
         from .modelfiles import SEALED_FILES, model_workspace  # (numba, with the features: not on import)
 
         path = Path(path)
+        source = self._model_directory()  # a model that cannot be found fails before anything is written
         path.mkdir(parents=True, exist_ok=True)
-        write_text(path / CFG_FILE, json.dumps(self.cfg, indent=2) + "\n")
-        source = self._model_directory()
         target = path / MODEL_DIR
         if source.resolve() != target.resolve():
             with model_workspace(target) as work:  # a failed copy leaves the previous one as it was
                 copy_sealed(source, work, SEALED_FILES)  # the recorded files only, never through a link
+        write_text(path / CFG_FILE, json.dumps(self.cfg, indent=2) + "\n")  # after the model: never a cfg without it
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        """Refused: the component's model is a folder of files, which ``nlp.to_disk`` copies."""
+        raise HgnerError("the hgner component saves with nlp.to_disk (its model is a folder of files); "
+                         "nlp.to_bytes cannot hold it")
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> HgnerComponent:
+        """Refused, as :meth:`to_bytes`."""
+        raise HgnerError("the hgner component loads with spacy.load or nlp.from_disk; nlp.from_bytes cannot hold its model")
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> HgnerComponent:
         """Read what :meth:`to_disk` wrote; the model loads with the next Doc."""

@@ -249,6 +249,7 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
         (["tag", "--cluster", "local:1", "--out", "o", "-o", "x.txt", "in"], "-o is not used with --cluster"),
         (["tag", "--cluster", "local:1", "--out", "o", "--format", "html", "in"], "--format is not used with --cluster"),
         (["tag", "--cluster", "local:1", "--out", "o", "--jobs", "2", "in"], "-j is not used with --cluster"),
+        (["tag", "--cluster", "local:1", "--out", "o", "--text", "in"], "--text is not used with --cluster"),
         (["tag", "--decoder", "gibbs", "--sweeps", "5", "--set", "sweeps=10", "text"],
          "--sweeps 5 and --set sweeps=10: give sweeps once"),
         (["evaluate", "--corpus", "CORPUS", "--decoders", "gibbs", "--set", "sweeps=3"],

@@ -202,6 +202,15 @@ def test_bad_records_name_file_and_line(client, tag_model, tmp_path):
         tag_to_folder(client, [str(tmp_path / "in.jsonl")], tmp_path / "out", TagSettings(tag_model))
     with pytest.raises(HgnerError, match="no such file or folder"):
         tag_to_folder(client, [str(tmp_path / "missing")], tmp_path / "out2", TagSettings(tag_model))
+    (tmp_path / "surrogate.jsonl").write_text('{"text": "Jim Smith ."}\n{"text": "\\ud800 x"}\n')
+    with pytest.raises(HgnerError, match=r"surrogate\.jsonl:2: 'text': not valid Unicode \(a lone surrogate at character 0\)"):
+        tag_to_folder(client, [str(tmp_path / "surrogate.jsonl")], tmp_path / "out3", TagSettings(tag_model))
+
+
+def test_a_carriage_return_inside_a_json_line_is_whitespace(client, tag_model, tmp_path):
+    (tmp_path / "cr.jsonl").write_bytes(b'{"text": "Jim Smith ."}\r\n{"text":\r"Angela Merkel ."}\n')
+    manifest = tag_to_folder(client, [str(tmp_path / "cr.jsonl")], tmp_path / "out", TagSettings(tag_model))
+    assert manifest["counts"]["documents"] == 2
 
 
 def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):

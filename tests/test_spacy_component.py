@@ -168,6 +168,32 @@ def test_existing_entities_kept_or_replaced(tag_model):
             assert doc.ents[0]._.hgner_confidence is None and doc.ents[2]._.hgner_confidence > 0
 
 
+def test_an_entity_another_component_found_keeps_no_confidence(tag_model):
+    """spaCy keys a span's extension values by its place: hgner's dropped prediction at the place of
+    an existing entity must not lend it a confidence."""
+    nlp = pipeline(tag_model)
+    doc = nlp.make_doc(SENTENCE)
+    start = SENTENCE.index("Tokyo")
+    doc.ents = [doc.char_span(start, start + len("Tokyo"), label="CITY")]
+    doc = nlp.get_pipe("hgner")(doc)
+    city = next(e for e in doc.ents if e.text == "Tokyo")
+    assert city.label_ == "CITY" and city._.hgner_confidence is None
+    assert all(e._.hgner_confidence for e in doc.ents if e.label_ != "CITY")
+
+
+def test_a_failed_save_leaves_the_saved_pipeline_as_it_was(tag_model, tmp_path):
+    good = pipeline(tag_model, decoder="viterbi")
+    good.to_disk(tmp_path / "pipeline")
+    saved = (tmp_path / "pipeline" / "hgner" / "cfg").read_text()
+    broken = pipeline(tag_model, decoder="viterbi", overwrite=True)
+    broken.get_pipe("hgner").model_path = tmp_path / "missing"
+    with pytest.raises(HgnerError):
+        broken.to_disk(tmp_path / "pipeline")
+    assert (tmp_path / "pipeline" / "hgner" / "cfg").read_text() == saved
+    with pytest.raises(HgnerError, match="nlp.to_bytes cannot hold it"):
+        good.to_bytes()
+
+
 def test_span_group_target(tag_model):
     nlp = pipeline(tag_model, target="hgner")
     doc = nlp.make_doc(SENTENCE)

@@ -134,6 +134,9 @@ def _run_cluster(args: argparse.Namespace) -> int:
         if getattr(args, option) is not None:
             raise HgnerError(f"{named(option)} is not used with {named('cluster')}, which writes part files in "
                              f"{named('out')} (one JSONL or Parquet record per document, with every entity)")
+    if args.reading == "text":
+        raise HgnerError(f"{named('text')} is not used with {named('cluster')}, whose inputs are files, folders or "
+                         "glob patterns")
     if not args.out:
         raise HgnerError(f"{named('cluster')} needs {named('out')} DIR (the folder for the output parts)")
     if not args.inputs:

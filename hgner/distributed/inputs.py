@@ -164,7 +164,8 @@ def _read_text(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
 def _read_jsonl(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
     with open(piece.path, "rb") as stream:
         stream.seek(piece.start)
-        for number, raw in enumerate(stream.read(piece.stop - piece.start).splitlines(), piece.first):
+        # lines end at \n only (a \r alone is JSON whitespace), as _jsonl_pieces counts them
+        for number, raw in enumerate(stream.read(piece.stop - piece.start).split(b"\n"), piece.first):
             if raw.strip():
                 yield f"{piece.path}:{number}", _jsonl_text(raw, text_column, piece.path, number)
 
@@ -199,5 +200,10 @@ def _jsonl_text(raw: bytes, text_column: str, path: str, number: int) -> str:
             f"keys {', '.join(map(repr, record))}" if text_column not in record else type(text).__name__
         raise HgnerError(f"{path}:{number}: expected an object with a text field {text_column!r}, got {got}; "
                          f"see {named('text_column')}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # a \ud800 escape: JSON carries it, no text holds it
+        raise HgnerError(f"{path}:{number}: {text_column!r}: not valid Unicode (a lone surrogate at character "
+                         f"{error.start})") from None
     return text
 
