@@ -131,8 +131,9 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         count(code)
         headers = getattr(error, "headers", None)
-        if headers and headers.get("Allow") == "GET":  # the guard answers HEAD wherever GET is served
-            headers = {**headers, "Allow": "GET, HEAD"}
+        if headers and "Allow" in headers:  # in one order (Starlette's comes from a set); HEAD wherever GET is
+            methods = {m.strip() for m in headers["Allow"].split(",")}  # served, since the guard answers it
+            headers = {**headers, "Allow": ", ".join(sorted(methods | ({"HEAD"} if "GET" in methods else set())))}
         where = f"{request.method} {request.url.path}"
         message = {404: f"{where}: no such endpoint (the API is described at /openapi.json)",
                    405: f"{where}: method not allowed; this endpoint takes {(headers or {}).get('Allow', 'another')}"}
