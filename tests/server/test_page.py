@@ -92,9 +92,11 @@ def test_compare_view_marks_differences_and_shows_marginals(page):
     page.keyboard.press("ArrowRight")
     assert "Blackburn" in page.inner_text("#details .token-text")
     slider = page.locator("#confidence")
+    exact_differing = exact.locator("mark.differs").count()
     slider.fill("1")
     assert page.locator('.column[data-decoder="viterbi"] mark.entity').count() == 0
     assert page.locator('.column[data-decoder="exact"] mark.entity').count() >= 3  # no confidences: kept
+    assert exact.locator("mark.differs").count() == exact_differing  # hiding an entity is not a difference
     slider.fill("0")
 
 
