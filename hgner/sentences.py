@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 from .languages import language_defaults
@@ -217,7 +217,6 @@ class _Splitter:
 
     def __init__(self, text: str, stops: frozenset[str], markers: set[int]) -> None:
         self.text, self.stops, self.markers = text, stops, markers
-        self.width = max(map(len, text.splitlines()), default=0)  # the longest line, a hard wrap's width at most
         self.sentences: list[TokenizedSentence] = []
         self.tokens: list[str] = []
         self.offsets: list[tuple[int, int]] = []
@@ -250,6 +249,11 @@ class _Splitter:
         """Whether the punctuation token ``word``, after a sentence end, opens the next sentence."""
         return (opens_sentence(self.text, start, word)
                 or ((word in DASHES or (word == '"' and not self.quoted)) and _spaced(self.text, start, word)))
+
+    @cached_property
+    def width(self) -> int:
+        """The text's longest line: a hard wrap's width at most (measured when a line end first asks)."""
+        return max(map(len, self.text.splitlines()), default=0)
 
     def line_end(self, following: str) -> None:
         """At the first token after a single line break: end the sentence if the line ends one."""

@@ -335,6 +335,11 @@ def conditions(model: CrfModel, name: str, corpus: Corpus) -> dict:
             **{f"{name} raw {layout}": raw_f1(model, corpus, layout) for layout in LAYOUTS}}
 
 
+def all_conditions(model: CrfModel, corpora: dict[str, Corpus]) -> dict:
+    """:func:`conditions` of every corpus, in one mapping."""
+    return {key: value for name, corpus in corpora.items() for key, value in conditions(model, name, corpus).items()}
+
+
 def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus],
            extra_dev: dict[str, Corpus] | None = None) -> dict:
     """Every figure a model records: dev (and ``extra_dev``: Wikigold for English) and test F1,
@@ -344,8 +349,7 @@ def report(model: CrfModel, dev_name: str, dev: Corpus, tests: dict[str, Corpus]
     scores = {"dev": {name: f1(model, corpus) for name, corpus in devs.items()},
               "test": {name: f1(model, corpus) for name, corpus in tests.items()},
               "skip_exact": {name: skip_f1(model, corpus) for name, corpus in {**devs, **tests}.items()},
-              "conditions": {key: value for name, corpus in {**devs, **tests}.items()
-                             for key, value in conditions(model, name, corpus).items()},
+              "conditions": all_conditions(model, {**devs, **tests}),
               "robustness": {}}
     testb = tests.get("conll2003:testb")
     if testb is not None:
@@ -462,8 +466,7 @@ def measure_conditions(name: str, tests: dict[str, Corpus]) -> None:
     settings = MODELS[name]
     devs = {settings["dev"]: read_dev(settings)[0], **{c: load_corpus(c) for c in settings.get("extra_dev", [])}}
     model = CrfModel.load(ROOT / "models" / name)
-    measured = {key: value for corpus_name, corpus in {**devs, **{t: tests[t] for t in settings["tests"]}}.items()
-                for key, value in conditions(model, corpus_name, corpus).items()}
+    measured = all_conditions(model, {**devs, **{t: tests[t] for t in settings["tests"]}})
     model.metadata["scores"]["conditions"] = measured
     write_metadata(model.directory, model.metadata, changed=())
     print(json.dumps({"model": name, **measured}), flush=True)

@@ -203,7 +203,7 @@ def test_bad_records_name_file_and_line(client, tag_model, tmp_path):
     with pytest.raises(HgnerError, match="no such file or folder"):
         tag_to_folder(client, [str(tmp_path / "missing")], tmp_path / "out2", TagSettings(tag_model))
     (tmp_path / "surrogate.jsonl").write_text('{"text": "Jim Smith ."}\n{"text": "\\ud800 x"}\n')
-    with pytest.raises(HgnerError, match=r"surrogate\.jsonl:2: 'text': not valid Unicode \(a lone surrogate at character 0\)"):
+    with pytest.raises(HgnerError, match=r"surrogate\.jsonl:2: 'text': not valid Unicode \(surrogates not allowed at character 0\)"):
         tag_to_folder(client, [str(tmp_path / "surrogate.jsonl")], tmp_path / "out3", TagSettings(tag_model))
 
 

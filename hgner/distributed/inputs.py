@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import HgnerError, named
 from ..tagging.inputs import DEFAULT_GLOB, Input, folder_files
+from ..tagging.tagger import check_text
 
 PART_BYTES = 256_000  # input text per part (one task, one output file): about 48,000 tokens of news, a few
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
@@ -200,10 +201,6 @@ def _jsonl_text(raw: bytes, text_column: str, path: str, number: int) -> str:
             f"keys {', '.join(map(repr, record))}" if text_column not in record else type(text).__name__
         raise HgnerError(f"{path}:{number}: expected an object with a text field {text_column!r}, got {got}; "
                          f"see {named('text_column')}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:  # a \ud800 escape: JSON carries it, no text holds it
-        raise HgnerError(f"{path}:{number}: {text_column!r}: not valid Unicode (a lone surrogate at character "
-                         f"{error.start})") from None
+    check_text(text, f"{path}:{number}: {text_column!r}")  # a \ud800 escape: JSON carries it, no text holds it
     return text
 
