@@ -96,7 +96,9 @@ def outputs_together() -> Iterator[None]:
     """Every file :func:`atomic_write` completes inside the block replaces its destination when the
     block ends without an exception, all of them then; none if it fails, so a command that fails
     after writing one output (``--predictions``) and before another (``--json``) leaves both as
-    they were. Standard output and devices are written as they come."""
+    they were. Standard output and devices are written as they come. Only a command's outputs are
+    written inside the block: a file it must read back (a corpus fetched into the data home) would
+    not be there yet."""
     pending: list[tuple[str, Path]] = []
     token = _TOGETHER.set(pending)
     try:

@@ -414,3 +414,17 @@ def test_a_mirror_folder_may_start_with_a_tilde(tmp_path, home, use_sources, mon
     monkeypatch.setenv("HGNER_MIRROR", "~/mirror")
     monkeypatch.setenv("HGNER_OFFLINE", "off")
     assert load_corpus("tiny").n_tokens == 21
+
+
+def test_evaluate_reads_a_corpus_it_fetched_and_writes_its_outputs(tmp_path, home, use_sources, monkeypatch,
+                                                                   tiny_model):
+    """The corpus fetched into the data home is read at once; only the command's own outputs wait
+    to replace their files together (fileio.outputs_together)."""
+    use_sources("https://example.invalid/{file}")
+    (tmp_path / "mirror" / "tiny").mkdir(parents=True)
+    (tmp_path / "mirror" / "tiny" / CORPUS_FILE.name).write_bytes(GOOD)
+    monkeypatch.setenv("HGNER_MIRROR", str(tmp_path / "mirror"))
+    assert main(["evaluate", "--model", str(tiny_model.directory), "--corpus", "tiny", "--offline",
+                 "--predictions", str(tmp_path / "out.conll"), "--json", str(tmp_path / "out.json")]) == 0
+    assert (home / "tiny" / CORPUS_FILE.name).read_bytes() == GOOD
+    assert (tmp_path / "out.conll").exists() and (tmp_path / "out.json").exists()

@@ -130,21 +130,23 @@ def _check_outputs(args: argparse.Namespace, runs: Any) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """``hgner evaluate``: see ``hgner evaluate --help``."""
+    from ..evaluation.evaluator import load_inputs  # (startup: see hgner.commands)
+
     options = evaluate_options(args)  # every run checked before any model or corpus is read
     to_stdout = _check_outputs(args, options.runs)
+    model, corpus = load_inputs(options)  # (a corpus fetched into the data home is in place before the block)
+    for option in ("json", "plot"):  # (evaluate refuses them as each run's predictions file)
+        refuse_inputs(getattr(args, option), [corpus.file, *model.files()], named(option))
     with outputs_together():  # the predictions, JSON and plot replace earlier ones together, or none do
-        return _evaluate(args, options, to_stdout)
+        return _evaluate(args, options, to_stdout, model, corpus)
 
 
-def _evaluate(args: argparse.Namespace, options: Any, to_stdout: list[str]) -> int:
-    """Read the model and corpus, evaluate, print the tables and write the outputs."""
-    from ..evaluation.evaluator import evaluate, load_inputs  # (startup: see hgner.commands)
+def _evaluate(args: argparse.Namespace, options: Any, to_stdout: list[str], model: Any, corpus: Any) -> int:
+    """Evaluate, print the tables and write the outputs."""
+    from ..evaluation.evaluator import evaluate  # (startup: see hgner.commands)
     from ..evaluation.report import format_per_type, format_report, format_table3, plot, write_json
     from ..evaluation.runs import local_outcomes
 
-    model, corpus = load_inputs(options)
-    for option in ("json", "plot"):  # (evaluate refuses them as each run's predictions file)
-        refuse_inputs(getattr(args, option), [corpus.file, *model.files()], named(option))
     progress = sys.stderr.isatty()
     if args.cluster:
         from ..distributed.connect import connect  # the Dask side loads only with --cluster
