@@ -21,7 +21,7 @@ import sys as _sys
 def _started_as_command() -> bool:
     """Whether this process is the ``hgner`` command: its console script (``__main__`` is the script
     named ``hgner``) or ``python -m hgner`` / ``python -m hgner.cli``, which call
-    :func:`hgner.process.run` as soon as this package is imported."""
+    :func:`hgner.core.process.run` as soon as this package is imported."""
     argv0 = _sys.argv[0] if _sys.argv else ""
     if argv0 == "-m":  # python -m: the module's name comes after -m
         flags = getattr(_sys, "orig_argv", [])
@@ -33,14 +33,14 @@ def _started_as_command() -> bool:
 
 
 if _started_as_command():  # from this line on, SIGINT, SIGTERM and SIGHUP wait (blocked) until
-    import _signal  # hgner.process.run handles them: one line, exit 130/143/129 (_signal: no enum set-up)
+    import _signal  # hgner.core.process.run handles them: one line, exit 130/143/129 (_signal: no enum set-up)
 
     if hasattr(_signal, "pthread_sigmask"):
         _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP})
 
-from .version import __version__  # noqa: E402
+from .core.version import __version__  # noqa: E402
 
-TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.process)
+TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.core.process)
 
 __all__ = [
     "Entity",

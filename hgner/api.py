@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import schemes
+from .core import schemes
+from .core.errors import UnknownNameError
+from .crf.modelfiles import builtin_models, model_directory, model_language, model_name, read_metadata, user_models
 from .decoders import available_decoders as _decoder_names
-from .errors import UnknownNameError
 from .evaluation import EvaluateOptions, Report, load_inputs
 from .evaluation import evaluate as _evaluate
-from .modelfiles import builtin_models, model_directory, model_language, model_name, read_metadata, user_models
 from .tagging.settings import DEFAULT_MODEL, TagSettings
 from .tagging.tagger import Tagger
 

@@ -15,10 +15,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from . import commands, process
+from . import commands
 from .commands.arguments import flag_names
-from .errors import HgnerError, render
-from .version import __version__
+from .core import process
+from .core.errors import HgnerError, render
+from .core.version import __version__
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None, keep_handlers: bool = False) -> int:
     """Run one command. Bad input (:class:`HgnerError`, unreadable or unwritable files, a full
     disk) is one line ``hgner CMD: error: ...`` and exit status 2; anything else is a bug: exit
     status 1 with a line asking for a report (the traceback with ``--debug``). SIGINT, SIGTERM
-    and SIGHUP end it with one line and exit status 130, 143 or 129 (:mod:`hgner.process`; the
+    and SIGHUP end it with one line and exit status 130, 143 or 129 (:mod:`hgner.core.process`; the
     previous handlers are restored at the end unless ``keep_handlers``)."""
     previous = process.install()
     process.guard_streams()

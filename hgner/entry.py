@@ -1,9 +1,9 @@
 """The ``hgner`` console script (and ``python -m hgner``): signal handling first, then the CLI,
-imported under the handlers (see :mod:`hgner.process`)."""
+imported under the handlers (see :mod:`hgner.core.process`)."""
 
 from __future__ import annotations
 
-from .process import run
+from .core.process import run
 
 
 def _load():

@@ -1,15 +1,15 @@
 """``python -m hgner.reseal MODEL_DIR...``: seal model folders (after building or editing one by
-hand), each only once it loads with every check; see :mod:`hgner.integrity`."""
+hand), each only once it loads with every check; see :mod:`hgner.core.integrity`."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from . import integrity
-from .errors import HgnerError
-from .model import CrfModel
-from .modelfiles import refresh_files
+from .core import integrity
+from .core.errors import HgnerError
+from .crf.model import CrfModel
+from .crf.modelfiles import refresh_files
 
 
 def reseal(directory: Path) -> None:

@@ -3,12 +3,12 @@
 A whole ``Doc`` is one document (skip edges may join any two of its sentences). The component
 tags the Doc's own tokens (whitespace tokens left out) sentence by sentence: the Doc's sentence
 boundaries when it has them, otherwise those ``hgner tag`` finds, by its line-aware rules and the
-model's learned sentence starts (:meth:`hgner.tokenizer.TextTokenizer.split`; the Doc's own
+model's learned sentence starts (:meth:`hgner.text.tokenizer.TextTokenizer.split`; the Doc's own
 sentence annotation is left alone).
 Decoding is :class:`hgner.tag.Tagger`'s, so entities equal ``hgner tag``'s for the same tokens.
 The component never re-tokenizes: for the tokens the model was trained on (as ``hgner tag``
 makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer =
-hgner.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v2"`` in a config);
+hgner.text.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v2"`` in a config);
 spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
 
 The model's language (``meta.json``) should be the pipeline's (``spacy.blank("es")`` for
@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING, Any
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .errors import HgnerError
-from .fileio import write_text
-from .integrity import copy_sealed
+from .core.errors import HgnerError
+from .core.fileio import write_text
+from .core.integrity import copy_sealed
+from .core.validation import check, read_json
 from .tagging.settings import TagSettings
-from .tokenizer import TextTokenizer
-from .validation import check, read_json
+from .text.tokenizer import TextTokenizer
 
 if TYPE_CHECKING:
     from .tagging.tagger import TaggedGroup, Tagger
@@ -185,13 +185,13 @@ class HgnerComponent:
         return added
 
     def _model_directory(self) -> Path:
-        from .modelfiles import model_directory  # (numba, with the features: not on import)
+        from .crf.modelfiles import model_directory  # (numba, with the features: not on import)
 
         return model_directory(self.model_path)
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         """Write ``cfg`` and a copy of the model's sealed files as ``model/``."""
-        from .modelfiles import SEALED_FILES, model_workspace  # (numba, with the features: not on import)
+        from .crf.modelfiles import SEALED_FILES, model_workspace  # (numba, with the features: not on import)
 
         path = Path(path)
         source = self._model_directory()  # a model that cannot be found fails before anything is written

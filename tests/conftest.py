@@ -43,7 +43,7 @@ if not os.environ.get("HGNER_DATA"):
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-from hgner.corpus import Corpus, Document, Sentence  # noqa: E402
+from hgner.data.corpus import Corpus, Document, Sentence  # noqa: E402
 
 PEOPLE = ["John Smith", "Mary Jones", "Peter Blake", "Anna Berg", "Tom Hanks", "Ravi Patel"]
 PLACES = ["London", "Paris", "New York", "Berlin", "Tokyo", "Nairobi"]
@@ -104,8 +104,8 @@ def tiny_corpus() -> Corpus:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory, tiny_corpus):
     """A CRF trained in a second or so on the synthetic corpus."""
+    from hgner.training import TrainOptions
     from hgner.training.crf import train
-    from hgner.training import TrainOptions, WordTables
 
     return train(tiny_corpus, tmp_path_factory.mktemp("models") / "tiny", TrainOptions(max_iterations=50))
 
@@ -115,7 +115,8 @@ def conll2003() -> Path:
     """The data home's CoNLL-2003 folder with eng.train, eng.testa and eng.testb (copied from the
     mirror when they are not there yet), or a skip saying why they are not available."""
     from corpus_support import missing_reason
-    from hgner import catalog, datahome
+
+    from hgner.data import catalog, datahome
 
     manifest = catalog.catalogue()["conll2003"]
     reasons = [r for r in map(missing_reason, manifest.split_names()) if r]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hgner import catalog, datahome
+from hgner.data import catalog, datahome
 
 
 def missing_reason(name: str) -> str | None:

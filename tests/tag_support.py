@@ -30,10 +30,10 @@ COMMANDS = [[sys.executable, "-m", "hgner.cli"]] + ([[shutil.which("hgner")]] if
 @pytest.fixture(scope="session")
 def tag_model(tmp_path_factory) -> Path:
     """The model directory (trained at most once per session, whichever test module asks first)."""
-    from hgner.corpus import load_corpus
-    from hgner.modelfiles import META_FILE
+    from hgner.crf.modelfiles import META_FILE
+    from hgner.data.corpus import load_corpus
+    from hgner.training import TrainOptions
     from hgner.training.crf import train
-    from hgner.training import TrainOptions, WordTables
 
     directory = tmp_path_factory.getbasetemp() / "tag-model"
     if not (directory / META_FILE).is_file():

@@ -12,15 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
 import hgner
-from hgner.integrity import seal
-from hgner.modelfiles import SEALED_FILES
-from hgner.tagging import tagger as tag
 from hgner.cli import main
-from hgner.corpus import write_conll
-from hgner.errors import HgnerError, UnknownNameError
-from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
+from hgner.core.errors import HgnerError, UnknownNameError
+from hgner.core.integrity import seal
+from hgner.crf.modelfiles import SEALED_FILES
+from hgner.data.corpus import write_conll
+from hgner.tagging import tagger as tag
 
 PYTHON_GUIDE = Path(__file__).parent.parent / "docs" / "guide" / "python.md"  # its examples run in test_readme.py
 TEXTS = [SENTENCE, "", "Jim Smith flew from Paris to London on Monday .\n\nThe minister met Maria Lopez of Reuters .", "  "]
@@ -156,8 +156,8 @@ def test_evaluate_returns_the_report_the_cli_writes(tiny_model, tiny_corpus, tmp
 
 
 def test_listings(tag_model):
+    from hgner.crf.modelfiles import builtin_models
     from hgner.decoders import available_decoders
-    from hgner.modelfiles import builtin_models
 
     assert hgner.available_decoders() == available_decoders() and "viterbi" in hgner.available_decoders()
     assert hgner.available_models() == builtin_models()
@@ -173,7 +173,7 @@ def test_listings(tag_model):
 def test_model_info_checks_the_figures_it_reads(tag_model, tmp_path, field, value, message):
     import shutil
 
-    from hgner.errors import ModelError
+    from hgner.core.errors import ModelError
 
     directory = tmp_path / "model"
     shutil.copytree(tag_model, directory)

@@ -1,12 +1,12 @@
-"""hgner.augment: case-augmented and prose-augmented training corpora, and what a case-robust
+"""hgner.data.augment: case-augmented and prose-augmented training corpora, and what a case-robust
 shipped model makes of lowercased and uppercased text."""
 
 from __future__ import annotations
 
 import pytest
 
-from hgner.augment import augmented, case_augmented, is_table, prose_augmented, recased
-from hgner.corpus import Corpus, Document, Sentence
+from hgner.data.augment import augmented, case_augmented, is_table, prose_augmented, recased
+from hgner.data.corpus import Corpus, Document, Sentence
 
 
 def corpus() -> Corpus:
@@ -79,8 +79,8 @@ def test_prose_copy_runs_headline_dateline_and_table_rows_together_with_their_go
 def test_prose_copy_tags_every_token_as_the_corpus_token_with_its_characters():
     """Whatever the split, a token of the prose copy that is a corpus token carries that token's
     entity type, and the copy's entities are the corpus's (none is left out here)."""
-    from hgner import schemes
-    from hgner.rawtext import rebuild
+    from hgner.core import schemes
+    from hgner.text.rawtext import rebuild
 
     document = Document("d", news_story().documents[0].sentences[:6])
     copy = prose_augmented(Corpus("news", "IOB1", [document])).documents[1]
@@ -161,13 +161,13 @@ def test_recased_refuses_an_unknown_casing():
 
 
 def test_the_shipped_english_model_tags_lowercased_and_uppercased_text():
-    """en-conll03 is trained on case-augmented eng.train (scripts/TUNING.md, "English: unlabelled
+    """en-conll03 is trained on case-augmented eng.train (docs/development/research-log.md, "English: unlabelled
     data, case and running prose"): text typed in lower case, or a headline in capitals, keeps its
     entities. Before, ``apple ceo tim cook met president biden in washington`` gave
     ``[apple ceo tim cook](ORG)`` and the headline's companies were missed."""
-    from hgner.modelfiles import builtin_models
-    from hgner.tagging.tagger import Tagger
+    from hgner.crf.modelfiles import builtin_models
     from hgner.tagging.settings import TagSettings
+    from hgner.tagging.tagger import Tagger
 
     if "en-conll03" not in builtin_models():
         pytest.skip("the shipped en-conll03 model is not installed")
@@ -190,7 +190,7 @@ def test_the_shipped_english_truecasing_tables_are_not_lowercased_by_the_copies(
     before, their short lowercase sentences turned 67 entries of the table to lower case."""
     import json
 
-    from hgner.modelfiles import builtin_models, model_directory
+    from hgner.crf.modelfiles import builtin_models, model_directory
 
     if name not in builtin_models():
         pytest.skip(f"the shipped {name} model is not installed")

@@ -9,16 +9,15 @@ import shutil
 import numpy as np
 import pytest
 
-from hgner import skip
-from hgner.integrity import seal
-from hgner.modelfiles import SEALED_FILES
+from hgner.core.errors import HgnerError, ModelError
+from hgner.core.integrity import seal
+from hgner.crf import skip
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import SEALED_FILES, write_metadata
+from hgner.data.corpus import Corpus, Document, Sentence
+from hgner.decoders.chain import forward_backward, viterbi
 from hgner.training import calibration
 from hgner.training import skip as skip_training
-from hgner.corpus import Corpus, Document, Sentence
-from hgner.decoders.chain import forward_backward, viterbi
-from hgner.errors import HgnerError, ModelError
-from hgner.model import CrfModel
-from hgner.modelfiles import write_metadata
 
 
 def sample_chain(unary: np.ndarray, transitions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -75,7 +74,7 @@ def test_fit_recovers_the_factor_that_drew_the_labels(tiny_model, tiny_corpus, f
 
 
 def test_fit_is_the_likelihood_minimum_and_ignores_a_recorded_factor(tiny_model, tiny_corpus, tmp_path):
-    from hgner.graph import FactorGraph
+    from hgner.graph.factor_graph import FactorGraph
 
     corpus = relabelled(tiny_model, tiny_corpus, 0.7, np.random.default_rng(3))
     fitted = calibration.fit(tiny_model, corpus)

@@ -13,12 +13,13 @@ import jsonschema
 import pytest
 from corpus_support import needs_corpus
 
-from hgner import catalog, registry, schemes
 from hgner.cli import main
-from hgner.corpus import load_corpus, read_conll
-from hgner.errors import ConllFormatError, HgnerError, ManifestError
+from hgner.core import registry, schemes
+from hgner.core.errors import ConllFormatError, HgnerError, ManifestError
+from hgner.data import catalog
+from hgner.data.corpus import load_corpus, read_conll
+from hgner.training import TrainOptions
 from hgner.training.crf import train
-from hgner.training import TrainOptions, WordTables
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -21,19 +21,20 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from hgner.tagging import tagger as tag  # noqa: E402
-from hgner.tagging.inputs import Input  # noqa: E402
-from hgner.tagging.run import tag_inputs  # noqa: E402
-from hgner.tagging.writers import JsonlWriter, OutputOptions  # noqa: E402
-from hgner.tagging.settings import TagSettings  # noqa: E402
+from tag_support import ENGLISH, FIXTURE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: E402,F401
+
+from hgner.core.errors import HgnerError, HgnerWarning  # noqa: E402
+from hgner.crf.modelfiles import shipped_models_dir  # noqa: E402
 from hgner.distributed.connect import connect  # noqa: E402
 from hgner.distributed.frames import tag_bag, tag_dataframe  # noqa: E402
 from hgner.distributed.jobs import tag_to_folder  # noqa: E402
-from hgner.errors import HgnerError, HgnerWarning  # noqa: E402
 from hgner.features import WORD_FREQUENCY_FILE  # noqa: E402
-from hgner.modelfiles import shipped_models_dir  # noqa: E402
 from hgner.reseal import reseal  # noqa: E402
-from tag_support import ENGLISH, FIXTURE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: E402,F401
+from hgner.tagging import tagger as tag  # noqa: E402
+from hgner.tagging.inputs import Input  # noqa: E402
+from hgner.tagging.run import tag_inputs  # noqa: E402
+from hgner.tagging.settings import TagSettings  # noqa: E402
+from hgner.tagging.writers import JsonlWriter, OutputOptions  # noqa: E402
 
 SENTENCES = [
     "Angela Merkel works for United Nations in Tokyo .",
@@ -242,9 +243,9 @@ def test_killed_worker_loses_and_duplicates_nothing(tag_model, tmp_path):
 
 def test_evaluate_on_the_cluster_gives_the_local_numbers(client, tiny_model, tiny_corpus):
     """With the model's calibration and with another one (--calibration), which the workers use too."""
+    from hgner.crf.model import CrfModel
     from hgner.distributed.evaluate import cluster_outcomes
     from hgner.evaluation import EvaluateOptions, evaluate
-    from hgner.model import CrfModel
 
     options = EvaluateOptions(decoders=("viterbi", "gibbs", "herded"), sweeps=(20,), seeds=2)
     timing = {"decode_seconds", "total_seconds"}
@@ -321,9 +322,9 @@ def test_a_peer_that_accepts_and_never_answers_is_an_error_not_a_hang(monkeypatc
     import socket
     import time
 
-    from hgner import deadline
+    from hgner.core import deadline
+    from hgner.core.errors import HgnerError
     from hgner.distributed.connect import connect
-    from hgner.errors import HgnerError
 
     monkeypatch.setattr(deadline, "CONNECT_SECONDS", 3.0)
     with socket.socket() as server:
@@ -339,9 +340,9 @@ def test_a_peer_that_accepts_and_never_answers_is_an_error_not_a_hang(monkeypatc
 def test_a_scheduler_that_stops_answering_is_an_error_not_a_hang(monkeypatch):
     import threading
 
-    from hgner import deadline
+    from hgner.core import deadline
+    from hgner.core.errors import HgnerError
     from hgner.distributed import connect as cluster
-    from hgner.errors import HgnerError
 
     monkeypatch.setattr(deadline, "CALL_SECONDS", 0.3)
     never = threading.Event()

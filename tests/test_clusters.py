@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hgner.errors import ModelError
+from hgner.core.errors import ModelError
 from hgner.features.clusters import ClusterTable
 from hgner.features.packed import pack_strings, write_arrays
 

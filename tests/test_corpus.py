@@ -9,22 +9,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from corpus_support import needs_corpus
 from seqeval.metrics import classification_report
 from seqeval.metrics.sequence_labeling import get_entities
 
-from hgner import schemes
-from hgner.corpus import (
-    Corpus,
-    convert_corpus,
-    load_corpus,
-    parse_conll,
-    read_conll,
-    write_conll,
-)
-from hgner.errors import ConllFormatError, HgnerError
-from hgner.scoring import score
-
-from corpus_support import needs_corpus
+from hgner.core import schemes
+from hgner.core.errors import ConllFormatError, HgnerError
+from hgner.core.scoring import score
+from hgner.data.corpus import Corpus, convert_corpus, load_corpus, parse_conll, read_conll, write_conll
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,4 +1,4 @@
-"""crfsuite's model file read and checked by hgner/crfsuite_format.py: what it reads agrees with
+"""crfsuite's model file read and checked by hgner/crf/crfsuite_format.py: what it reads agrees with
 crfsuite's own reader, and each kind of damage it checks is refused with one ValueError (the
 damage that must never reach crfsuite's C code is tested end to end in tests/test_integrity.py)."""
 
@@ -9,8 +9,8 @@ import struct
 import pycrfsuite
 import pytest
 
-from hgner import crfsuite_format
-from hgner.modelfiles import MODEL_FILE
+from hgner.crf import crfsuite_format
+from hgner.crf.modelfiles import MODEL_FILE
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,12 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from hgner import catalog, datahome
-from hgner.cli import main
-from hgner.corpus import load_corpus
-from hgner.errors import HgnerError
-
 from test_catalog import FIXTURES, tiny_manifest, write_catalogue
+
+from hgner.cli import main
+from hgner.core.errors import HgnerError
+from hgner.data import catalog, datahome
+from hgner.data.corpus import load_corpus
 
 CORPUS_FILE = FIXTURES / "iob1_docs.conll"
 GOOD = CORPUS_FILE.read_bytes()

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from corpus_support import needs_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hgner import features
-from hgner.corpus import load_corpus
-from hgner.model import CrfModel
-from corpus_support import needs_corpus
+from hgner.crf.model import CrfModel
+from hgner.data.corpus import load_corpus
 
 WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acme", "Corp", "of", "New", "York",
          "3", "-", "McDonald's", "unseenword", "Unseen", "Reuters", ",", "said"]
@@ -34,8 +34,8 @@ def test_unary_equals_strings_on_random_documents(shipped, document):
 
 
 def test_unary_equals_strings_with_word_clusters(tmp_path, tiny_corpus):
-    from hgner.training.crf import train
     from hgner.training import TrainOptions, WordTables
+    from hgner.training.crf import train
 
     config = features.FeatureConfig(truecase=True, document=True, word_clusters=True, lowercase_clusters=True)
     clusters = {"0101": ["Paris", "London"], "0111": ["John", "smith"], "11": ["said", "Unseen"], "10": ["Smith"]}
@@ -46,8 +46,8 @@ def test_unary_equals_strings_with_word_clusters(tmp_path, tiny_corpus):
 
 
 def test_unary_equals_strings_with_neighbour_clusters_and_frequencies(tmp_path, tiny_corpus):
-    from hgner.training.crf import train
     from hgner.training import TrainOptions, WordTables
+    from hgner.training.crf import train
 
     config = features.FeatureConfig(truecase=True, document=True, word_clusters=True, neighbour_clusters=1,
                                      frequency="en")
@@ -59,9 +59,9 @@ def test_unary_equals_strings_with_neighbour_clusters_and_frequencies(tmp_path, 
 
 
 def test_unary_equals_strings_with_caseless_features(tmp_path, tiny_corpus):
-    from hgner.augment import case_augmented
+    from hgner.data.augment import case_augmented
+    from hgner.training import TrainOptions
     from hgner.training.crf import train
-    from hgner.training import TrainOptions, WordTables
 
     config = features.FeatureConfig(truecase=True, document=True, conjunctions=True, caseless_features=True)
     model = train(case_augmented(tiny_corpus, ("lower", "upper")), tmp_path / "m", TrainOptions(config=config, max_iterations=20, c1=0))

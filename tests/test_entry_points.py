@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
 PACKAGE = Path(__file__).parent / "fixtures" / "hgner_fixture_decoder"
@@ -80,7 +79,7 @@ def test_cli_and_spacy_use_the_entry_point_decoder(plugin_env, tag_model):
     assert ("Angela Merkel", "PER", None) in found  # the unary argmax finds the plain names; no marginals
     code = (
         "import json, spacy\n"
-        "from hgner.model import CrfModel\n"
+        "from hgner.crf.model import CrfModel\n"
         f"outside = CrfModel.load({str(tag_model)!r}).labels.index('O')\n"
         "for settings in ({}, {'favourite': outside, 'bonus': 1e9}):\n"
         "    nlp = spacy.blank('en')\n"

@@ -1,9 +1,9 @@
 import pytest
+from tag_support import FIXTURE, tag_model  # noqa: F401  (fixture)
 
 from hgner.decoders.chain import viterbi
-from hgner.evaluation.runs import in_scheme
 from hgner.evaluation import EvaluateOptions
-from tag_support import FIXTURE, tag_model  # noqa: F401  (fixture)
+from hgner.evaluation.runs import in_scheme
 
 
 @pytest.mark.parametrize(
@@ -55,9 +55,9 @@ def test_report_table_fits_the_longest_name():
 def test_a_viterbi_run_is_the_reference_labelling(tag_model, monkeypatch):
     """With a viterbi run in the plan its labels are the reference (no second Viterbi decode), and
     every figure but the seconds is the one computed against a separate reference decode."""
-    from hgner.corpus import read_conll
+    from hgner.crf.model import CrfModel
+    from hgner.data.corpus import read_conll
     from hgner.evaluation import evaluate, runs
-    from hgner.model import CrfModel
 
     model, corpus = CrfModel.load(tag_model), read_conll(FIXTURE)
     calls = []

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.errors import ModelError
+from hgner.core.errors import ModelError
 from hgner.features import (
     FeatureConfig,
     FeatureResources,
@@ -126,8 +126,8 @@ def test_truecase_table_ignores_sentences_without_case_evidence():
 @given(st.lists(st.lists(st.sampled_from(["New", "new", "NEW", "York", "york", "Paris", "said", "IBM", "iPhone", "-",
                                           "1996"]), max_size=5), max_size=6))
 def test_case_augmented_corpus_gives_the_original_truecase_table(sentences):
-    from hgner.augment import case_augmented
-    from hgner.corpus import Corpus, Document, Sentence
+    from hgner.data.augment import case_augmented
+    from hgner.data.corpus import Corpus, Document, Sentence
 
     corpus = Corpus("toy", "IOB2", [Document("d", [Sentence(s, ["O"] * len(s), i) for i, s in enumerate(sentences)])])
     augmented = case_augmented(corpus, ("lower", "upper"))
@@ -357,9 +357,9 @@ def test_resources_round_trip(tmp_path):
 
 @pytest.mark.parametrize("name", ["en-conll03", "en-3class"])
 def test_shipped_models_load_by_name_and_tag(name):
+    from hgner.crf.model import CrfModel
+    from hgner.crf.modelfiles import builtin_models
     from hgner.decoders.chain import viterbi
-    from hgner.model import CrfModel
-    from hgner.modelfiles import builtin_models
 
     assert name in builtin_models()
     model = CrfModel.load(name)

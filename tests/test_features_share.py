@@ -1,6 +1,6 @@
 """The capitalised-share features (``FeatureConfig.capitalised_share``: ``cs=`` / ``cu=`` buckets of
 how often a word is capitalised / all upper case in a large outside corpus), their table as a model
-resource, and the builder of that table from a table of word probabilities (scripts/build_models.py)."""
+resource, and the builder of that table from a table of word probabilities (tools/build_models.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hgner.errors import ModelError
+from hgner.core.errors import ModelError
 from hgner.features import CAPITALISED_SHARE_FILE, FeatureConfig, FeatureResources, document_features
 
 SHARES = FeatureResources(capitalised_share={"26 1": ["laboratory"], "12 5": ["era"], "93 0": ["siemens"],
@@ -77,7 +77,7 @@ def test_the_table_round_trips_and_a_bad_one_is_refused_naming_the_file(tmp_path
 
 @pytest.fixture(scope="module")
 def build_models():
-    scripts = str(Path(__file__).resolve().parent.parent / "scripts")
+    scripts = str(Path(__file__).resolve().parent.parent / "tools")
     sys.path.insert(0, scripts)
     try:
         import build_models

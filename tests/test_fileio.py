@@ -6,17 +6,16 @@ import os
 
 import pytest
 
-from hgner.errors import HgnerError
-from hgner.fileio import atomic_write, decode_utf8, outputs_together, refuse_inputs, write_text
+from hgner.core.errors import HgnerError
+from hgner.core.fileio import atomic_write, decode_utf8, outputs_together, refuse_inputs, write_text
 
 
 def test_atomic_write_replaces_only_when_complete(tmp_path):
     target = tmp_path / "out.txt"
     target.write_text("previous")
-    with pytest.raises(RuntimeError):
-        with atomic_write(target) as out:
-            out.write("half")
-            raise RuntimeError("interrupted")
+    with pytest.raises(RuntimeError), atomic_write(target) as out:
+        out.write("half")
+        raise RuntimeError("interrupted")
     assert target.read_text() == "previous"
     assert os.listdir(tmp_path) == ["out.txt"]  # no partial file left behind
     write_text(target, "new")
@@ -51,7 +50,7 @@ def test_refuse_inputs_sees_through_links(tmp_path):
 def test_devices_are_written_not_replaced(tmp_path):
     import stat as stat_module
 
-    from hgner.fileio import write_text
+    from hgner.core.fileio import write_text
 
     write_text("/dev/null", "nothing")
     assert stat_module.S_ISCHR(os.stat("/dev/null").st_mode)
@@ -61,7 +60,7 @@ def test_devices_are_written_not_replaced(tmp_path):
 
 
 def test_a_symlinked_output_replaces_the_file_and_keeps_the_link(tmp_path):
-    from hgner.fileio import write_text
+    from hgner.core.fileio import write_text
 
     (tmp_path / "real.txt").write_text("old")
     (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
@@ -94,14 +93,13 @@ def test_a_fifo_that_no_one_reads_is_an_error_not_a_hang(tmp_path):
 
     import pytest
 
-    from hgner.errors import HgnerError
-    from hgner.fileio import atomic_write, read_input
+    from hgner.core.errors import HgnerError
+    from hgner.core.fileio import atomic_write, read_input
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    with pytest.raises(HgnerError, match="a FIFO that no process is reading"):
-        with atomic_write(fifo) as out:
-            out.write("x")
+    with pytest.raises(HgnerError, match="a FIFO that no process is reading"), atomic_write(fifo) as out:
+        out.write("x")
     assert read_input(fifo) == b""  # no writer: read as empty, at once
     with pytest.raises(HgnerError, match="a device or socket"):
         read_input("/dev/zero")
@@ -113,7 +111,7 @@ def test_a_signal_just_after_the_temporary_file_is_made_leaves_nothing_behind(tm
     import signal
     import tempfile
 
-    from hgner import fileio
+    from hgner.core import fileio
 
     real = tempfile.mkstemp
 

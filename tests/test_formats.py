@@ -8,15 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
+from tag_support import SENTENCE, tag_model  # noqa: F401  (fixture)
 
-from hgner import registry
 from hgner.cli import main
-from hgner.errors import HgnerError
+from hgner.core import registry
+from hgner.core.errors import HgnerError
+from hgner.tagging.inputs import folder_files
 from hgner.tagging.settings import TagSettings
 from hgner.tagging.tagger import Entity, Tagger
-from hgner.tagging.inputs import folder_files
 from hgner.tagging.writers import html_section
-from tag_support import SENTENCE, tag_model  # noqa: F401  (fixture)
 
 SECOND = "Jim Smith flew from Paris to\nLondon on Monday ."
 
@@ -135,7 +135,7 @@ def test_docbin_round_trip(tag_model, files, capsys):
             (e["start"], e["end"], e["label"]) for e in record["entities"]]
         assert doc.user_data["hgner"]["source"] == record["source"]
         assert list(doc.user_data["hgner"]["confidences"]) == [e["confidence"] for e in record["entities"]]
-    # a short line ends its sentence (hgner.tokenizer's line rule)
+    # a short line ends its sentence (hgner.text.tokenizer's line rule)
     assert [s.text for s in docs[2].sents] == ["Jim Smith flew from Paris to\n", "London on Monday ."]
 
 

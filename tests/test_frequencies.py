@@ -17,13 +17,13 @@ import wordfreq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.errors import HgnerWarning, ModelError
+from hgner.core.errors import HgnerWarning, ModelError
+from hgner.core.integrity import seal
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import META_FILE, SEALED_FILES, shipped_models_dir
 from hgner.features import RECOMMENDED, WORD_FREQUENCY_FILE, FeatureResources, FrequencyTable, frequency_attribute
 from hgner.features.frequencies import tabled
 from hgner.features.packed import pack_strings
-from hgner.integrity import seal
-from hgner.model import CrfModel
-from hgner.modelfiles import META_FILE, SEALED_FILES, shipped_models_dir
 from hgner.training import TrainOptions
 from hgner.training.crf import train
 
@@ -158,7 +158,7 @@ def _arrays(**changes: np.ndarray) -> dict[str, np.ndarray]:
     ({"words": np.array([b"12345", b"the"], "S20")}, "words: expected lowercase letters (ASCII or Latin, in UTF-8), or at most 4 digits"),
     ({"words": np.array(["cat", "the"])}, "words: expected (n,) byte strings of at most 20 bytes, got (2,) of <U3"),
     ({"words": np.array([b"cat", b"the"], "S21")}, "words: expected (n,) byte strings of at most 20 bytes"),
-    ({"words": np.array(["cat".encode(), "zürich".encode()], "S20")}, "words: expected ASCII letters only (latin is false)"),
+    ({"words": np.array([b"cat", "zürich".encode()], "S20")}, "words: expected ASCII letters only (latin is false)"),
     ({"words": np.array([b"\xbccat", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters (ASCII or Latin"),
     ({"words": np.array([b"ca\xc3", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters (ASCII or Latin"),
     ({"words": np.array([b"ca\xc3\xbc\xbc", b"the"], "S20"), "latin": np.array(True)}, "expected lowercase letters"),
@@ -234,7 +234,7 @@ def test_a_model_without_the_table_asks_wordfreq(frequency_model, tmp_path):
 
 
 def test_tagging_new_words_never_imports_wordfreq():
-    script = ("import sys, hgner; from hgner.modelfiles import builtin_models; "
+    script = ("import sys, hgner; from hgner.crf.modelfiles import builtin_models; "
               "[hgner.load(name).tag('Zorblax Quentwhistle joined Siemens-Glarnberg on 1996-12-06 at 25.76 in the '"
               "'Zwölftonstraße , U.S. .') for name in builtin_models()]; print('wordfreq' in sys.modules)")
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout

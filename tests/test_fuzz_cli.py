@@ -1,12 +1,12 @@
-"""A few cases of scripts/fuzz_cli.py in CI: hostile models, corpora, arguments and output paths
+"""A few cases of tools/fuzz_cli.py in CI: hostile models, corpora, arguments and output paths
 must end in exit status 0 or a one-line error (2), never a traceback, crash, hang or silent load
-of a damaged model. The full run (``python scripts/fuzz_cli.py -n 10000``) is a script."""
+of a damaged model. The full run (``python tools/fuzz_cli.py -n 10000``) is a script."""
 
 import importlib.util
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "fuzz_cli.py"
+SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "fuzz_cli.py"
 
 
 def load_fuzzer():

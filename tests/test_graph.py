@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
-from hgner.toy import random_graph
 
-from hgner.errors import GraphError
-from hgner.graph import FactorGraph
+from hgner.core.errors import GraphError
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import random_graph
 
 
 def test_chain_edges_stay_inside_sentences():

@@ -13,14 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from hgner.commands.arguments import flag_names
-from hgner.errors import HgnerError, named
-from hgner.tagging.settings import TagSettings
 from tag_support import subprocess_env, tag_model  # noqa: F401  (fixture)
 
+from hgner.commands.arguments import flag_names
+from hgner.core.errors import HgnerError, named
+from hgner.tagging.settings import TagSettings
+
 PACKAGE = Path(__file__).resolve().parent.parent / "hgner"
-SCRIPTS = PACKAGE.parent / "scripts"
+TOOLS = PACKAGE.parent / "tools"
 FRONT = ("cli.py", "commands", "server")  # the command line (and the server, which names its own options): may name flags
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 
@@ -51,7 +51,7 @@ def test_no_library_module_imports_argparse():
 
 
 def test_no_library_message_names_a_flag():
-    """Library messages name the settings' fields (hgner.errors.named); the CLI names them as flags."""
+    """Library messages name the settings' fields (hgner.core.errors.named); the CLI names them as flags."""
     naming = []
     for name, tree in _library_modules():
         docstrings = _docstrings(tree)
@@ -68,8 +68,21 @@ def test_fields_are_named_as_flags_by_the_cli_alone():
     assert error.render(flag_names()) == "--min-confidence: bad, see --set"
 
 
+FRONT_ENDS = {"__init__.py", "__main__.py", "api.py", "cli.py", "dask.py", "entry.py", "reseal.py", "spacy_component.py"}
+
+
+def test_the_top_of_the_package_holds_only_front_ends_and_folders():
+    """Issue 58: the layers are folders; the top of ``hgner/`` keeps the front ends, and every
+    folder of modules says in its docstring what it holds."""
+    assert {path.name for path in PACKAGE.glob("*.py")} == FRONT_ENDS
+    folders = [path for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()]
+    undocumented = [path.name for path in folders
+                    if not ast.get_docstring(ast.parse((path / "__init__.py").read_text(encoding="utf-8")))]
+    assert len(folders) >= 13 and undocumented == []
+
+
 def test_modules_and_functions_are_small():
-    result = subprocess.run([sys.executable, str(SCRIPTS / "check_sizes.py"), str(PACKAGE)], capture_output=True,
+    result = subprocess.run([sys.executable, str(TOOLS / "check_sizes.py"), str(PACKAGE)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout
 
@@ -93,8 +106,8 @@ def test_tag_loads_only_the_tagging_side_and_builds_one_decoder(tag_model):
     assert report["code"] == 0 and report["built"] == ["Viterbi"]
     loaded = [m for m in report["modules"] if m.startswith(("hgner", "dask", "distributed"))]
     unwanted = [m for m in loaded if m.startswith(("dask", "distributed", "hgner.distributed", "hgner.evaluation",
-                                                   "hgner.training", "hgner.corpus", "hgner.catalog",
-                                                   "hgner.datahome", "hgner.reading", "hgner.ieer"))]
+                                                   "hgner.training", "hgner.data.corpus", "hgner.data.catalog",
+                                                   "hgner.data.datahome", "hgner.data.reading", "hgner.data.ieer"))]
     assert unwanted == []
 
 

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from hgner import crfsuite_format
-from hgner.errors import ModelError
-from hgner.integrity import SEAL_FILE
-from hgner.modelfiles import META_FILE, MODEL_FILE, builtin_models, refresh_files, shipped_models_dir
-from hgner.model import CrfModel
+from hgner.core.errors import ModelError
+from hgner.core.integrity import SEAL_FILE
+from hgner.crf import crfsuite_format
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import META_FILE, MODEL_FILE, builtin_models, refresh_files, shipped_models_dir
 
 
 @pytest.fixture()
@@ -31,7 +31,7 @@ def header(data):
 def use_with_crfsuite(directory):
     """Load the model and tag with crfsuite's own decoder in a child process: (exit status, stderr)."""
     code = ("import sys\nfrom hgner.tagging.tagger import Tagger\nfrom hgner.tagging.settings import TagSettings\n"
-            "from hgner.errors import HgnerError\n"
+            "from hgner.core.errors import HgnerError\n"
             "try:\n    list(Tagger(TagSettings(sys.argv[1], 'crfsuite')).tag_text('Angela Merkel visited Paris .'))\n"
             "except HgnerError as e:\n    print(e, file=sys.stderr); sys.exit(2)\n")
     result = subprocess.run([sys.executable, "-c", code, str(directory)], capture_output=True, text=True, timeout=120)
@@ -152,7 +152,7 @@ def test_reseal_seals_a_model_that_loads_and_refuses_one_that_does_not(copy, cap
 def test_each_model_file_is_hashed_once_per_load(copy, monkeypatch):
     import hashlib
 
-    from hgner import fileio, integrity
+    from hgner.core import fileio, integrity
 
     hashed = []
     real = hashlib.sha256
@@ -171,8 +171,8 @@ def test_each_model_file_is_hashed_once_per_load(copy, monkeypatch):
 
 
 def test_a_files_map_that_disagrees_with_the_seal_is_refused(copy):
-    from hgner.integrity import seal
-    from hgner.modelfiles import SEALED_FILES
+    from hgner.core.integrity import seal
+    from hgner.crf.modelfiles import SEALED_FILES
 
     meta = json.loads((copy / META_FILE).read_text())
     right = dict(meta["files"][MODEL_FILE])
@@ -228,7 +228,7 @@ def test_an_attribute_crfsuite_would_not_find_by_its_hash_is_refused_even_when_r
 def test_read_metadata_without_every_file_checks_meta_json_only(copy):
     """What a model's meta.json says (its language for the language check's advice) is read with
     meta.json checked against the seal, and the model's other files left unread."""
-    from hgner.modelfiles import read_metadata
+    from hgner.crf.modelfiles import read_metadata
 
     data = bytearray((copy / MODEL_FILE).read_bytes())
     data[-1] ^= 1

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.lookup import ROW_WIDTH, Lookup
+from hgner.features.lookup import ROW_WIDTH, Lookup
 
 
 def counting(compute):

@@ -5,13 +5,13 @@ import tempfile
 import numpy as np
 import pytest
 
-from hgner.errors import ModelError
-from hgner.integrity import SEAL_FILE
-from hgner.modelfiles import META_FILE, MODEL_FILE, STARTS_FILE
+from hgner.core.errors import ModelError
+from hgner.core.integrity import SEAL_FILE
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import META_FILE, MODEL_FILE, STARTS_FILE
 from hgner.features.typecache import TYPES_FILE
-from hgner.model import CrfModel
-from hgner.training.crf import train
 from hgner.training import TrainOptions, WordTables
+from hgner.training.crf import train
 
 
 def test_model_directory_is_crfsuite_plus_json_and_numpy_arrays(tiny_model):
@@ -68,7 +68,7 @@ def test_binary_weights_agree_with_crfsuite_dump(tiny_model):
 
 
 def test_binary_reader_refuses_other_files(tmp_path):
-    from hgner.crfsuite_adapter import read_crfsuite_weights
+    from hgner.crf.crfsuite_adapter import read_crfsuite_weights
 
     (tmp_path / "x").write_bytes(b"not a model at all, just some bytes" * 3)
     with pytest.raises(ValueError, match="not a crfsuite CRF1d model"):
@@ -81,9 +81,9 @@ def test_binary_reader_refuses_other_files(tmp_path):
 def test_shipped_languages_leave_out_a_model_whose_meta_does_not_read(tmp_path, monkeypatch):
     import shutil
 
-    from hgner import modelfiles
     from hgner.commands.arguments import flag_names
-    from hgner.errors import render
+    from hgner.core.errors import render
+    from hgner.crf import modelfiles
 
     for name in ("es-conll02", "nl-conll02"):
         shutil.copytree(modelfiles.shipped_models_dir() / name, tmp_path / name)
@@ -115,7 +115,7 @@ def test_word_clusters_are_checked_before_training(tmp_path, tiny_corpus, cluste
 
 
 def test_tables_given_without_their_features_are_refused(tmp_path, tiny_corpus):
-    from hgner.errors import HgnerError
+    from hgner.core.errors import HgnerError
     from hgner.features import FeatureConfig
 
     with pytest.raises(ModelError, match="word clusters given but config.word_clusters is false"):

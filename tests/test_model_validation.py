@@ -10,18 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner import skip
-from hgner.training import skip as skip_training
-from hgner.corpus import Corpus, Document, Sentence
-from hgner.errors import ModelError
+from hgner.core.errors import ModelError
+from hgner.core.integrity import seal
+from hgner.core.validation import check, check_string_table
+from hgner.crf import skip
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import META_FILE, MODEL_FILE, SEALED_FILES, STARTS_FILE, refresh_files
+from hgner.data.corpus import Corpus, Document, Sentence
 from hgner.features import RECOMMENDED
 from hgner.features.typecache import TYPES_FILE
-from hgner.integrity import seal
-from hgner.modelfiles import META_FILE, MODEL_FILE, SEALED_FILES, STARTS_FILE, refresh_files
-from hgner.model import CrfModel
-from hgner.training.crf import train
 from hgner.training import TrainOptions, WordTables
-from hgner.validation import check, check_string_table
+from hgner.training import skip as skip_training
+from hgner.training.crf import train
 
 
 @pytest.fixture(scope="module")
@@ -302,7 +302,7 @@ def test_a_pattern_ends_at_the_end_of_the_string(copy):
 
 
 def test_a_json_string_that_is_not_text_is_an_error(tmp_path):
-    from hgner.validation import read_json
+    from hgner.core.validation import read_json
 
     (tmp_path / "t.json").write_bytes(b'{"a": "\\ud800", "b": "\\ud83d\\ude00"}')
     with pytest.raises(ModelError, match=r"t.json: a string holds a lone UTF-16 surrogate"):
@@ -316,8 +316,8 @@ def test_retraining_swaps_in_one_step_and_a_signal_between_renames_waits(copy, t
     import os
     import signal
 
-    from hgner import modelfiles as model_module
-    from hgner import process
+    from hgner.core import process
+    from hgner.crf import modelfiles as model_module
 
     (copy / "NOTES.md").write_text("mine")
     train(tiny_corpus, copy, TrainOptions(max_iterations=5))  # RENAME_EXCHANGE where the system has it
@@ -351,7 +351,7 @@ def test_a_signal_just_after_the_model_workspace_is_made_leaves_no_part_folder(t
     import signal
     import tempfile
 
-    from hgner import modelfiles
+    from hgner.crf import modelfiles
 
     real = tempfile.mkdtemp
 

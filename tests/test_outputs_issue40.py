@@ -7,9 +7,8 @@ import shutil
 import pytest
 
 from hgner.cli import main
-from hgner.integrity import seal
-from hgner.modelfiles import META_FILE
-from hgner.modelfiles import SEALED_FILES
+from hgner.core.integrity import seal
+from hgner.crf.modelfiles import META_FILE, SEALED_FILES
 
 
 def test_o_naming_a_missing_folder_is_an_error(tmp_path, capsys):

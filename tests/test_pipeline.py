@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hgner.core.errors import GraphError
+from hgner.crf.pipeline import Pipeline
 from hgner.decoders import available_decoders, make_decoder
-from hgner.errors import GraphError
-from hgner.pipeline import Pipeline
 
 SHARED = {"sweeps": 30, "seed": 0}
 
@@ -83,8 +83,8 @@ def skip_model(tiny_model, tiny_corpus, tmp_path_factory):
     """The tiny model with a skip potential."""
     import shutil
 
-    from hgner import skip
-    from hgner.model import CrfModel
+    from hgner.crf import skip
+    from hgner.crf.model import CrfModel
     from hgner.training import skip as skip_training
 
     directory = tmp_path_factory.mktemp("skip") / "model"

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hgner import process
+from hgner.core import process
 
 COMMAND = [sys.executable, "-m", "hgner", "tag", "--decoder", "gibbs", "--sweeps", "100000000", "Jim Smith"]
 

@@ -1,4 +1,4 @@
-"""hgner.rawtext: the rebuilding rules, the layouts, span scoring with known answers, and
+"""hgner.text.rawtext: the rebuilding rules, the layouts, span scoring with known answers, and
 ``hgner evaluate --input raw`` end to end on a tiny model."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from hgner.corpus import Corpus, Document, Sentence
-from hgner.rawtext import WRAP_COLUMNS, entities_joined_by_layout, join_tokens, rebuild, score_spans, wrap
+from hgner.data.corpus import Corpus, Document, Sentence
+from hgner.text.rawtext import WRAP_COLUMNS, entities_joined_by_layout, join_tokens, rebuild, score_spans, wrap
 
 
 @pytest.mark.parametrize(("tokens", "text"), [
@@ -96,7 +96,7 @@ def test_evaluate_raw_end_to_end(tag_model, tmp_path, capsys):
     """The tiny model tags its own training sentences: raw-text scoring equals the token scoring
     when the text tokenizes back into the same tokens and sentences."""
     from hgner.cli import main
-    from hgner.corpus import write_conll
+    from hgner.data.corpus import write_conll
 
     tokens = SENTENCE.split()
     tags = ["B-PER", "I-PER", "O", "O", "B-ORG", "I-ORG", "O", "B-LOC", "O"]

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 from pathlib import Path
 
 import pytest
 
-from hgner.corpus import Corpus, Document, Sentence, read_conll, regroup_documents
-from hgner.errors import HgnerError
-from hgner.reading import NO_DOCUMENTS, check_documents as documents_option, read_tagged
+from hgner.core.errors import HgnerError
+from hgner.data.corpus import Corpus, Document, Sentence, read_conll, regroup_documents
+from hgner.data.reading import NO_DOCUMENTS, read_tagged
+from hgner.data.reading import check_documents as documents_option
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SPANISH = str(FIXTURES / "spanish_like.conll")  # 48 sentences, no -DOCSTART-, one stray I- start (line 49)

@@ -1,7 +1,7 @@
 """Every ``hgner`` command the README and the docs show (docs/**/*.md and the generated pages)
 parses with the CLI's own parser, so a missing required argument or a misspelt option fails here;
 corpus names in them are catalogue names. Every Python example that shows what it prints runs and
-prints that. (``scripts/check_readme.py`` runs the commands; it is not part of the tests.)"""
+prints that. (``tools/check_readme.py`` runs the commands; it is not part of the tests.)"""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from hgner import catalog
 from hgner.cli import build_parser
-from hgner.errors import HgnerError
+from hgner.core.errors import HgnerError
+from hgner.data import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("check_readme", ROOT / "scripts" / "check_readme.py")
+_spec = importlib.util.spec_from_file_location("check_readme", ROOT / "tools" / "check_readme.py")
 check_readme = sys.modules.setdefault("check_readme", importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(check_readme)
 

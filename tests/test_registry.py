@@ -11,12 +11,21 @@ import catalogue
 import numpy as np
 import pytest
 
-from hgner import registry
-from hgner.decoders import (Decoder, Decoding, Setting, SettingError, available_decoders, decoder_class,
-                            decoder_settings, make_decoder, register)
 from hgner.commands.arguments import assignments as parse_assignments
-from hgner.errors import HgnerError, UnknownNameError
-from hgner.graph import FactorGraph
+from hgner.core import registry
+from hgner.core.errors import HgnerError, UnknownNameError
+from hgner.decoders import (
+    Decoder,
+    Decoding,
+    Setting,
+    SettingError,
+    available_decoders,
+    decoder_class,
+    decoder_settings,
+    make_decoder,
+    register,
+)
+from hgner.graph.factor_graph import FactorGraph
 
 BUILT_IN = {"beg", "crfsuite", "dhg", "doublemin-gibbs", "exact", "gibbs", "herded", "herded-shared", "meanfield",
             "mgpmh", "min-gibbs", "rdhg", "viterbi"}
@@ -33,7 +42,7 @@ def scratch_names():
 
 def test_built_ins_registered_in_a_fresh_interpreter_without_importing_the_pipeline():
     code = ("import sys; from hgner import registry; names = registry.names(registry.decoders); "
-            "print(','.join(names)); print('hgner.pipeline' in sys.modules)")
+            "print(','.join(names)); print('hgner.crf.pipeline' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert set(out[0].split(",")) >= BUILT_IN
     assert out[1] == "False"

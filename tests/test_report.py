@@ -1,7 +1,6 @@
 import io
 
-from hgner.text import counted
-
+from hgner.core.wording import counted
 from hgner.evaluation import Report, RunResult
 from hgner.evaluation.report import format_table3, plot
 

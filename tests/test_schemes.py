@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from random_tags import random_tags
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import IOB2, IOBES, Tokens
 
-from random_tags import random_tags
-
-from hgner import schemes
-from hgner.validation import load_schema
+from hgner.core import schemes
+from hgner.core.validation import load_schema
 
 TYPES = ["PER", "LOC", "ORG", "MISC"]
 LOSSLESS = ("IOB1", "IOB2", "BIOES")  # IO merges adjacent entities of one type

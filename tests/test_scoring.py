@@ -5,7 +5,7 @@ hand-computed conlleval output, and the label-consistency figure.
 conlleval.pl (version 2004-01-26, the CoNLL-2003 evaluation script), which is not available
 here; conlleval.pl itself is Perl and reads ``token ... gold guess`` lines. The places where
 seqeval's default mode and conlleval.pl disagree are tested explicitly in
-``test_where_conlleval_pl_and_seqeval_part`` and described in ``hgner/scoring.py``.
+``test_where_conlleval_pl_and_seqeval_part`` and described in ``hgner/core/scoring.py``.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from random_tags import random_tags
 from seqeval.metrics import classification_report, f1_score
 from seqeval.scheme import IOB1 as SEQEVAL_IOB1
 from seqeval.scheme import IOB2, IOBES, Tokens
 
-from random_tags import random_tags
-
-from hgner import schemes
-from hgner.scoring import MODES, Counts, consistency_disagreement, entity_spans, score
+from hgner.core import schemes
+from hgner.core.scoring import MODES, Counts, consistency_disagreement, entity_spans, score
 
 # --- conlleval.pl, transcribed --------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""hgner.sentence_starts: the sentence starts a model learns from its corpus, decoded by Viterbi
+"""hgner.text.sentence_starts: the sentence starts a model learns from its corpus, decoded by Viterbi
 (checked against enumeration), applied only to the runs the rules leave without an end, and
 written by training into the model folder."""
 
@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.model import CrfModel
-from hgner.modelfiles import STARTS_FILE
-from hgner.sentence_starts import (
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import STARTS_FILE
+from hgner.tagging.settings import TagSettings
+from hgner.tagging.tagger import Tagger
+from hgner.text.sentence_starts import (
     ENDED_PENALTY,
     INSIDE,
     START,
@@ -23,10 +25,8 @@ from hgner.sentence_starts import (
     token_shape,
     training_sequences,
 )
-from hgner.sentences import TokenizedSentence
-from hgner.tagging.settings import TagSettings
-from hgner.tagging.tagger import Tagger
-from hgner.tokenizer import TextTokenizer
+from hgner.text.sentences import TokenizedSentence
+from hgner.text.tokenizer import TextTokenizer
 
 
 @pytest.mark.parametrize("word, shape", [
@@ -160,7 +160,7 @@ def test_a_model_without_learned_starts_splits_by_the_rules_alone(tiny_model):
 def test_a_starts_file_with_other_labels_is_a_model_error(tiny_model, tmp_path):
     import shutil
 
-    from hgner.errors import ModelError
+    from hgner.core.errors import ModelError
 
     model = CrfModel.load(tiny_model.directory)
     shutil.copy(model.directory / "model.crfsuite", tmp_path / STARTS_FILE)  # the CRF's labels, not B and I

@@ -1,4 +1,4 @@
-"""hgner.sentences: where sentences end in running prose, in hard-wrapped paragraphs and in text
+"""hgner.text.sentences: where sentences end in running prose, in hard-wrapped paragraphs and in text
 laid out one sentence per line; headlines, bylines and datelines run into the sentence after
 them; and splitting that never loses, adds or reorders a character."""
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hgner.rawtext import wrap
-from hgner.sentences import DASHES, LIST_ITEMS, abbreviation_ends, list_markers, split_sentences, stop_words
-from hgner.tokenizer import TextTokenizer
+from hgner.text.rawtext import wrap
+from hgner.text.sentences import DASHES, LIST_ITEMS, abbreviation_ends, list_markers, split_sentences, stop_words
+from hgner.text.tokenizer import TextTokenizer
 
 TOKENIZER = TextTokenizer("en")
 

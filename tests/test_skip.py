@@ -6,14 +6,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hgner import schemes, skip
-from hgner.training import skip as skip_training
-from hgner.corpus import Corpus, Document, Sentence
+from hgner.core import schemes
+from hgner.core.errors import GraphError, ModelError
+from hgner.crf import skip
+from hgner.crf.model import CrfModel
+from hgner.crf.pipeline import Pipeline
+from hgner.data.corpus import Corpus, Document, Sentence
 from hgner.decoders import make_decoder
-from hgner.errors import GraphError, ModelError
 from hgner.evaluation import EvaluateOptions, evaluate
-from hgner.model import CrfModel
-from hgner.pipeline import Pipeline
+from hgner.training import skip as skip_training
 
 
 def edges(sentences, **settings):

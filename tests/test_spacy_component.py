@@ -12,12 +12,12 @@ from importlib.metadata import entry_points
 import pytest
 import spacy
 from spacy import displacy
+from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
 
 import hgner.spacy_component  # noqa: F401  (registers the factory when running from a source tree)
-from hgner.errors import HgnerError
-from hgner.tagging.tagger import Tagger
+from hgner.core.errors import HgnerError
 from hgner.tagging.settings import TagSettings
-from tag_support import SENTENCE, subprocess_env, tag_model  # noqa: F401  (fixture)
+from hgner.tagging.tagger import Tagger
 
 TEXTS = [SENTENCE, "Jim Smith flew from Paris to London on Monday .\n\nThe French minister met Maria Lopez of Reuters .",
          "  Shares of Siemens rose 3 percent in Berlin trading .  ", "", "Reuters said on Tuesday that John would visit Madrid ."]
@@ -71,7 +71,7 @@ def test_same_entities_as_hgner_tag(tag_model):
 def test_entity_ending_inside_a_doc_token_covers_the_token():
     """At a line end hgner's sentence rules split the full stop off "Corp." (Lear Corp / .), but the
     Doc keeps "Corp." whole: the entity's span is widened to the Doc's token."""
-    from hgner.tokenizer import make_tokenizer
+    from hgner.text.tokenizer import make_tokenizer
 
     nlp = spacy.blank("en")
     nlp.tokenizer = make_tokenizer(nlp)
@@ -92,7 +92,7 @@ def test_doc_sentence_boundaries_are_used(tag_model):
 
 
 def sentence_tokens(doc):
-    from hgner.tokenizer import TextTokenizer
+    from hgner.text.tokenizer import TextTokenizer
 
     return [s.tokens for s in TextTokenizer.from_doc(doc)]
 
@@ -211,7 +211,7 @@ def test_displacy_shows_entities(tag_model):
 
 
 def test_decoder_settings_and_min_confidence(tag_model):
-    from hgner.errors import UnknownNameError
+    from hgner.core.errors import UnknownNameError
 
     nlp = pipeline(tag_model, decoder="gibbs", decoder_settings={"sweeps": 30, "seed": 3, "schedule": "constant"})
     assert [e.text for e in nlp(SENTENCE).ents] == ["Angela Merkel", "United Nations", "Tokyo"]
@@ -257,7 +257,6 @@ def test_a_pickled_component_keeps_its_language():
 def test_pipe_with_two_processes_under_spawn():
     import multiprocessing
 
-    import spacy
 
     if "spawn" not in multiprocessing.get_all_start_methods():
         pytest.skip("no spawn start method here")
@@ -282,7 +281,7 @@ def test_to_disk_copies_only_the_sealed_files_and_refuses_links(tmp_path, tiny_m
 
     import spacy
 
-    from hgner.errors import HgnerError
+    from hgner.core.errors import HgnerError
 
     model = tmp_path / "model"
     shutil.copytree(tiny_model.directory, model)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.errors import ModelError
+from hgner.core.errors import ModelError
 from hgner.features import FeatureResources
 from hgner.features.packed import pack_strings
 from hgner.features.spellings import AS_WRITTEN, SPELLED, TITLE, UPPER, SpellingTable

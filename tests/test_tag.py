@@ -12,17 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from tag_support import COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, run_hgner, subprocess_env, tag_model  # noqa: F401  (fixture)
 
-from hgner import languages, tokenizer
-from hgner.integrity import seal
-from hgner.modelfiles import SEALED_FILES
-from hgner.tagging import tagger as tag
-from hgner.training import skip as skip_training
 from hgner.cli import main
-from hgner.tagging.tagger import Tagger, text_blocks
+from hgner.core.integrity import seal
+from hgner.core.wording import languages, tokenizer
+from hgner.crf.modelfiles import SEALED_FILES
+from hgner.tagging import tagger as tag
 from hgner.tagging.settings import TagSettings
-from tag_support import (COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, run_hgner,  # noqa: F401  (fixture)
-                         subprocess_env, tag_model)
+from hgner.tagging.tagger import Tagger, text_blocks
+from hgner.training import skip as skip_training
 
 MESSY = "Café owners\u00a0in  Tokyo say:\n\n  Angela Merkel works for United Nations in Tokyo .  Jim Smith flew from Paris to London on Monday .\n"
 
@@ -250,10 +249,11 @@ def test_skip_graph_without_a_skip_potential_says_how_to_build_it(tag_model):
 
 
 def test_skip_graph_tags_with_a_skip_potential(tag_model, tmp_path):
-    from hgner import skip
-    from hgner.corpus import load_corpus
-    from hgner.model import CrfModel
     from tag_support import FIXTURE
+
+    from hgner.crf import skip
+    from hgner.crf.model import CrfModel
+    from hgner.data.corpus import load_corpus
 
     directory = tmp_path / "with-skip"
     shutil.copytree(tag_model, directory)
@@ -303,7 +303,7 @@ def test_a_subfolder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
     """Issue 40: an unlistable subfolder was skipped without a word."""
     import os
 
-    from hgner.errors import HgnerError
+    from hgner.core.errors import HgnerError
     from hgner.tagging.inputs import folder_files
 
     (tmp_path / "a.txt").write_text("Jim\n")

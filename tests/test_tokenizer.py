@@ -1,4 +1,4 @@
-"""hgner.tokenizer: CoNLL-like tokens (sentence ends: tests/test_sentences.py),
+"""hgner.text.tokenizer: CoNLL-like tokens (sentence ends: tests/test_sentences.py),
 offsets that always point back into the text, and the tokenizer offered to spaCy pipelines."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hgner.languages import likelier_language
-from hgner.tokenizer import LONGEST_RUN, TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
+from hgner.text.languages import likelier_language
+from hgner.text.tokenizer import LONGEST_RUN, TextTokenizer, describe, make_tokenizer, recorded_version, split_sentences
 
 TOKENIZER = TextTokenizer("en")
 
@@ -162,8 +162,8 @@ def test_a_long_run_without_whitespace_is_tokenized_in_pieces():
 
 @pytest.fixture(scope="module")
 def tagger(tag_model):
-    from hgner.tagging.tagger import Tagger
     from hgner.tagging.settings import TagSettings
+    from hgner.tagging.tagger import Tagger
 
     return Tagger(TagSettings(tag_model))
 
@@ -183,11 +183,7 @@ def test_entity_text_is_its_span(tagger, pieces):
             assert text[entity.start:entity.end] == entity.text
 
 
-SPANISH_TEXT = ("El presidente del Gobierno dijo hoy que la reunión con los ministros de la Unión Europea fue "
-                "muy difícil , pero que se ha llegado a un acuerdo para el año que viene en Madrid , según "
-                "fuentes de su partido y de la oposición , que también estaban en la sala con otros . Cuando "
-                "llegaron , nadie sabía si había sido una buena idea o si todo esto era solo para las cámaras , "
-                "porque sus amigos no querían hablar más sobre ello").split()
+SPANISH_TEXT = ["El", "presidente", "del", "Gobierno", "dijo", "hoy", "que", "la", "reunión", "con", "los", "ministros", "de", "la", "Unión", "Europea", "fue", "muy", "difícil", ",", "pero", "que", "se", "ha", "llegado", "a", "un", "acuerdo", "para", "el", "año", "que", "viene", "en", "Madrid", ",", "según", "fuentes", "de", "su", "partido", "y", "de", "la", "oposición", ",", "que", "también", "estaban", "en", "la", "sala", "con", "otros", ".", "Cuando", "llegaron", ",", "nadie", "sabía", "si", "había", "sido", "una", "buena", "idea", "o", "si", "todo", "esto", "era", "solo", "para", "las", "cámaras", ",", "porque", "sus", "amigos", "no", "querían", "hablar", "más", "sobre", "ello"]
 
 
 def test_likelier_language_from_the_most_frequent_words():
@@ -197,9 +193,6 @@ def test_likelier_language_from_the_most_frequent_words():
     assert likelier_language(SPANISH_TEXT, "es") is None  # the given language: nothing to say
     assert likelier_language(SPANISH_TEXT, "zz") is None  # no language spaCy has: nothing to compare with
     assert likelier_language(SPANISH_TEXT[:55], "en") is None  # under 50 distinct words say too little
-    english = ("The minister said on Monday that he would not be in the city for the talks with them , but his "
-               "office later told reporters that the trip to Madrid had been planned for weeks and could still go "
-               "ahead if the union leaders agreed to meet again before the end of the month , when parliament "
-               "returns from its summer break").split()
+    english = ["The", "minister", "said", "on", "Monday", "that", "he", "would", "not", "be", "in", "the", "city", "for", "the", "talks", "with", "them", ",", "but", "his", "office", "later", "told", "reporters", "that", "the", "trip", "to", "Madrid", "had", "been", "planned", "for", "weeks", "and", "could", "still", "go", "ahead", "if", "the", "union", "leaders", "agreed", "to", "meet", "again", "before", "the", "end", "of", "the", "month", ",", "when", "parliament", "returns", "from", "its", "summer", "break"]
     assert likelier_language(english + SPANISH_TEXT[:20], "en") is None  # English with a few Spanish words
     assert likelier_language(english, "es").language == "en"

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hgner.integrity import seal
-from hgner.modelfiles import SEALED_FILES, shipped_models_dir
-from hgner import skip
 from hgner.cli import main
-from hgner.model import CrfModel
+from hgner.core.integrity import seal
+from hgner.crf import skip
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import SEALED_FILES, shipped_models_dir
 
 SPANISH = str(Path(__file__).parent / "fixtures" / "spanish_like.conll")
 
@@ -83,7 +83,7 @@ def test_unknown_language_fails_before_training(tmp_path, capsys, language):
 def test_model_directory_has_the_umask_permissions_and_its_language_is_checked(tmp_path, capsys):
     import json
 
-    from hgner.fileio import umask
+    from hgner.core.fileio import umask
 
     out = tmp_path / "m"
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(out), "--max-iterations", "2"]) == 0
@@ -98,14 +98,14 @@ def test_model_directory_has_the_umask_permissions_and_its_language_is_checked(t
 
 @pytest.mark.parametrize("name, language", [("es-conll02", "es"), ("nl-conll02", "nl")])
 def test_shipped_conll02_models_are_complete(name, language):
+    from hgner.crf.modelfiles import builtin_models
     from hgner.decoders.chain import viterbi
-    from hgner.modelfiles import builtin_models
 
     assert name in builtin_models()
     model = CrfModel.load(name)
     meta = model.metadata
     assert meta["language"] == language and meta["documents"] == {"es": "10", "nl": "corpus"}[language]
-    # (scripts/TUNING.md: herded keeps up with Dutch BIOES and Spanish IOB2, not with Spanish BIOES)
+    # (docs/development/research-log.md: herded keeps up with Dutch BIOES and Spanish IOB2, not with Spanish BIOES)
     assert meta["scheme"] == {"es": "IOB2", "nl": "BIOES"}[language]
     assert meta["dev"]["skip"]["f1"] >= meta["dev"]["f1"] > 70  # skip-chain never worse than the chain on dev
     table = skip.load(model)
@@ -384,7 +384,7 @@ def test_case_augmented_training_from_the_command_line(tmp_path, capsys):
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "m"), "--case-augment",
                  "lower,upper", "--max-iterations", "5"]) == 0
     model = CrfModel.load(tmp_path / "m")
-    from hgner.reading import read_tagged
+    from hgner.data.reading import read_tagged
 
     plain = read_tagged(SPANISH)[0]
     assert model.metadata["training"]["sentences"] == 3 * len(plain.sentences)
@@ -396,8 +396,8 @@ def test_case_augmented_training_from_the_command_line(tmp_path, capsys):
 
 
 def test_prose_augmented_training_from_the_command_line(tmp_path):
-    from hgner.augment import augmented
-    from hgner.reading import read_tagged
+    from hgner.data.augment import augmented
+    from hgner.data.reading import read_tagged
 
     assert main(["train", "--train", SPANISH, "--lang", "es", "--out", str(tmp_path / "m"), "--case-augment", "lower",
                  "--prose-augment", "--max-iterations", "5"]) == 0
@@ -433,8 +433,8 @@ NEWS_TAGS = {"SOCCER": "I-MISC", "ENGLISH": "I-MISC", "LONDON": "I-LOC", "Englis
 def test_prose_augmented_training_of_the_table_documents_only(tmp_path, capsys):
     """``--prose-augment tables`` adds the prose copy of the results table only, not of the story
     (3 of the 4 sentences after its headline end in ".")."""
-    from hgner.augment import augmented
-    from hgner.reading import read_tagged
+    from hgner.data.augment import augmented
+    from hgner.data.reading import read_tagged
 
     corpus = tmp_path / "news.conll"
     corpus.write_text("".join(line if line.startswith("-DOCSTART-") or not line.strip() else
@@ -504,7 +504,7 @@ def test_share_buckets_need_a_capitalised_share_table(tmp_path, capsys):
 
 @pytest.mark.parametrize("penalty", [-1.0, 100.5, float("nan"), float("inf")])
 def test_a_sentence_start_penalty_outside_0_to_100_is_refused(penalty):
-    from hgner.errors import ModelError, render
+    from hgner.core.errors import ModelError, render
     from hgner.training import TrainOptions
 
     with pytest.raises(ModelError) as error:
@@ -567,7 +567,7 @@ def test_each_shipped_models_recorded_command_asks_for_the_options_it_was_built_
 
 
 def test_the_spanish_model_reads_text_without_case_as_it_reads_cased_text(capsys):
-    """es-conll02 is trained on lowercased and uppercased copies of esp.train (scripts/TUNING.md):
+    """es-conll02 is trained on lowercased and uppercased copies of esp.train (docs/development/research-log.md):
     the same sentence, cased, lowercased or uppercased, gives the same entities."""
     cased = "El presidente José Álvarez visitó Córdoba con Telefónica ."
     assert main(["tag", "--model", "es-conll02", cased, cased.lower(), cased.upper()]) == 0
@@ -579,14 +579,14 @@ def test_the_spanish_model_reads_text_without_case_as_it_reads_cased_text(capsys
 
 @pytest.mark.parametrize("marked", [False, True])
 def test_heldout_parts_split_a_corpus_into_the_documents_training_reads(tmp_path, marked):
-    """scripts/heldout_parts.py: every document is held out in exactly one part, and a training
+    """tools/heldout_parts.py: every document is held out in exactly one part, and a training
     file read back as the build command reads it (groups of 10 sentences for a corpus without
     -DOCSTART-, like esp.train) gives the other parts' documents unchanged."""
     import sys
 
-    from hgner.reading import read_tagged
+    from hgner.data.reading import read_tagged
 
-    scripts = str(Path(__file__).resolve().parent.parent / "scripts")
+    scripts = str(Path(__file__).resolve().parent.parent / "tools")
     sys.path.insert(0, scripts)
     try:
         import heldout_parts

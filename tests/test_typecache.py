@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.errors import ModelError
+from hgner.core.errors import ModelError
+from hgner.core.integrity import seal
+from hgner.crf.model import CrfModel
+from hgner.crf.modelfiles import SEALED_FILES
 from hgner.features import AttributeScores
 from hgner.features.typecache import TYPES_FILE
-from hgner.integrity import seal
-from hgner.model import CrfModel
-from hgner.modelfiles import SEALED_FILES
 
 WORDS = ["John", "Smith", "visited", "Paris", ".", "JOHN", "paris", "U.S.", "Acme", "Corp", "of", "New", "York",
          "unseenword", "Unseen", "Reuters", ",", "said", "the", "man"]
@@ -78,7 +78,7 @@ def test_a_cache_that_does_not_fit_is_refused(copy_model, change, message):
 
 
 def _rewrite_cache(directory, change) -> None:
-    from hgner.modelfiles import refresh_files
+    from hgner.crf.modelfiles import refresh_files
 
     path = directory / TYPES_FILE
     with np.load(path) as stored:
@@ -113,8 +113,8 @@ def test_a_cache_made_for_other_features_is_not_used(copy_model):
     with a warning, and the model tags as it would without it."""
     import json
 
-    from hgner.errors import HgnerWarning
-    from hgner.modelfiles import META_FILE
+    from hgner.core.errors import HgnerWarning
+    from hgner.crf.modelfiles import META_FILE
 
     meta = json.loads((copy_model / META_FILE).read_text())
     meta["features"]["affixes"] = 2

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hgner.errors import ModelError
-from hgner.validation import check, check_string_table
+from hgner.core.errors import ModelError
+from hgner.core.validation import check, check_string_table
 
 KEYS = st.one_of(st.text(max_size=8), st.builds(lambda c, u: f"{c} {u}", st.integers(-2, 102), st.integers(-2, 102)),
                  st.sampled_from(["01 5", "5  5", "5 5\n", " 5 5", "100 100", "0 0"]))

@@ -81,7 +81,7 @@ def _first_paragraph(text: str | None) -> str:
 def decoders_page() -> str:
     """The registered decoders: what ``hgner decoders`` prints, and each class's docstring."""
     import hgner
-    from hgner import registry
+    from hgner.core import registry
 
     lines = ["# Decoders", "",
              "Generated from the decoder registry when the site is built. `hgner decoders` prints:", "",
@@ -143,12 +143,12 @@ EXIT_CODES = [
 
 
 def errors_page() -> str:
-    """The error hierarchy of ``hgner.errors`` and the command's exit statuses."""
-    from hgner import errors
+    """The error hierarchy of ``hgner.core.errors`` and the command's exit statuses."""
+    from hgner.core import errors
 
     lines = ["# Errors and exit statuses", "",
-             "Every problem with the user's input is an `hgner.errors.HgnerError` (generated from",
-             "`hgner/errors.py`); the command turns it into one line on standard error and exit status 2.",
+             "Every problem with the user's input is an `hgner.core.errors.HgnerError` (generated from",
+             "`hgner/core/errors.py`); the command turns it into one line on standard error and exit status 2.",
              "", "| exit status | meaning |", "| --- | --- |", *(f"| {c} | {m.replace('|', chr(92) + '|')} |" for c, m in EXIT_CODES), "",
              "| error | base | when |", "| --- | --- | --- |"]
 
@@ -209,7 +209,9 @@ def modules_page() -> str:
         "| folder | what it holds |", "| --- | --- |",
         "| `models/` | the shipped models (installed as `hgner.models`) |",
         "| `corpora/` | the corpus catalogue: one manifest per corpus and its schema (installed as `hgner.corpora`) |",
-        "| `scripts/` | model building, experiments (`experiments.sh` writes `docs/results/*.json`), benchmarks |",
+        "| `benchmarks/` | what the results pages are built from (`decoder_results.sh` writes `docs/results/*.json`) |",
+        "| `tools/` | the build of the shipped models, the fuzzers, the house checks |",
+        "| `experiments/` | tuning experiments and their logs (the [research log](research-log.md)) |",
         "| `tests/` | mirrors the package; see [Tests](tests.md) |",
         "| `docs/` | this site; `docs/hooks/` generates its reference and results pages |", ""])
     return "\n".join(lines)

@@ -75,7 +75,7 @@ def table3_page() -> str:
     lines = ["# Table 3: Viterbi, annealed and herded Gibbs", "",
              "The herded Gibbs paper's Table 3 on the linear chain: F1, annealed Gibbs as mean (sd) over 5",
              "seeds, decoding seconds for the whole corpus in brackets. Rendered from",
-             "`docs/results/table3-ieer.json` and `table3-testb.json`, which `scripts/experiments.sh` writes",
+             "`docs/results/table3-ieer.json` and `table3-testb.json`, which `benchmarks/decoder_results.sh` writes",
              "with the commands below.", ""]
     for name, title in (("table3-ieer", "en-3class on IEER (the paper's setting)"),
                         ("table3-testb", "en-conll03 on eng.testb")):
@@ -136,7 +136,7 @@ def _skip_table(name: str, title: str, decoders: str, extra: str = "") -> list[s
 def skip_page() -> str:
     sweeps = " --sweeps 100,400,800 --seeds 5"
     lines = ["# Skip-chain graphs and `exact`", "",
-             "Rendered from `docs/results/skip-*.json` (`scripts/experiments.sh`). Consistency: the report's",
+             "Rendered from `docs/results/skip-*.json` (`benchmarks/decoder_results.sh`). Consistency: the report's",
              "`consistency_disagreement` (pairs of occurrences of a capitalised word in a document whose",
              "predicted types differ); = optimum: documents whose labelling scores the certified optimum of",
              "the skip graph; gap: mean score gap to it; gibbs: mean over 5 seeds. `viterbi` decodes the chain.",
@@ -184,14 +184,14 @@ def variants_page() -> str:
     lines = ["# The herded-Gibbs family, minibatch Gibbs and mean field", "",
              "On the skip-chain graphs, stochastic decoders with seed 0; = optimum against `exact`'s",
              "certified optimum; weights: mean KiB of weight tables allocated per document. Rendered from",
-             "`docs/results/variants-testb.json` and `variants-ieer.json` (`scripts/experiments.sh`):", "",
+             "`docs/results/variants-testb.json` and `variants-ieer.json` (`benchmarks/decoder_results.sh`):", "",
              "```bash", _command(testb, f"--graph skip --decoders {VARIANTS} --sweeps 100,800"),
              _command(ieer, f"--graph skip --decoders {VARIANTS} --sweeps 100,800"), "```", "",
              "| decoder | eng.testb F1 100 / 800 | = optimum at 800 | seconds at 800 | IEER F1 100 / 800 | "
              "= optimum at 800 | seconds at 800 | weights (testb / IEER) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |", *variants_rows(testb, ieer), "",
              "Seconds vary with the machine state. Small models with exact marginals",
-             "(`python scripts/marginal_curves.py`): one-variable marginal error against sweeps for every",
+             "(`python benchmarks/marginal_curves.py`): one-variable marginal error against sweeps for every",
              "decoder that gives marginals:", "", "![marginal error curves](../marginal_curves.png)", "",
              *denoise_section()]
     return "\n".join(lines)
@@ -271,7 +271,7 @@ def rawtext_section() -> list[str]:
              "and the sentence ends hgner finds in each layout against the corpus's: recall, precision, and the",
              "share of sentences whose tokens hgner's tokenizer reproduces from the rebuilt text.",
              "Rendered from `docs/results/rawtext.json`, written by",
-             "`python scripts/bench_rawtext.py --json docs/results/rawtext.json`:", "",
+             "`python benchmarks/bench_rawtext.py --json docs/results/rawtext.json`:", "",
              "| corpus | corpus tokens | raw, lines | raw, paragraph | raw, wrapped |",
              "| --- | --- | --- | --- | --- |"]
     names = {"testa": "eng.testa", "wikigold": "Wikigold", "testb": "eng.testb"}
@@ -310,7 +310,7 @@ def tuning_page() -> str:
              "What was tuned on the development sets only, as the shipped models record it. The skip",
              "potential's weight (`skip.json`: `weight`, and the development F1 of `exact` at each weight of",
              "the grid) and the calibration factor (`meta.json`: `calibration`). The log of feature and",
-             "regularisation choices is `scripts/TUNING.md` in the repository.", "",
+             "regularisation choices is `docs/development/research-log.md` in the repository.", "",
              "The held-out check: the dev set's documents halved at random, the weight picked on one half",
              "and scored on the other; mean F1 gain over the chain, and pairs where it fell below the chain",
              "(`-`: the model's `skip.json` records no check; models built before it existed).", "",
@@ -337,12 +337,12 @@ def tuning_page() -> str:
 
 
 def serve_section() -> list[str]:
-    """``hgner serve`` on 127.0.0.1, from ``serve.json`` (``scripts/bench_serve.py --json``)."""
+    """``hgner serve`` on 127.0.0.1, from ``serve.json`` (``benchmarks/bench_serve.py --json``)."""
     serve = load("serve")
     throughput, latency, soak = serve["throughput"], serve["latency"], serve["soak"]
     lines = ["", "## Serving", "",
              "`hgner serve` on 127.0.0.1, from `docs/results/serve.json`, written by",
-             "`python scripts/bench_serve.py --soak 600 --json docs/results/serve.json` (see [Serving](../serve.md)).", "",
+             "`python benchmarks/bench_serve.py --soak 600 --json docs/results/serve.json` (see [Serving](../serve.md)).", "",
              f"Throughput on eng.testb's {throughput['documents']} documents ({throughput['tokens']:,} tokens):", "",
              "| server | clients | tokens/s | tokens per CPU-second |", "| --- | --- | --- | --- |"]
     for key in sorted(k for k in throughput if k.startswith("workers_") and isinstance(throughput[k], dict)):
@@ -380,11 +380,11 @@ _FIXED_ROWS = [  # (figure, target, how to read it from one version's figures)
 
 
 def fixed_costs_section() -> list[str]:
-    """Issue 39's figures, from ``fixed-costs.json`` (``scripts/bench_fixed.py --json``)."""
+    """Issue 39's figures, from ``fixed-costs.json`` (``benchmarks/bench_fixed.py --json``)."""
     fixed = load("fixed-costs")
     versions = [name for name in ("current", "baseline") if name in fixed]
     lines = ["", "## Fixed costs", "",
-             "From `docs/results/fixed-costs.json`, written by `python scripts/bench_fixed.py --baseline DIR --json "
+             "From `docs/results/fixed-costs.json`, written by `python benchmarks/bench_fixed.py --baseline DIR --json "
              "docs/results/fixed-costs.json`, DIR an earlier checkout of hgner with its own copy of the models "
              f"(here, {fixed.get('baseline_is', 'an earlier checkout')}), measured in the same run "
              + (f"of {fixed['runs']} rounds, each running every command once: the best round's figures, but the steady "
@@ -413,9 +413,9 @@ def fixed_costs_section() -> list[str]:
 def speed_page() -> str:
     memory = load("memory")
     lines = ["# Speed and memory", "",
-             "Speed and memory targets are met in benchmarks (`scripts/bench_*.py`), never in timed tests.",
+             "Speed and memory targets are met in benchmarks (`benchmarks/bench_*.py`), never in timed tests.",
              "Timings vary with the machine state, so compare figures of one run only.", "",
-             "## Memory", "", "`python scripts/bench_memory.py` (`--big 16` for the second row) writes",
+             "## Memory", "", "`python benchmarks/bench_memory.py` (`--big 16` for the second row) writes",
              "`docs/results/memory.json` (`eng.train-x16` is eng.train repeated 16 times, 50 MB, written by the",
              "script):", "", "| command | peak resident memory | seconds |", "| --- | --- | --- |"]
     for run in memory["runs"]:  # the commands as the script ran them (eng.train-x16: a file it writes)
@@ -440,13 +440,13 @@ def speed_page() -> str:
                       json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=2), "```"])
     lines.extend(["", "## Measuring", "",
                   "| script | what it measures |", "| --- | --- |",
-                  "| `scripts/bench_samplers.py` | updates per second of each sampler on random chains shaped like eng.testb |",
-                  "| `scripts/bench_pipeline.py` | features, unary matrix, Viterbi, forward-backward and crfsuite's tagger, tokens/s |",
-                  "| `scripts/bench_tag.py --json FILE` | `hgner tag` end to end on eng.testb's raw text, first output, the spaCy component |",
-                  "| `scripts/bench_scale.py --json FILE` | 1M tokens in one process and on `--cluster local:2`, Dask's overhead |",
-                  "| `scripts/bench_fixed.py --baseline DIR --json FILE` | fixed costs: a process, a short text, a Dask worker |",
-                  "| `scripts/bench_memory.py` | peak resident memory of `hgner evaluate` |",
-                  "| `scripts/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
+                  "| `benchmarks/bench_samplers.py` | updates per second of each sampler on random chains shaped like eng.testb |",
+                  "| `benchmarks/bench_pipeline.py` | features, unary matrix, Viterbi, forward-backward and crfsuite's tagger, tokens/s |",
+                  "| `benchmarks/bench_tag.py --json FILE` | `hgner tag` end to end on eng.testb's raw text, first output, the spaCy component |",
+                  "| `benchmarks/bench_scale.py --json FILE` | 1M tokens in one process and on `--cluster local:2`, Dask's overhead |",
+                  "| `benchmarks/bench_fixed.py --baseline DIR --json FILE` | fixed costs: a process, a short text, a Dask worker |",
+                  "| `benchmarks/bench_memory.py` | peak resident memory of `hgner evaluate` |",
+                  "| `benchmarks/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
     return "\n".join(lines)
 
 
@@ -454,10 +454,10 @@ FUZZ_RUNS = ("fuzz-crfsuite", "fuzz-crfsuite-seed2", "fuzz-crfsuite-rerun", "fuz
 
 
 def startup_section(run: dict[str, Any]) -> list[str]:
-    """Where a SIGINT during ``hgner``'s start-up lands (``scripts/fuzz_cli.py --startup``)."""
+    """Where a SIGINT during ``hgner``'s start-up lands (``tools/fuzz_cli.py --startup``)."""
     times = run["times"] or {}
     lines = ["## Signals during start-up", "",
-             f"`python scripts/fuzz_cli.py --startup {run['tries']} --seed {run['seed']}` (`startup-signals.json`) "
+             f"`python tools/fuzz_cli.py --startup {run['tries']} --seed {run['seed']}` (`startup-signals.json`) "
              "sends SIGINT to "
              f"{run['tries']} fresh `hgner tag` processes (the console script `{run['script']}`, bytecode cached) at "
              "random moments in their first 150 ms. From hgner's first line on (`hgner/__init__.py` holds SIGINT, "
@@ -477,9 +477,9 @@ def startup_section(run: dict[str, Any]) -> list[str]:
 
 
 def reliability_page() -> str:
-    """The fuzzers' counts, from ``fuzz-*.json`` (``scripts/fuzz_crfsuite.py`` and ``scripts/fuzz_cli.py``)."""
+    """The fuzzers' counts, from ``fuzz-*.json`` (``tools/fuzz_crfsuite.py`` and ``tools/fuzz_cli.py``)."""
     lines = ["# Reliability", "",
-             "Two fuzzers look for inputs that crash, hang or mislead hgner. `scripts/fuzz_crfsuite.py` damages",
+             "Two fuzzers look for inputs that crash, hang or mislead hgner. `tools/fuzz_crfsuite.py` damages",
              "the structure of a `model.crfsuite` (every field crfsuite reads), reseals the model and loads it",
              "in a child process; `--unchecked` opens the same bytes with crfsuite directly, without hgner's",
              "structural reader, to show that the mutations reach crfsuite's unchecked reads.", "",
@@ -492,7 +492,7 @@ def reliability_page() -> str:
                      f"{run['seed']} | {outcomes} | {run['seconds']:.0f} |")
     cli = load("fuzz-cli")
     families = ", ".join(f"{kind} {count:,}" for kind, count in cli["kinds"].items())
-    lines.extend(["", "`scripts/fuzz_cli.py` runs the `hgner` command on generated hostile cases (files, FIFOs, links,",
+    lines.extend(["", "`tools/fuzz_cli.py` runs the `hgner` command on generated hostile cases (files, FIFOs, links,",
                   "closed streams, signals at random moments, damaged and resealed models, silent Dask peers) and",
                   "counts tracebacks, internal errors, crashes, hangs, wrong results and data loss. A case is a fork",
                   "of the fuzzer, which has imported hgner and compiled its kernels once, running the command as",

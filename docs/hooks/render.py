@@ -1,13 +1,13 @@
 """The generated pages of the documentation site, as Markdown text by site path: the reference
 pages and the module map (``docs_reference.py``) and the results pages (``docs_results.py``).
-``pages.py`` (the mkdocs hook) adds them to the site; ``scripts/check_readme.py`` and the tests
+``pages.py`` (the mkdocs hook) adds them to the site; ``tools/check_readme.py`` and the tests
 import this module (by path) to check them."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

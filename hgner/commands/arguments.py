@@ -1,6 +1,6 @@
 """What the command parsers share: argparse value types, ``--set NAME=VALUE``, and the one table
 that names the settings objects' fields as flags (:data:`FLAGS`), so that library errors, which
-name fields (:func:`hgner.errors.field`), read as the command line's own."""
+name fields (:func:`hgner.core.errors.field`), read as the command line's own."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
-from ..errors import HgnerError
-from ..schemes import normalize_scheme
+from ..core.errors import HgnerError
+from ..core.schemes import normalize_scheme
 
 FLAGS = {
     "c1": "--c1", "c2": "--c2", "corpus": "--corpus", "text": "--text", "calibration": "--calibration",

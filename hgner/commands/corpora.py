@@ -8,11 +8,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from .. import commands, datahome
-from ..catalog import Manifest, Split, catalogue, find_manifest, resolve
-from ..corpus import load_corpus
-from ..errors import HgnerError
-from ..text import aligned
+from .. import commands
+from ..core.errors import HgnerError
+from ..core.wording import aligned
+from ..data import datahome
+from ..data.catalog import Manifest, Split, catalogue, find_manifest, resolve
+from ..data.corpus import load_corpus
 from .arguments import OFFLINE_HELP
 
 NAME = "corpora"

@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from .. import commands
+from ..core.wording import aligned
 from ..decoders import CAPABILITY_WORDS, available_decoders, describe_decoder
-from ..text import aligned
 
 NAME = "decoders"
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

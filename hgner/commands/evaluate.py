@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import commands
-from ..errors import HgnerError, named
-from ..fileio import STANDARD_OUTPUT, check_writable, outputs_together, refuse_inputs
-from ..graphkinds import GRAPH_KINDS
-from ..rawtext import LAYOUTS
-from ..reading import NO_DOCUMENTS, check_documents
-from ..scoring import MODES
+from ..core.errors import HgnerError, named
+from ..core.fileio import STANDARD_OUTPUT, check_writable, outputs_together, refuse_inputs
+from ..core.scoring import MODES
+from ..data.reading import NO_DOCUMENTS, check_documents
+from ..graph.kinds import GRAPH_KINDS
 from ..tagging.defaults import DEFAULT_MODEL
+from ..text.rawtext import LAYOUTS
 from .arguments import (
     OFFLINE_HELP,
     assignments,

@@ -10,11 +10,11 @@ from typing import Any
 
 from .. import commands
 from ..api import ModelInfo, available_models, model_info
-from ..errors import HgnerError
-from ..model import CrfModel
-from ..modelfiles import META_FILE, SKIP_FILES, STARTS_FILE
-from ..sentence_starts import recorded_penalty
-from ..text import aligned, printable
+from ..core.errors import HgnerError
+from ..core.wording import aligned, printable
+from ..crf.model import CrfModel
+from ..crf.modelfiles import META_FILE, SKIP_FILES, STARTS_FILE
+from ..text.sentence_starts import recorded_penalty
 
 NAME = "models"
 log = logging.getLogger("hgner")
@@ -31,7 +31,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """``hgner models``: one row per model; ``hgner models info NAME``: one model in full, after
     loading it as every command does (files against the sizes and sha256 sums ``meta.json``
-    records, and the checks of :class:`~hgner.model.CrfModel`)."""
+    records, and the checks of :class:`~hgner.crf.model.CrfModel`)."""
     if args.models_command == "info":
         info = model_info(args.name)
         CrfModel.load(info.path)  # a damaged or inconsistent model is the one-line error loading it gives
@@ -63,7 +63,7 @@ def _calibration(record: dict | None) -> str:
 
 
 def _skip_potential(meta: dict) -> str:
-    """Whether the model has a skip potential (as :func:`hgner.skip.load` decides) and its weight
+    """Whether the model has a skip potential (as :func:`hgner.crf.skip.load` decides) and its weight
     (as ``meta.json``'s dev record gives it)."""
     if not all(f in meta.get("files", {}) for f in SKIP_FILES):
         return "no (--graph skip needs one)"
@@ -75,7 +75,7 @@ def _skip_potential(meta: dict) -> str:
 
 def _sentence_starts(meta: dict) -> str:
     """Whether the model learned sentence starts, and the penalty they must beat inside a sentence
-    the rules ended (:mod:`hgner.sentence_starts`; the default for a model that records none)."""
+    the rules ended (:mod:`hgner.text.sentence_starts`; the default for a model that records none)."""
     if STARTS_FILE not in meta.get("files", {}):
         return "no (sentences by the rules alone)"
     return f"learned from the training corpus, penalty {recorded_penalty(meta):g} inside sentences the rules ended"

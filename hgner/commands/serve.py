@@ -6,7 +6,7 @@ import argparse
 import os
 
 from .. import commands
-from ..errors import HgnerError
+from ..core.errors import HgnerError
 from ..server.settings import (
     API_KEY_VARIABLE,
     DEFAULT_HOST,
@@ -56,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     """Check the options and the models' names, then serve until SIGTERM (exit status 0)."""
     from ..api import available_models
-    from ..modelfiles import model_directory, model_name, read_metadata
+    from ..crf.modelfiles import model_directory, model_name, read_metadata
 
     models: dict[str, str] = {}
     for given in args.model or available_models():

@@ -9,15 +9,16 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from .. import commands, registry
-from ..errors import HgnerError, named
-from ..fileio import outputs_together, refuse_inputs
-from ..graphkinds import GRAPH_KINDS
-from ..process import lasting
+from .. import commands
+from ..core import registry
+from ..core.errors import HgnerError, named
+from ..core.fileio import outputs_together, refuse_inputs
+from ..core.process import lasting
+from ..core.wording import counted
+from ..graph.kinds import GRAPH_KINDS
 from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECODER, SKIP_MAX_TOKENS
 from ..tagging.inputs import DEFAULT_GLOB, check_glob, resolve_inputs
 from ..tagging.writers import DEFAULT_FORMAT, OutputOptions, output_format
-from ..text import counted
 from .arguments import assignments, checked_by, cluster_spec, name, names, positive_int, probability, scheme
 
 NAME = "tag"

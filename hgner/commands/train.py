@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import commands
-from ..augment import CASINGS, PROSE_COPIES
-from ..errors import HgnerError, named
-from ..languages import language_defaults
-from ..reading import NO_DOCUMENTS, check_documents, read_tagged
+from ..core.errors import HgnerError, named
+from ..data.augment import CASINGS, PROSE_COPIES
+from ..data.reading import NO_DOCUMENTS, check_documents, read_tagged
+from ..text.languages import language_defaults
 from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
 
 NAME = "train"
-DEFAULT_SHARE_BUCKETS = 10  # --share-buckets: the capitalised share in tenths (scripts/TUNING.md)
+DEFAULT_SHARE_BUCKETS = 10  # --share-buckets: the capitalised share in tenths (docs/development/research-log.md)
 log = logging.getLogger("hgner")
 
 
@@ -118,7 +118,7 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--capitalised-share", type=_source, metavar="MODEL|FILE",
                         help="add each word's share of capitalised (cs=) and all upper-case (cu=) occurrences in a large "
                              "outside corpus, in buckets, with this table: a model's or a JSON file mapping lowercase "
-                             "words to [percent capitalised, percent upper case] (scripts/build_models.py builds "
+                             "words to [percent capitalised, percent upper case] (tools/build_models.py builds "
                              "spaCy's English one)")
     parser.add_argument("--share-buckets", type=partial(positive_int, maximum=100),
                         metavar="N", help="with --capitalised-share: the shares in N steps, cs=0..N "
@@ -173,8 +173,8 @@ def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
 
 def run(args: argparse.Namespace) -> int:
     """``hgner train``: see ``hgner train --help``."""
-    from ..augment import augmented  # (startup: see hgner.commands)
-    from ..modelfiles import check_model_target, model_target
+    from ..crf.modelfiles import check_model_target, model_target
+    from ..data.augment import augmented  # (startup: see hgner.commands)
     from ..training.build import build_model
 
     options = train_options(args, args.documents)  # checked before anything is read: fail fast

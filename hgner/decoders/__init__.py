@@ -1,6 +1,6 @@
-"""Decoders, registered by name in :data:`hgner.registry.decoders` (entry-point group
+"""Decoders, registered by name in :data:`hgner.core.registry.decoders` (entry-point group
 ``hgner_decoders``). Each module of this package registers its own decoders when imported;
-:mod:`hgner.registry` imports them as a name is looked up, so a new decoder is one new module.
+:mod:`hgner.core.registry` imports them as a name is looked up, so a new decoder is one new module.
 Importing this package loads none of them (no numba)."""
 
 from .base import (

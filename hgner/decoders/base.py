@@ -1,7 +1,7 @@
 """The decoder interface, its declared capabilities and settings, and registration by name.
 
-Decoders live in the :data:`hgner.registry.decoders` catalogue registry: built-ins register with
-:func:`register` when their module is imported (:mod:`hgner.registry` imports them as names are
+Decoders live in the :data:`hgner.core.registry.decoders` catalogue registry: built-ins register with
+:func:`register` when their module is imported (:mod:`hgner.core.registry` imports them as names are
 looked up), other packages through the entry-point group ``hgner_decoders``. A decoder declares
 its settings by its constructor signature (see :mod:`hgner.decoders.settings`) and its
 capabilities by class attributes; callers ask them (``decoder.gives_marginals``,
@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import registry
-from ..errors import HgnerError, UnknownNameError
-from ..graph import FactorGraph
+from ..core import registry
+from ..core.errors import HgnerError, UnknownNameError
+from ..graph.factor_graph import FactorGraph
 from .settings import Setting, SettingError, checked, settings_of
 
 
@@ -52,10 +52,10 @@ class Decoder(ABC):
       caller needs them;
     - ``chain_only``: refuses skip edges (evaluate gives it the chain graph);
     - ``decodes_features``: stands for the model's own tagger (crfsuite's) on the model's features,
-      not a graph decoder; :class:`~hgner.pipeline.Pipeline` runs the model's tagger instead;
+      not a graph decoder; :class:`~hgner.crf.pipeline.Pipeline` runs the model's tagger instead;
     - ``separable``: its answer for each sentence of a chain graph depends on that sentence alone
       (no random stream or state shared between sentences), so
-      :meth:`~hgner.pipeline.Pipeline.decode_documents` decodes many short documents in one call.
+      :meth:`~hgner.crf.pipeline.Pipeline.decode_documents` decodes many short documents in one call.
     """
 
     name: ClassVar[str] = ""

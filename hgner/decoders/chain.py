@@ -5,8 +5,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..errors import GraphError
-from ..graph import FactorGraph
+from ..core.errors import GraphError
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 
 

@@ -1,11 +1,11 @@
 """``crfsuite``: crfsuite's own tagger, registered with the other decoders so that what is
-available never depends on what was imported. :class:`hgner.pipeline.Pipeline` runs it on the
+available never depends on what was imported. :class:`hgner.crf.pipeline.Pipeline` runs it on the
 model's features; it cannot decode a bare graph."""
 
 from __future__ import annotations
 
-from ..errors import GraphError
-from ..graph import FactorGraph
+from ..core.errors import GraphError
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 
 

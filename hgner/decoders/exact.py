@@ -28,7 +28,7 @@ from typing import Annotated
 
 import numpy as np
 
-from ..graph import FactorGraph
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .chain import _incoming_tables, _viterbi
 from .settings import Bounds

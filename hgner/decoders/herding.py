@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..graph import FactorGraph
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import (
     BestLabelling,

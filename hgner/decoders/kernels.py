@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..graph import FactorGraph
+from ..graph.factor_graph import FactorGraph
 from .chain import viterbi
 
 SLICE_UPDATES = 1 << 16  # variable updates in a kernel's first slice (then sized by time)
@@ -27,7 +27,7 @@ CHUNK_UNIFORMS = 1 << 18  # samplers draw their uniforms in blocks of about this
 
 class GraphArrays(NamedTuple):
     """A :class:`FactorGraph` as kernels see it: ``unary`` (n, K), the adjacency ``ptr`` (n + 1,),
-    ``node`` (2m,), ``table`` (2m,) (see :class:`~hgner.graph.Adjacency`) and ``columns`` (2P, K, K),
+    ``node`` (2m,), ``table`` (2m,) (see :class:`~hgner.graph.factor_graph.Adjacency`) and ``columns`` (2P, K, K),
     the oriented tables indexed [table, neighbour label, own label], so each neighbour adds one
     contiguous row to a variable's local scores."""
 

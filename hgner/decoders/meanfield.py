@@ -18,7 +18,7 @@ from typing import Annotated
 import numba
 import numpy as np
 
-from ..graph import FactorGraph
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import graph_arrays, run_in_slices, sweep_stats
 from .settings import Bounds, Sweeps, TimeLimit

@@ -68,7 +68,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..graph import FactorGraph
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import BestLabelling, draw, graph_arrays, initial_labels, keep_best, mix, run_in_slices, sweep_stats
 from .settings import BatchSize, Seed, Start, Sweeps, TimeLimit

@@ -16,7 +16,7 @@ from typing import Literal
 import numba
 import numpy as np
 
-from ..graph import FactorGraph
+from ..graph.factor_graph import FactorGraph
 from .base import Decoder, Decoding, register
 from .kernels import (
     BestLabelling,

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, Union
 
 import numpy as np
 
-from ..errors import HgnerError
+from ..core.errors import HgnerError
 
 MAX_SWEEPS = 100_000_000  # the largest ``sweeps`` any sampler accepts (use ``time_limit`` to bound time)
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .. import deadline
-from ..deadline import call_within
-from ..errors import HgnerError, named
-from ..process import quiet_forks
+from ..core import deadline
+from ..core.deadline import call_within
+from ..core.errors import HgnerError, named
+from ..core.process import quiet_forks
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -36,7 +36,7 @@ LOCAL_START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 # Dask settings of a local cluster. Its workers' statistical profiler (a stack sample of the task
 # thread every 10 ms) feeds only the dashboard, which a local cluster here does not have: off, it
-# leaves the workers 5-15% of their CPU time on the 1M-token benchmark (scripts/bench_fixed.py).
+# leaves the workers 5-15% of their CPU time on the 1M-token benchmark (benchmarks/bench_fixed.py).
 # Dask's periodic checks wake every process of the cluster many times a second (the event loop's
 # responsiveness tick every 20 ms, the system monitor every 0.5 s, the workers' memory check every
 # 0.1 s), each wake taking the GIL from the task: measured idle, 0.02 CPU-s per second in each
@@ -104,7 +104,7 @@ def connect(spec: str, prepare: Callable[[], object] | None = None) -> Iterator[
 
 def answered(client: Client, completed: Iterator[Any]) -> Iterator[Any]:
     """The futures ``completed`` yields, while the scheduler answers: between two of them it is
-    asked who it is at least every :data:`~hgner.deadline.CALL_SECONDS`, and one that does not
+    asked who it is at least every :data:`~hgner.core.deadline.CALL_SECONDS`, and one that does not
     answer in that time is an :class:`HgnerError` (a silent peer, not a hang)."""
     results: queue.Queue = queue.Queue()
 
@@ -131,7 +131,7 @@ def answered(client: Client, completed: Iterator[Any]) -> Iterator[Any]:
 
 
 def result(client: Client, future: Any) -> Any:
-    """``future.result()``, the scheduler asked who it is every :data:`~hgner.deadline.CALL_SECONDS`
+    """``future.result()``, the scheduler asked who it is every :data:`~hgner.core.deadline.CALL_SECONDS`
     while it waits (see :func:`answered`)."""
     from distributed import TimeoutError as DaskTimeout  # (Dask: loaded with the client already)
 
@@ -144,13 +144,13 @@ def result(client: Client, future: Any) -> Any:
 
 def alive(client: Client) -> None:
     """An :class:`HgnerError` unless the scheduler answers a request within
-    :data:`~hgner.deadline.CALL_SECONDS`."""
+    :data:`~hgner.core.deadline.CALL_SECONDS`."""
     call_within(deadline.CALL_SECONDS, f"the Dask scheduler at {client.scheduler.address} stopped answering (no reply "
                 f"within {deadline.CALL_SECONDS:g} s)", client.sync, client.scheduler.identity)
 
 
 def scheduler_workers(client: Client) -> int:
-    """How many workers the scheduler has (at least 1), asked within :data:`~hgner.deadline.CALL_SECONDS`."""
+    """How many workers the scheduler has (at least 1), asked within :data:`~hgner.core.deadline.CALL_SECONDS`."""
     seconds = deadline.CALL_SECONDS
     info = call_within(seconds, f"the Dask scheduler stopped answering (no reply within {seconds:g} s)",
                        client.scheduler_info)
@@ -158,7 +158,7 @@ def scheduler_workers(client: Client) -> int:
 
 
 def close(client: Client, cancel: list[Any] | None = None) -> None:
-    """Cancel ``cancel`` and close ``client``, each waiting at most :data:`~hgner.deadline.CALL_SECONDS`."""
+    """Cancel ``cancel`` and close ``client``, each waiting at most :data:`~hgner.core.deadline.CALL_SECONDS`."""
     try:
         if cancel:
             call_within(deadline.CALL_SECONDS, "cancel", client.cancel, cancel)

@@ -8,9 +8,9 @@ import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..corpus import Document
+from ..crf.model import CrfModel
+from ..data.corpus import Document
 from ..evaluation.runs import DocumentOutcome, DocumentScorer, EvaluationPlan, OutcomeProducer
-from ..model import CrfModel
 from .connect import result, scheduler_workers
 from .workers import model_reference
 

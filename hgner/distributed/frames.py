@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import HgnerError
+from ..core.errors import HgnerError
 from ..tagging.settings import DEFAULT_MODEL, TagSettings
 from .workers import for_workers, tag_texts, worker_tagger
 

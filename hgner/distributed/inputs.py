@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import HgnerError, named
+from ..core.errors import HgnerError, named
 from ..tagging.inputs import DEFAULT_GLOB, Input, folder_files
 from ..tagging.tagger import check_text
 

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from ..errors import HgnerError, named, warn
-from ..fileio import atomic_write, file_sha256, write_text
-from ..modelfiles import model_directory, model_language, model_name, read_metadata
+from ..core.errors import HgnerError, named, warn
+from ..core.fileio import atomic_write, file_sha256, write_text
+from ..core.validation import check, read_json
+from ..core.version import __version__
+from ..crf.modelfiles import model_directory, model_language, model_name, read_metadata
 from ..tagging.inputs import DEFAULT_GLOB
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import Tagger, add_to_language_sample, language_warning
 from ..tagging.writers import jsonl_record
-from ..validation import check, read_json
-from ..version import __version__
 from .connect import answered, close
 from .inputs import MANIFEST, PART_BYTES, Piece, _pyarrow_parquet, find_inputs, plan_parts, read_piece
 from .workers import for_workers, tag_texts, worker_tagger

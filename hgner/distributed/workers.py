@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..modelfiles import model_directory, shipped_models_dir
+from ..crf.modelfiles import model_directory, shipped_models_dir
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import Tagger
 

@@ -31,21 +31,21 @@ from typing import Any, TextIO, cast
 import numpy as np
 from tqdm import tqdm
 
-from .. import schemes
-from ..corpus import Corpus, write_conll
+from ..core import schemes
+from ..core.errors import HgnerError, named, warn
+from ..core.fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_inputs
+from ..core.scoring import Score, consistency_disagreement
+from ..crf.model import CrfModel
+from ..crf.modelfiles import model_advice, model_language
+from ..crf.skip import load as load_skip
+from ..data.corpus import Corpus, write_conll
+from ..data.reading import read_tagged
 from ..decoders import decoder_class
-from ..errors import HgnerError, named, warn
-from ..fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_inputs
-from ..languages import likelier_language
-from ..model import CrfModel
-from ..modelfiles import model_advice, model_language
-from ..rawtext import RawDocument, rebuild, score_spans
-from ..reading import read_tagged
-from ..scoring import Score, consistency_disagreement
-from ..skip import load as load_skip
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import TaggedGroup, Tagger
-from ..tokenizer import TokenizedSentence
+from ..text.languages import likelier_language
+from ..text.rawtext import RawDocument, rebuild, score_spans
+from ..text.tokenizer import TokenizedSentence
 from .options import EvaluateOptions, Run
 from .results import Report, RunResult
 from .runs import EvaluationPlan, OutcomeProducer, _is_reference, _Totals, gold_tags, local_outcomes
@@ -55,7 +55,7 @@ def load_inputs(options: EvaluateOptions) -> tuple[CrfModel, Corpus]:
     """The model and the tagged corpus ``options`` name, as ``hgner evaluate`` and
     :func:`hgner.evaluate` read them: the model first (with ``calibration``; for a skip ``graph``
     its skip potential, so a missing one fails before the corpus is read), then the corpus
-    (:func:`hgner.reading.read_tagged`). Warnings: a corpus without documents, one that looks like
+    (:func:`hgner.data.reading.read_tagged`). Warnings: a corpus without documents, one that looks like
     another language than the model's, entity types the model lacks."""
     if options.corpus is None:
         raise HgnerError(f"{named('corpus')}: expected a corpus name or a CoNLL file, got None")
@@ -199,7 +199,7 @@ def _result(run: Run, run_graph: str, settings: Mapping[str, Any], result_score:
 
 
 def evaluate_raw(model: CrfModel, corpus: Corpus, options: EvaluateOptions, *, progress: bool = False) -> Report:
-    """``input="raw"``: every document rebuilt as raw text (:mod:`hgner.rawtext`, laid out as
+    """``input="raw"``: every document rebuilt as raw text (:mod:`hgner.text.rawtext`, laid out as
     ``options.layout``), tokenized and tagged by :class:`~hgner.tagging.tagger.Tagger` as ``hgner
     tag`` does, and scored by exact character span and type. ``viterbi_agreement`` compares each
     run's tags with Viterbi's on the same tokens, and there is no ``mean_score_gap`` (the tokens

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import HgnerError, named
+from ..core.schemes import normalize_scheme
+from ..core.scoring import MODES
+from ..core.validation import check_argument
+from ..data.reading import check_documents
 from ..decoders import MAX_SWEEPS, decoder_arguments, decoder_class, decoder_settings, settings_per_decoder
-from ..errors import HgnerError, named
-from ..graphkinds import check_graph_kind
-from ..rawtext import LAYOUTS
-from ..reading import check_documents
-from ..schemes import normalize_scheme
-from ..scoring import MODES
+from ..graph.kinds import check_graph_kind
 from ..tagging.settings import DEFAULT_MODEL
-from ..validation import check_argument
+from ..text.rawtext import LAYOUTS
 
 MAX_SEEDS = 10_000  # evaluate runs each stochastic decoder with seeds 0..seeds-1
 INPUTS = ("tokens", "raw")

@@ -10,9 +10,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import HgnerError, named
-from ..fileio import atomic_write, output_stream
-from ..text import counted, name_width
+from ..core.errors import HgnerError, named
+from ..core.fileio import atomic_write, output_stream
+from ..core.wording import counted, name_width
 from .results import Report, RunResult
 
 
@@ -58,7 +58,7 @@ def _heading(report: Report) -> str:
 
 
 def skip_heading(skip: dict[str, Any]) -> str:
-    """A report's skip potential in words (:meth:`hgner.skip.SkipModel.describe`)."""
+    """A report's skip potential in words (:meth:`hgner.crf.skip.SkipModel.describe`)."""
     if not skip["weight"]:
         return "skip weight 0 (the skip graph is the chain)"
     joined = "its previous occurrence" if skip["previous"] == 1 else f"its {skip['previous']} previous occurrences"

@@ -67,7 +67,7 @@ class Report:
     scheme: str
     mode: str
     graph: str
-    skip: dict[str, Any] | None = None  # graph "skip": hgner.skip.SkipModel.describe() of the model's potential
+    skip: dict[str, Any] | None = None  # graph "skip": hgner.crf.skip.SkipModel.describe() of the model's potential
     settings: dict[str, Any]
     input: str
     layout: str | None = None

@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import schemes
-from ..corpus import Corpus, Document
+from ..core import schemes
+from ..core.scoring import EntityCounts, consistency_pairs, entity_spans
+from ..crf.model import CrfModel
+from ..crf.pipeline import DocumentGraph, Pipeline
+from ..data.corpus import Corpus, Document
 from ..decoders import Decoder, decoder_class, make_decoder
 from ..decoders.chain import Viterbi, viterbi
-from ..model import CrfModel
-from ..pipeline import DocumentGraph, Pipeline
-from ..scoring import EntityCounts, consistency_pairs, entity_spans
 from .options import Run
 
 BATCH_TOKENS = 20_000  # tokens of the documents whose graphs are built together

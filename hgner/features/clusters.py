@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from .packed import pack_strings, read_keyed_table, write_arrays
 
 _PATH = re.compile(r"[01]{1,64}")  # as word_clusters.schema.json's paths
@@ -53,7 +53,7 @@ class ClusterTable(Mapping[str, list[str]]):
 
     @classmethod
     def load(cls, path: Path) -> ClusterTable:
-        """The table in ``path`` (see the module docstring); a :class:`~hgner.errors.ModelError`
+        """The table in ``path`` (see the module docstring); a :class:`~hgner.core.errors.ModelError`
         naming the file and the array when anything does not fit."""
         words, paths, clusters = read_keyed_table(path, "words", "paths", "clusters", np.int32)
         if len(clusters) and (clusters.min() < 0 or clusters.max() >= len(paths)):

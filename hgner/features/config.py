@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from ..validation import check_fields
+from ..core.validation import check_fields
 from .clusters import ClusterTable
 from .frequencies import FrequencyTable, frequency_attribute
 from .spellings import SpellingTable
@@ -46,7 +46,7 @@ class FeatureConfig:
 
 
 # The shipped models' features without the gazetteer (which needs lists from outside the training
-# corpus): what `hgner train` uses unless told otherwise (eng.testa: scripts/TUNING.md).
+# corpus): what `hgner train` uses unless told otherwise (eng.testa: docs/development/research-log.md).
 RECOMMENDED = FeatureConfig(window=2, affixes=4, conjunctions=True, truecase=True, document=True, context=10)
 BASELINE = FeatureConfig()
 
@@ -109,9 +109,14 @@ class FeatureResources:
         table = getattr(self, setting)
         return bool(table.words) if isinstance(table, ClusterTable) else any(table.values())
 
+    @property
+    def _clusters(self) -> ClusterTable:
+        """``word_clusters`` as :meth:`__post_init__` made it."""
+        return cast(ClusterTable, self.word_clusters)
+
     def repeated_cluster_word(self) -> str | None:
         """What is wrong when a word is in ``word_clusters`` twice, or None."""
-        return self.word_clusters.repeated
+        return self._clusters.repeated
 
     def repeated_share_word(self) -> str | None:
         """What is wrong when a word is in ``capitalised_share`` twice, or None."""
@@ -121,7 +126,7 @@ class FeatureResources:
         """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
         in lower case); () when it has no cluster. With ``lowercase``, also ``lcK=`` of its
         lowercase form's path when the word differs from that form and both have a cluster."""
-        lower, path_of = word.lower(), self.word_clusters.path_of
+        lower, path_of = word.lower(), self._clusters.path_of
         own = path_of(word)
         path = own or path_of(lower)
         attributes = () if path is None else _path_prefixes(path, "c")
@@ -131,7 +136,7 @@ class FeatureResources:
     def neighbour_cluster_attributes(self, word: str, offset: int) -> tuple[str, ...]:
         """``{offset}:cK=`` for each prefix length K of ``word``'s cluster path (as written, then in
         lower case), what the word tells the token ``offset`` positions away; () without a cluster."""
-        path = self.word_clusters.path_of(word) or self.word_clusters.path_of(word.lower())
+        path = self._clusters.path_of(word) or self._clusters.path_of(word.lower())
         return () if path is None else _path_prefixes(path, f"{offset}:c")
 
     def share_attributes(self, word: str, buckets: int) -> tuple[str, ...]:
@@ -160,7 +165,7 @@ class FeatureResources:
 
     def save(self, directory: str | Path) -> list[str]:
         """Write the non-empty tables into ``directory`` (atomically); returns the file names written."""
-        from ..fileio import write_text
+        from ..core.fileio import write_text
 
         written = []
         for key, file_name in TABLE_FILES.items():
@@ -177,10 +182,10 @@ class FeatureResources:
     @classmethod
     def load(cls, directory: str | Path, names: Sequence[str] | None = None) -> FeatureResources:
         """The tables in ``directory``, each checked against its schema (``hgner/schemas/``):
-        exactly the files ``names`` (a missing one is a :class:`~hgner.errors.ModelError`), or,
+        exactly the files ``names`` (a missing one is a :class:`~hgner.core.errors.ModelError`), or,
         when ``names`` is None, whichever of them exist. A word in two clusters (or under two
         shares) is an error too."""
-        from ..validation import read_string_table
+        from ..core.validation import read_string_table
 
         tables: dict[str, Any] = {}  # (a table not read keeps its empty default)
         for key, file_name in TABLE_FILES.items():
@@ -192,7 +197,7 @@ class FeatureResources:
         for file_name, repeated in ((WORD_CLUSTERS_FILE, resources.repeated_cluster_word()),
                                     (CAPITALISED_SHARE_FILE, resources.repeated_share_word())):
             if repeated is not None:
-                from ..errors import ModelError
+                from ..core.errors import ModelError
 
                 raise ModelError(f"{Path(directory) / file_name}: {repeated}")
         return resources

@@ -71,11 +71,17 @@ class _Document:
         self.words = list(sentences)
         for si in np.flatnonzero(self.caseless).tolist():
             start = self.starts[si]
-            forms = self.tables.form[start:start + len(sentences[si])].tolist()
+            forms = self._tables.form[start:start + len(sentences[si])].tolist()
             self.words[si] = list(map(self._truecase, sentences[si], forms))
             rows[start:start + len(sentences[si])] = vocabulary.of(self.words[si])
         self.rows = rows
         self.lower, self.shape, self.flags = vocabulary.table[rows].T
+
+    @property
+    def _tables(self) -> _DocumentTables:
+        """The document's tables, built when truecasing or document attributes are on."""
+        assert self.tables is not None, "document tables are built only for truecasing or document attributes"
+        return self.tables
 
     def _lowercased_documents(self, documents: np.ndarray, flags: np.ndarray) -> None:
         """A document without a capital letter is lowercased text: every sentence of it with a
@@ -91,7 +97,7 @@ class _Document:
 
     def _truecase(self, word: str, form: int) -> str:
         """The truecased form of ``word``, whose form number is ``form`` (see the module docstring)."""
-        best = self.tables.best[form]
+        best = self._tables.best[form]
         if best >= 0:
             return self.vocabulary.words[best]
         resources, lower = self.vocabulary.resources, word.lower()
@@ -124,8 +130,8 @@ class _Document:
         """(n,) each word's truecase-shape key: the shape code of its form in the document (its
         most frequent surface form there), else in the truecasing table, else _UNKNOWN_CASE;
         _NO_CASE for a word without a cased letter."""
-        forms = self.tables.forms_of(self.document_key + self.lower)
-        best = np.where(forms >= 0, self.tables.best[forms], -1)
+        forms = self._tables.forms_of(self.document_key + self.lower)
+        best = np.where(forms >= 0, self._tables.best[forms], -1)
         shapes = np.where(best >= 0, self.vocabulary.table[best, SHAPE], _UNKNOWN_CASE)
         cased = (self.flags & CASED) != 0
         unknown = np.flatnonzero(cased & (best < 0))
@@ -141,7 +147,7 @@ class _Document:
         if config.gazetteer and self.vocabulary.resources.gazetteer:
             pieces.append(self._gazetteer_keys())
         if config.document:  # after the gazetteer's (the sort below is stable)
-            pieces.append((self.tables.tokens, self.tables.keys, np.full(len(self.tables.keys), _ORDER_DOCUMENT)))
+            pieces.append((self._tables.tokens, self._tables.keys, np.full(len(self._tables.keys), _ORDER_DOCUMENT)))
         if not pieces:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         tokens, keys, orders = (np.concatenate(arrays) for arrays in zip(*pieces))
@@ -232,7 +238,7 @@ def document_features(
                 if 0 <= i + offset < n:
                     attributes.extend(marked(context_attributes(words[i + offset], offset, config, vocabulary.resources),
                                              mark))
-            attributes.extend(slot[start + i] for slot in slots if slot[start + i] is not None)
+            attributes.extend(value for slot in slots if (value := slot[start + i]) is not None)
             attributes.extend(ragged[start + i])
             features.append(attributes)
         out.append(features)

@@ -15,7 +15,7 @@ word the table lacks is one wordfreq does not know, bucket 0. Any other word (``
 ``1996-12-06``, ``straße``, longer words) gets the lowest bucket of its pieces the table holds
 (its runs of letters and its runs of digits: ``1,000`` the lower of ``1`` and ``000``), ``zf=?``
 when it holds none of them; a word without a letter or digit gets ``zf=-``. So tagging never
-imports wordfreq (the rule against asking wordfreq, on the dev sets: ``scripts/TUNING.md``). A
+imports wordfreq (the rule against asking wordfreq, on the dev sets: ``docs/development/research-log.md``). A
 table written before the rule (without a ``pieces`` array) asks wordfreq about such words instead,
 as its model was trained. The table is made only for a language whose wordfreq rules leave ASCII
 letters as ``str.lower`` does and split no word of them (not Turkish or Azeri, whose ``I`` folds
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import HgnerError, ModelError, named
+from ..core.errors import HgnerError, ModelError, named
 from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
 
 TABLE_WIDTH = 20  # the longest word the table holds, in UTF-8 bytes (34 of English's 289,023 words are longer)
@@ -73,7 +73,7 @@ def frequency_attribute(word: str, language: str) -> str:
 
 
 def check_frequency_language(language: str) -> None:
-    """A :class:`~hgner.errors.HgnerError` unless wordfreq has a word list of its own for
+    """A :class:`~hgner.core.errors.HgnerError` unless wordfreq has a word list of its own for
     ``language`` that it can read here (for others it fails, or quietly falls back to the list of
     the nearest language it has)."""
     try:
@@ -158,7 +158,7 @@ class FrequencyTable:
 
     @classmethod
     def load(cls, path: Path) -> FrequencyTable:
-        """The table in ``path``; a :class:`~hgner.errors.ModelError` naming the file and the array
+        """The table in ``path``; a :class:`~hgner.core.errors.ModelError` naming the file and the array
         when anything does not fit."""
         arrays = read_arrays(path, _ARRAYS, tuple(frozenset({name}) for name in _FLAGS))
         language, words, buckets = unpack_strings(path, "language", arrays), arrays["words"], arrays["buckets"]

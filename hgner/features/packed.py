@@ -1,7 +1,7 @@
 """Model files made of arrays in numpy's ``.npz`` format (no pickle), with strings stored as UTF-8
 bytes and end offsets: read, checked and written the same way by every such file of a model
 (``types.npz``, ``outside_truecase.npz``, ``word_frequency.npz``; ``skip.npz`` is written here and
-read by :mod:`hgner.skip`). The same arrays always make the same bytes, so a rebuilt model's seal
+read by :mod:`hgner.crf.skip`). The same arrays always make the same bytes, so a rebuilt model's seal
 records the same checksums."""
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 
 
 def read_arrays(path: Path, expected: set[str],
                 optional: tuple[frozenset[str], ...] = ()) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` file ``path`` (a regular file, read without pickle): exactly
     the names ``expected``, and of each group of ``optional`` names all or none; a
-    :class:`~hgner.errors.ModelError` naming the file otherwise."""
-    from ..integrity import read_regular
+    :class:`~hgner.core.errors.ModelError` naming the file otherwise."""
+    from ..core.integrity import read_regular
 
     try:
         with np.load(io.BytesIO(read_regular(path)), allow_pickle=False) as stored:
@@ -46,7 +46,7 @@ _MEMBER_TIME = (1980, 1, 1, 0, 0, 0)
 def write_arrays(path: Path, arrays: dict[str, np.ndarray], compressed: bool = False) -> None:
     """Write ``arrays`` to ``path`` in numpy's ``.npz`` format, as ``np.savez`` (``compressed``:
     ``np.savez_compressed``) does but byte for byte the same for the same arrays (atomically)."""
-    from ..fileio import atomic_write
+    from ..core.fileio import atomic_write
 
     method = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
     with atomic_write(path, binary=True) as out, zipfile.ZipFile(out, "w", compression=method) as archive:
@@ -58,7 +58,7 @@ def write_arrays(path: Path, arrays: dict[str, np.ndarray], compressed: bool = F
 
 
 def check_array(path: Path, name: str, array: np.ndarray, dtype: type, shape: tuple[int, ...]) -> None:
-    """A :class:`~hgner.errors.ModelError` naming ``path`` and the array unless it has ``dtype`` and ``shape``."""
+    """A :class:`~hgner.core.errors.ModelError` naming ``path`` and the array unless it has ``dtype`` and ``shape``."""
     if array.dtype != dtype or array.shape != shape:
         raise ModelError(f"{path}: {name}: expected shape {shape} of {np.dtype(dtype)}, got {array.shape} of {array.dtype}")
 
@@ -66,7 +66,7 @@ def check_array(path: Path, name: str, array: np.ndarray, dtype: type, shape: tu
 def read_keyed_table(path: Path, keys: str, strings: str, values: str, dtype: type) -> tuple[list[str], list[str], np.ndarray]:
     """A table stored as ``keys`` (strings, distinct and sorted, looked up by bisection), another
     list of ``strings``, and ``values`` ((len(keys),) of ``dtype``), all packed by
-    :func:`pack_strings` and read from ``path``; a :class:`~hgner.errors.ModelError` naming the
+    :func:`pack_strings` and read from ``path``; a :class:`~hgner.core.errors.ModelError` naming the
     file and the array when one does not fit."""
     arrays = read_arrays(path, {f"{keys}_utf8", f"{keys}_ends", f"{strings}_utf8", f"{strings}_ends", values})
     keyed, others = unpack_strings(path, keys, arrays), unpack_strings(path, strings, arrays)

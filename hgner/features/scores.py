@@ -10,10 +10,10 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..lookup import FixedLookup, Lookup
 from . import vocabulary as _vocabulary
 from .config import FeatureConfig, FeatureResources
 from .document import _Document, _offsets
+from .lookup import FixedLookup, Lookup
 from .typecache import TypeCache
 from .vocabulary import _MARKS, PAIR_ATTRIBUTES, SLOT_ATTRIBUTES, Vocabulary, _Table, pair_keys, ragged_attribute
 from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
@@ -41,7 +41,7 @@ class AttributeScores:
     other attributes' ids are cached by their keys (codes of :meth:`_Document.slot_keys` and
     :meth:`_Document.ragged_keys`). Unary rows are built by whole-document array operations, adding
     weights in the order of the attribute strings, so they equal the string path's rows
-    (:meth:`~hgner.model.CrfModel.unary` of :func:`document_features`) bit for bit. The caches
+    (:meth:`~hgner.crf.model.CrfModel.unary` of :func:`document_features`) bit for bit. The caches
     start again when the vocabulary holds :data:`ID_CACHE_TYPES` word types, or a cache of ids
     :data:`NGRAM_CACHE_ENTRIES` keys (bounded memory). With ``caseless_features`` each word type
     also has the rows of its attributes marked for caseless sentences (:data:`CASELESS_MARK`).
@@ -125,11 +125,11 @@ class AttributeScores:
         for mark in self.marks:
             for table in (self.sums[mark], self.neighbour_ids[mark], self.ready[mark]):
                 table.resize(n)
-        marked = ({mark: table[mark].array[:n].copy() for mark in self.marks}
-                  for table in (self.sums, self.neighbour_ids, self.ready))
+        sums, neighbour_ids, ready = ({mark: table[mark].array[:n].copy() for mark in self.marks}
+                                      for table in (self.sums, self.neighbour_ids, self.ready))
         return TypeCache(made_for, list(vocabulary.words), vocabulary.lowers.strings[len(_MARKS):],
-                         vocabulary.shapes.strings[len(_MARKS):], vocabulary.table[:n].copy(), *marked,
-                         pairs=dict(self.pair_tables))
+                         vocabulary.shapes.strings[len(_MARKS):], vocabulary.table[:n].copy(), sums, neighbour_ids,
+                         ready, pairs=dict(self.pair_tables))
 
     def _type_rows(self, rows: np.ndarray, mark: str) -> None:
         """Makes, for the vocabulary ``rows`` (m,) that lack them, the summed weights (K,) of each

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from .packed import pack_strings, read_keyed_table, write_arrays
 
 AS_WRITTEN, TITLE, UPPER, SPELLED = range(4)  # how a form's usual spelling is made from it
@@ -49,7 +49,7 @@ class SpellingTable(Mapping[str, str]):
 
     @classmethod
     def load(cls, path: Path) -> SpellingTable:
-        """The table in ``path`` (see the module docstring); a :class:`~hgner.errors.ModelError`
+        """The table in ``path`` (see the module docstring); a :class:`~hgner.core.errors.ModelError`
         naming the file and the array when anything does not fit."""
         forms, spellings, kinds = read_keyed_table(path, "forms", "spellings", "kinds", np.uint8)
         if len(kinds) and kinds.max() > SPELLED:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
 from .vocabulary import PAIR_ATTRIBUTES
 from .words import CASELESS_MARK
@@ -82,7 +82,7 @@ def load_type_cache(path: Path, key: str, marks: tuple[str, ...], labels: int, a
     """The cache in ``path`` for a model whose :func:`made_for` is ``key``, of ``labels`` labels
     and ``attributes`` attributes, whose word types give their neighbours ``width`` ids, with
     rows for ``marks``; None when it was made for another ``key``; a
-    :class:`~hgner.errors.ModelError` naming the array when anything does not fit."""
+    :class:`~hgner.core.errors.ModelError` naming the array when anything does not fit."""
     expected = {"rows", "made_for", *(f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")),
                 *(f"{_MARK_NAMES[mark]}{part}" for mark in marks for part in ("sums", "neighbour_ids", "ready"))}
     arrays = read_arrays(path, expected, (frozenset(f"{kind}_{part}" for kind in PAIR_KINDS for part in ("keys", "ids")),))

@@ -11,8 +11,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..lookup import Lookup
 from .config import FeatureResources
+from .lookup import Lookup
 from .words import (
     CAPITALISED,
     CASED,
@@ -40,7 +40,7 @@ class _Table:
     """Rows appended to an array that doubles when full: ``array[:len(self)]`` holds them."""
 
     def __init__(self, width: int, dtype: type) -> None:
-        self.array = np.zeros((64, width), dtype)
+        self.array: np.ndarray = np.zeros((64, width), dtype)
         self.size = 0
 
     def __len__(self) -> int:

@@ -219,7 +219,7 @@ def learn_truecase(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
     """The truecasing table: for each lowercase form, its most frequent surface form at non-initial
     positions of the sentences that show case (:func:`shows_case`; ties go to the form seen
     first). Sentences all in lower or all in upper case count for nothing, so the
-    lowercased and uppercased copies of case augmentation (:func:`hgner.augment.case_augmented`)
+    lowercased and uppercased copies of case augmentation (:func:`hgner.data.augment.case_augmented`)
     leave the table as the original corpus gives it."""
     counts: dict[str, Counter] = {}
     for tokens in sentences:

@@ -37,8 +37,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import HgnerError
-from ..version import __version__
+from ..core.errors import HgnerError
+from ..core.version import __version__
 from .bodies import field_at_fault, strict_json, strict_json_error
 from .engine import CompareOptions, TagOptions, decoder_infos
 from .limits import NotReady, Refused, TooLarge

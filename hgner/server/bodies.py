@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
+from ..core.errors import HgnerError, UnknownNameError
 from ..decoders.settings import SettingError
-from ..errors import HgnerError, UnknownNameError
 
 
 def strict_json(raw: bytes) -> Any:

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ..api import model_info
+from ..core.errors import HgnerError, HgnerWarning, UnknownNameError
+from ..core.process import lasting
+from ..crf.model import CrfModel
+from ..crf.modelfiles import SKIP_FILES
+from ..crf.pipeline import Pipeline
 from ..decoders import available_decoders, decoder_class, decoder_settings, describe_decoder, make_decoder, settings_per_decoder
-from ..errors import HgnerError, HgnerWarning, UnknownNameError
-from ..graphkinds import check_graph_kind
-from ..model import CrfModel
-from ..modelfiles import SKIP_FILES
-from ..pipeline import Pipeline
-from ..process import lasting
+from ..graph.kinds import check_graph_kind
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import Tagger, add_to_language_sample, entities
 from .limits import Deadline

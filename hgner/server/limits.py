@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..errors import HgnerError
+from ..core.errors import HgnerError
 
 
 class Refused(HgnerError):

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
 
+from ..core.errors import HgnerError
 from ..decoders.settings import MAX_SWEEPS
-from ..errors import HgnerError
-from ..graphkinds import GRAPH_KINDS
+from ..graph.kinds import GRAPH_KINDS
 from ..tagging.tagger import check_text
 from .engine import COMPARE_DECODERS
 

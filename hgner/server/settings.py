@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import HgnerError
+from ..core.errors import HgnerError
 
 SETTINGS_VARIABLE = "HGNER_SERVE_SETTINGS"  # the settings as JSON, for the worker processes
 API_KEY_VARIABLE = "HGNER_API_KEY"

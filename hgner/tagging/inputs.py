@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from ..errors import HgnerError, named
-from ..fileio import decode_utf8, not_a_file, read_input
+from ..core.errors import HgnerError, named
+from ..core.fileio import decode_utf8, not_a_file, read_input
 
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
 MAX_GLOB_PARTS = 32  # folder levels a glob pattern may name (pathlib's matching recurses per part)

@@ -11,7 +11,7 @@ from typing import IO
 
 from tqdm import tqdm
 
-from ..fileio import STANDARD_OUTPUT, output_stream
+from ..core.fileio import STANDARD_OUTPUT, output_stream
 from .inputs import Input
 from .tagger import TaggedGroup, Tagger, add_to_language_sample
 from .writers import Writer

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import HgnerError, named, warn
+from ..core.validation import check_argument
 from ..decoders import available_decoders, decoder_arguments, decoder_class
-from ..errors import HgnerError, named, warn
-from ..graphkinds import check_graph_kind
-from ..validation import check_argument
+from ..graph.kinds import check_graph_kind
 from .defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECODER
 
 

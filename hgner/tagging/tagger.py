@@ -1,9 +1,9 @@
-"""``hgner tag``: raw text in, entities out, through the same :class:`~hgner.pipeline.Pipeline`
+"""``hgner tag``: raw text in, entities out, through the same :class:`~hgner.crf.pipeline.Pipeline`
 that ``hgner evaluate`` scores, so tagging and evaluation never disagree.
 
 A document is one input (a file, the argument text, standard input, or one spaCy ``Doc``).
 Text is cut into blocks of at most :data:`BLOCK_CHARS` characters at line breaks, tokenized by
-:class:`~hgner.tokenizer.TextTokenizer`, and decoded in groups of whole sentences:
+:class:`~hgner.text.tokenizer.TextTokenizer`, and decoded in groups of whole sentences:
 
 * chain graph: groups of about :data:`CHAIN_GROUP_TOKENS` tokens, so memory stays bounded for any
   size. Sentences are independent on the chain, but document-level attributes (and truecasing)
@@ -28,21 +28,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import schemes
+from ..core import schemes
+from ..core.errors import HgnerError, ModelError, named, warn
+from ..core.validation import check_argument
+from ..crf.model import CrfModel
+from ..crf.modelfiles import model_advice, model_language, shipped_languages
+from ..crf.pipeline import DocumentResult, Pipeline
 from ..decoders import decoder_class
-from ..errors import HgnerError, ModelError, named, warn
-from ..languages import language_defaults, likelier_language
-from ..model import CrfModel
-from ..modelfiles import model_advice, model_language, shipped_languages
-from ..pipeline import DocumentResult, Pipeline
-from ..tokenizer import (
-    VERSION,
-    TextTokenizer,
-    TokenizedSentence,
-    describe,
-    recorded_version,
-)
-from ..validation import check_argument
+from ..text.languages import language_defaults, likelier_language
+from ..text.tokenizer import VERSION, TextTokenizer, TokenizedSentence, describe, recorded_version
 from .defaults import CHAIN_GROUP_TOKENS, SKIP_MAX_TOKENS
 from .settings import TagSettings
 
@@ -119,7 +113,7 @@ class Tagger:
     tokenized sentences. The model is loaded here (``model``: one already loaded instead), and the
     decoder built once; the text is tokenized for the model's ``"language"`` (``meta.json``;
     English when it has none). Warnings (tokenizer mismatch, a skip document cut into chunks, a
-    decoder without confidences) are :class:`~hgner.errors.HgnerWarning`."""
+    decoder without confidences) are :class:`~hgner.core.errors.HgnerWarning`."""
 
     def __init__(self, settings: TagSettings | None = None, model: CrfModel | None = None) -> None:
         settings = TagSettings() if settings is None else settings
@@ -210,7 +204,7 @@ class Tagger:
     def tag_texts(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[Iterable[TaggedGroup]]:
         """The decoded groups of each text, in order, as :meth:`tag_text` gives them. Texts are taken
         ``batch_size`` at a time; those of one group each are decoded together
-        (:meth:`~hgner.pipeline.Pipeline.decode_documents`: one graph and one decoder call for up
+        (:meth:`~hgner.crf.pipeline.Pipeline.decode_documents`: one graph and one decoder call for up
         to a group's tokens), so short texts cost little more than their tokens. A longer text's
         groups come lazily, as :meth:`tag_text`'s do."""
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
@@ -319,7 +313,7 @@ def add_to_language_sample(sample: list[str], text: str) -> bool:
 def language_warning(words: Iterable[str], language: str, model_name: str) -> str | None:
     """The warning for ``words`` (the first :data:`LANGUAGE_SAMPLE_WORDS` of the text tagged) that
     look more like the language of another shipped model than like ``language``, model
-    ``model_name``'s (:func:`~hgner.languages.likelier_language`, among the shipped models'
+    ``model_name``'s (:func:`~hgner.text.languages.likelier_language`, among the shipped models'
     languages only: those are the ones it can point to), or None."""
     other = likelier_language(words, language, candidates=shipped_languages)
     if other is None:

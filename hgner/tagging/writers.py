@@ -1,4 +1,4 @@
-"""``hgner tag``'s output formats, registered by name in :data:`hgner.registry.output_formats`:
+"""``hgner tag``'s output formats, registered by name in :data:`hgner.core.registry.output_formats`:
 one :class:`Writer` class per format (``--format``)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from html import escape
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from .. import registry, schemes
-from ..errors import HgnerError, named
-from ..fileio import STANDARD_OUTPUT, file_identity, stdin_identity, write_text
+from ..core import registry, schemes
+from ..core.errors import HgnerError, named
+from ..core.fileio import STANDARD_OUTPUT, file_identity, stdin_identity, write_text
 from .inputs import Input
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ DEFAULT_FORMAT = "inline"
 
 
 class Writer:
-    """An output format, registered by name in :data:`hgner.registry.output_formats`: one class per
+    """An output format, registered by name in :data:`hgner.core.registry.output_formats`: one class per
     format. ``start`` is called once per input (empty ones included), ``group`` per decoded group,
     ``finish`` at the document's end and ``close`` once at the end of the output.
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from .. import schemes
-from ..corpus import Corpus
-from ..errors import HgnerError, named, warn
+from ..core import schemes
+from ..core.errors import HgnerError, named, warn
+from ..core.wording import counted
+from ..crf.model import CrfModel
+from ..crf.modelfiles import SKIP_FILES, check_model_target, model_workspace, write_metadata
+from ..data.corpus import Corpus
 from ..evaluation import EvaluateOptions, evaluate, unknown_types_warning
 from ..features.clusters import ClusterTable
-from ..languages import likelier_language
-from ..model import CrfModel
-from ..modelfiles import SKIP_FILES, check_model_target, model_workspace, write_metadata
-from ..text import counted
+from ..text.languages import likelier_language
 from . import calibration
 from . import skip as skip_training
 from .crf import fit_into

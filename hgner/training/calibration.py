@@ -12,7 +12,7 @@ a convex function of ``f``. Below 1 the model is overconfident. One positive fac
 potential (state scores, transitions and the skip potential) leaves every MAP labelling
 (Viterbi, ``exact``) as it was; it changes marginals, so ``hgner tag``'s confidences, and what
 samplers visit: on the flatter model herded Gibbs makes the type swaps it missed on the sharp one.
-``hgner train --dev`` fits the factor and records it in ``meta.json``; :class:`hgner.model.CrfModel`
+``hgner train --dev`` fits the factor and records it in ``meta.json``; :class:`hgner.crf.model.CrfModel`
 applies it.
 """
 
@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from ..corpus import Corpus
+from ..core.errors import HgnerError
+from ..crf.model import CrfModel
+from ..data.corpus import Corpus
 from ..decoders.chain import forward_backward
-from ..errors import HgnerError
-from ..graph import FactorGraph
-from ..model import CrfModel
+from ..graph.factor_graph import FactorGraph
 
 BOUNDS = (0.05, 5.0)  # the factors searched
 

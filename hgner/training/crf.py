@@ -1,5 +1,5 @@
 """Fitting a linear-chain CRF into a model folder: featurise the corpus, run crfsuite's L-BFGS
-(:mod:`hgner.crfsuite_adapter`), write the feature tables and ``meta.json``. :func:`train` does it
+(:mod:`hgner.crf.crfsuite_adapter`), write the feature tables and ``meta.json``. :func:`train` does it
 atomically into a model directory; :func:`fit_into` into a workspace that a caller completes
 (``hgner train``'s development figures) before it is swapped in."""
 
@@ -16,10 +16,15 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .. import schemes, sentence_starts
-from ..corpus import Corpus
-from ..crfsuite_adapter import fit, read_crfsuite_weights
-from ..errors import ModelError, named
+from ..core import schemes
+from ..core.errors import ModelError, named
+from ..core.fileio import file_sha256
+from ..core.validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
+from ..core.version import __version__
+from ..crf.crfsuite_adapter import fit, read_crfsuite_weights
+from ..crf.model import CrfModel, type_cache_key
+from ..crf.modelfiles import MODEL_FILE, STARTS_FILE, check_model_target, model_workspace, write_metadata
+from ..data.corpus import Corpus
 from ..features import (
     GAZETTEER_MAX_TOKENS,
     AttributeScores,
@@ -30,12 +35,8 @@ from ..features import (
     learn_truecase,
 )
 from ..features.typecache import TYPES_FILE
-from ..fileio import file_sha256
-from ..model import CrfModel, type_cache_key
-from ..modelfiles import MODEL_FILE, STARTS_FILE, check_model_target, model_workspace, write_metadata
-from ..tokenizer import describe as describe_tokenizer
-from ..validation import MAX_JSON_BYTES, check_argument, check_string_table, load_schema
-from ..version import __version__
+from ..text import sentence_starts
+from ..text.tokenizer import describe as describe_tokenizer
 from .options import TABLES, TrainOptions, WordTables
 
 
@@ -43,7 +44,7 @@ def train(corpus: Corpus, out: str | Path, options: TrainOptions | None = None, 
           progress: bool = False, finish: Callable[[CrfModel], None] | None = None) -> CrfModel:
     """Train a linear-chain CRF on ``corpus`` as ``options`` say and write the model directory
     ``out``: built beside it and swapped in when complete and verified (a failed or interrupted
-    training leaves the previous model as it was; see :func:`~hgner.modelfiles.model_workspace`).
+    training leaves the previous model as it was; see :func:`~hgner.crf.modelfiles.model_workspace`).
     ``finish``, when given, is called with the built model before that, to add files to it. With
     ``progress``, bars on standard error follow featurisation and the L-BFGS iterations."""
     out = Path(out)
@@ -113,7 +114,7 @@ def _fit_checked(xs: list, ys: list, path: Path, c1: float, c2: float, max_itera
 
 
 def _fit_starts(work: Path, corpus: Corpus, ended_penalty: float, progress: bool) -> dict[str, Any]:
-    """Fit the sentence starts (:mod:`hgner.sentence_starts`) on ``corpus``'s cased documents into
+    """Fit the sentence starts (:mod:`hgner.text.sentence_starts`) on ``corpus``'s cased documents into
     ``work``; returns what ``meta.json`` records of it (with the penalty they apply inside a sentence
     the rules ended)."""
     xs, ys = sentence_starts.training_sequences([s.tokens for s in document.sentences] for document in corpus.documents)
@@ -235,7 +236,7 @@ def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> 
     """A gazetteer or word-cluster table given to :func:`train` (``setting``), with the text saying
     where it came from: a :class:`ModelError` unless it is given exactly when ``used`` and is a
     non-empty table the model will load again (its schema, UTF-8 text, a file of at most
-    :data:`~hgner.validation.MAX_JSON_BYTES`)."""
+    :data:`~hgner.core.validation.MAX_JSON_BYTES`)."""
     what = setting.replace("_", " ")
     check_argument(sources is None or isinstance(sources, str), f"{setting}_sources", "a string or None", sources)
     if table is not None and not used:

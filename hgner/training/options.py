@@ -10,14 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import schemes
-from ..errors import ModelError, named
+from ..core import schemes
+from ..core.errors import ModelError, named
+from ..core.validation import check_argument
 from ..features import FeatureConfig
 from ..features.frequencies import check_frequency_language
-from ..languages import language_defaults
-from ..sentence_starts import ENDED_PENALTY, MAX_PENALTY
-from ..tokenizer import DEFAULT_LANGUAGE
-from ..validation import check_argument
+from ..text.languages import language_defaults
+from ..text.sentence_starts import ENDED_PENALTY, MAX_PENALTY
+from ..text.tokenizer import DEFAULT_LANGUAGE
 
 WordTable = dict[str, list[str]]  # list name or cluster path -> words
 # the feature settings whose table comes from outside
@@ -32,7 +32,7 @@ class TrainOptions:
     ``language``: ISO code, recorded in ``meta.json`` for tagging; ``documents``: how the corpus
     was grouped into documents (recorded); ``name``: the model's (default: its folder's);
     ``sentence_start_penalty``: what a learned sentence start must beat inside a sentence the rules
-    ended (:mod:`hgner.sentence_starts`; lower cuts more, recorded in ``meta.json``)."""
+    ended (:mod:`hgner.text.sentence_starts`; lower cuts more, recorded in ``meta.json``)."""
 
     config: FeatureConfig = FeatureConfig()
     scheme: str = "IO"

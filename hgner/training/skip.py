@@ -1,4 +1,4 @@
-"""Learning a model's skip potential (:mod:`hgner.skip`) from tagged corpora: the function words
+"""Learning a model's skip potential (:mod:`hgner.crf.skip`) from tagged corpora: the function words
 never joined, the label-pair table estimated on the training corpus, and its weight tuned on the
 development corpus (the grid, and the held-out check over random halvings)."""
 
@@ -11,21 +11,21 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from .. import schemes
-from ..corpus import Corpus
+from ..core import schemes
+from ..core.errors import ModelError
+from ..core.scoring import Counts, EntityCounts, entity_spans
+from ..crf.model import CrfModel
+from ..crf.pipeline import Pipeline
+from ..crf.skip import SkipConfig, SkipModel, save, skip_edges, stop_words
+from ..data.corpus import Corpus
 from ..decoders import make_decoder
 from ..decoders.chain import viterbi
-from ..errors import ModelError
 from ..evaluation import gold_tags
-from ..model import CrfModel
-from ..pipeline import Pipeline
-from ..scoring import Counts, EntityCounts, entity_spans
-from ..skip import SkipConfig, SkipModel, save, skip_edges, stop_words
 
 SMOOTHING = 0.5
 
 
-# The function-word rule, chosen on eng.testa, esp.testa and ned.testa (scripts/TUNING.md).
+# The function-word rule, chosen on eng.testa, esp.testa and ned.testa (docs/development/research-log.md).
 MIN_COUNT = 3
 
 

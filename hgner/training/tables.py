@@ -9,12 +9,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import HgnerError, named
+from ..core.errors import HgnerError, named
+from ..core.fileio import decode_utf8, file_sha256, read_input
+from ..core.validation import ecma_pattern, load_schema, read_string_table
+from ..crf.model import CrfModel
+from ..crf.modelfiles import builtin_models
 from ..features import TABLE_FILES, FeatureResources
-from ..fileio import decode_utf8, file_sha256, read_input
-from ..model import CrfModel
-from ..modelfiles import builtin_models
-from ..validation import ecma_pattern, load_schema, read_string_table
 
 
 def read_gazetteer(source: str) -> tuple[dict[str, list[str]], str, Path]:

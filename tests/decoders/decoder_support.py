@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hgner.graph import FactorGraph
+from hgner.graph.factor_graph import FactorGraph
 
 
 def small_graph(seed: int, loopy: bool) -> FactorGraph:

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hgner.core.errors import GraphError
 from hgner.decoders import MAX_SWEEPS, Decoder, available_decoders, decoder_settings, make_decoder
-from hgner.errors import GraphError
-from hgner.graph import FactorGraph
-from hgner.toy import brute_map, brute_marginals, random_graph
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import brute_map, brute_marginals, random_graph
 
 # crfsuite decodes a model's features, never a bare graph (tests/test_pipeline.py runs it)
 GRAPH_DECODERS = [name for name in available_decoders() if name != "crfsuite"]

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from hgner.toy import all_scores, brute_map, brute_marginals, random_graph
 
+from hgner.core.errors import GraphError
 from hgner.decoders import make_decoder
 from hgner.decoders.chain import forward_backward, viterbi
-from hgner.errors import GraphError
+from hgner.graph.toy import all_scores, brute_map, brute_marginals, random_graph
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -24,7 +24,6 @@ def test_viterbi_and_marginals_equal_enumeration(seed):
 def test_log_partition_function():
     rng = np.random.default_rng(0)
     graph = random_graph(rng, 5, 3, [2, 3])
-    from hgner.toy import all_scores
 
     _, scores = all_scores(graph)
     assert forward_backward(graph)[1] == pytest.approx(np.log(np.exp(scores).sum()))
@@ -59,9 +58,9 @@ def test_tiny_model_matches_crfsuite(tiny_model, tiny_corpus):
 @pytest.mark.corpus
 def test_shipped_model_matches_crfsuite_on_eng_testb(conll2003):
     """Every sentence of eng.testb: identical labels; marginals within 1e-6 (checked on a sample)."""
-    from hgner.corpus import read_conll
-    from hgner.model import CrfModel
-    from hgner.modelfiles import builtin_models
+    from hgner.crf.model import CrfModel
+    from hgner.crf.modelfiles import builtin_models
+    from hgner.data.corpus import read_conll
 
     if "en-conll03" not in builtin_models():
         pytest.skip("the shipped model en-conll03 is not installed")

@@ -4,11 +4,11 @@ import re
 
 import numpy as np
 import pytest
-from hgner.toy import brute_map, random_graph
 
 from hgner.decoders import SettingError, make_decoder
 from hgner.decoders.chain import viterbi
-from hgner.graph import FactorGraph
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import brute_map, random_graph
 
 
 def skip_chain_graphs(count: int):

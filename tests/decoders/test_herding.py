@@ -10,15 +10,14 @@ import re
 
 import numpy as np
 import pytest
-from hgner.toy import brute_marginals, two_variable_model
-
 from decoder_support import loglog_slope, small_graph
+
+from hgner.core.errors import HgnerError
 from hgner.decoders import herding, make_decoder
-from hgner.decoders.herding import HerdedGibbs, initial_capacity, table_bytes
+from hgner.decoders.herding import HerdedGibbs, initial_capacity, table_bytes, table_groups
 from hgner.decoders.herding_bins import BoundedErrorGibbs, DiscretizedHerdedGibbs, RandomlyDiscretizedHerdedGibbs
-from hgner.decoders.herding import table_groups
-from hgner.errors import HgnerError
-from hgner.graph import FactorGraph
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import brute_marginals, two_variable_model
 
 
 def complete_graph(seed: int, n: int, shared: bool = False) -> FactorGraph:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from decoder_support import small_graph
 
 from hgner.decoders import kernels, make_decoder
-from hgner.toy import brute_map, random_graph
-
-from decoder_support import small_graph
+from hgner.graph.toy import brute_map, random_graph
 
 
 @pytest.mark.parametrize("name", ["gibbs", "herded", "rdhg", "beg", "mgpmh", "doublemin-gibbs", "meanfield"])

@@ -7,12 +7,12 @@ import re
 
 import numpy as np
 import pytest
-from hgner.toy import brute_marginals, random_graph
 
+from hgner.core.errors import HgnerError
 from hgner.decoders import make_decoder
 from hgner.decoders.meanfield import MeanField, mean_field_start
-from hgner.errors import HgnerError
-from hgner.graph import FactorGraph
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import brute_marginals, random_graph
 
 
 def softmax(x: np.ndarray) -> np.ndarray:

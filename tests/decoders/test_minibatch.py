@@ -4,17 +4,16 @@ Gibbs as the batch grows, batch sizes, reproducibility and settings validation."
 
 from __future__ import annotations
 
-
 import re
 
 import numpy as np
 import pytest
-from hgner.toy import brute_marginals, fully_connected, random_graph
 
+from hgner.core.errors import HgnerError
 from hgner.decoders import make_decoder
 from hgner.decoders.minibatch import DoubleMinGibbs, MinGibbs, MinibatchGibbsProposalMH
-from hgner.errors import HgnerError
-from hgner.graph import FactorGraph
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import brute_marginals, fully_connected, random_graph
 
 MINIBATCH = ["min-gibbs", "mgpmh", "doublemin-gibbs"]
 

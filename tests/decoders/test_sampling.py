@@ -7,15 +7,13 @@ import re
 
 import numpy as np
 import pytest
-
-from hgner.decoders import decoder_settings, make_decoder
-from hgner.decoders.sampling import AnnealedGibbs, temperatures
-from hgner.errors import HgnerError
-from hgner.graph import FactorGraph
-from hgner.toy import brute_map, brute_marginals, two_variable_model
-
 from decoder_support import SMALL_GRAPHS, loglog_slope, small_graph
 
+from hgner.core.errors import HgnerError
+from hgner.decoders import decoder_settings, make_decoder
+from hgner.decoders.sampling import AnnealedGibbs, temperatures
+from hgner.graph.factor_graph import FactorGraph
+from hgner.graph.toy import brute_map, brute_marginals, two_variable_model
 
 # ----------------------------------------------------------------------------- the paper's model
 

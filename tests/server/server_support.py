@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from hgner.modelfiles import model_directory
+from hgner.crf.modelfiles import model_directory
 from hgner.server.settings import ServerSettings
 
 MODEL = "en-conll03"

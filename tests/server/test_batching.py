@@ -8,13 +8,13 @@ import asyncio
 
 import httpx
 import pytest
+from server_support import MODEL, settings
 
-from hgner.modelfiles import model_directory
+from hgner.crf.modelfiles import model_directory
 from hgner.server.app import create_app
 from hgner.server.batching import TagBatches
 from hgner.server.engine import Engine, TagOptions
 from hgner.server.limits import Deadline
-from server_support import MODEL, settings
 
 SPANISH = ("El presidente del Gobierno dijo ayer en Madrid que las medidas para la economía se aprobarán "
            "cuando los grupos de la oposición estén de acuerdo con ellas . Según fuentes del ministerio , "

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from hgner.core.errors import HgnerError, UnknownNameError, named
 from hgner.decoders import make_decoder
-from hgner.errors import HgnerError, UnknownNameError, named
 from hgner.server.bodies import field_at_fault, strict_json, strict_json_error
 
 
