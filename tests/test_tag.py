@@ -16,7 +16,7 @@ from tag_support import COMMANDS, ENGLISH, SENTENCE, SPANISH, SPANISH_WARNING, r
 
 from hgner.cli import main
 from hgner.core.integrity import seal
-from hgner.core.wording import languages, tokenizer
+from hgner.text import languages, tokenizer
 from hgner.crf.modelfiles import SEALED_FILES
 from hgner.tagging import tagger as tag
 from hgner.tagging.settings import TagSettings
