@@ -17,6 +17,7 @@ from ..server.settings import (
     DEFAULT_TIMEOUT,
     ServerSettings,
 )
+from ..tagging.defaults import DEFAULT_MODEL
 
 NAME = "serve"
 
@@ -28,7 +29,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                     "at / (pip install 'hgner[serve]'). Models load once per worker, at startup; a request can name "
                     "only the models given here.")
     parser.add_argument("--model", action="append", metavar="NAME|PATH",
-                        help="a model to serve (repeatable; default: every shipped model); the first is the default")
+                        help=f"a model to serve beside the default, {DEFAULT_MODEL} (repeatable; 'all': every model "
+                             "hgner models lists); a request that names no model gets the default")
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"address to bind (default {DEFAULT_HOST}; another needs --api-key or --insecure)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
@@ -55,17 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     """Check the options and the models' names, then serve until SIGTERM (exit status 0)."""
-    from ..api import available_models
-    from ..crf.modelfiles import model_directory, model_name, read_metadata
-
-    models: dict[str, str] = {}
-    for given in args.model or available_models():
-        directory = model_directory(given)  # a bad name or path is the error loading it gives
-        name = model_name(directory, read_metadata(directory))
-        if name in models:
-            raise HgnerError(f"--model {given}: a model named {name!r} is already served ({models[name]})")
-        models[name] = str(directory.resolve())
-    settings = ServerSettings(models=models, host=args.host, port=args.port, workers=args.workers,
+    settings = ServerSettings(models=served_models(args.model or []), host=args.host, port=args.port, workers=args.workers,
                               max_chars=args.max_chars, max_documents=args.max_documents, max_queue=args.max_queue,
                               timeout=args.timeout, api_key=_api_key(args.api_key),
                               cors_origins=tuple(args.cors_origin), insecure=args.insecure)
@@ -75,6 +67,23 @@ def run(args: argparse.Namespace) -> int:
         raise HgnerError(f"hgner serve needs the serve extra ({error.name} is missing): "
                          "pip install 'hgner[serve]'") from None
     return serve(settings)
+
+
+def served_models(given: list[str]) -> dict[str, str]:
+    """Name -> directory of the models to serve: the default first, then those ``given``
+    (``all``: every model ``hgner models`` lists); a model named twice from one directory once."""
+    from ..api import available_models
+    from ..crf.modelfiles import model_directory, model_name, read_metadata
+
+    models: dict[str, str] = {}
+    for each in [DEFAULT_MODEL, *given]:
+        for one in available_models() if each == "all" else [each]:
+            directory = model_directory(one).resolve()  # a bad name or path is the error loading it gives
+            name = model_name(directory, read_metadata(directory))
+            if models.get(name, str(directory)) != str(directory):
+                raise HgnerError(f"--model {one}: a model named {name!r} is already served ({models[name]})")
+            models[name] = str(directory)
+    return models
 
 
 def _api_key(given: str | None) -> str | None:

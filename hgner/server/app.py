@@ -38,6 +38,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..core.errors import HgnerError
+from ..core.process import say
 from ..core.version import __version__
 from .bodies import field_at_fault, strict_json, strict_json_error
 from .engine import CompareOptions, TagOptions, decoder_infos
@@ -324,7 +325,8 @@ def _add_status_routes(app: FastAPI, service: Service) -> None:
 
     @app.get("/v1/models", summary="the models served, as hgner models shows them", responses={503: ERRORS[503]})
     async def models() -> dict[str, Any]:
-        return {"models": await service.run(lambda deadline: service.engine.model_infos(), 0)}
+        return {"models": await service.run(lambda deadline: service.engine.model_infos(), 0),
+                "default": service.default_model}
 
     @app.get("/v1/decoders", summary="the decoders, their capabilities and settings, as hgner decoders shows them")
     async def decoders() -> dict[str, Any]:
@@ -453,6 +455,8 @@ def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) 
     """Run the server until SIGTERM or SIGINT, which stop it taking connections, let the requests
     in flight finish (up to the timeout), and return 0."""
     check_address(settings.host, settings.port)
+    others = [name for name in settings.models if name != settings.default_model]
+    say(f"hgner serve: model {settings.default_model} (the default)" + (f", also {', '.join(others)}" if others else ""))
     config_options: dict[str, Any] = {"host": settings.host, "port": settings.port, "log_level": "info",
                                       "timeout_graceful_shutdown": int(settings.timeout) + 5, "access_log": False,
                                       "server_header": False, "lifespan": "on"}

@@ -38,7 +38,8 @@ class _Strict(BaseModel):
 
 class Options(_Strict):
     model: Annotated[StrictStr, Field(min_length=1)] | None = Field(
-        None, description="a model served (GET /v1/models); default: the first")
+        None, description="a model served (GET /v1/models); default: the one it names as default "
+                          "(en-conll03, as hgner tag)")
     graph: Graph = Field("chain", description="chain, or skip: the chain plus skip edges between repeated names")
     sweeps: Annotated[StrictInt, Field(ge=1, le=MAX_SWEEPS)] | None = Field(None, description="sweeps for samplers")
     seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = Field(None, description="seed for stochastic decoders")

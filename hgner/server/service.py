@@ -29,7 +29,7 @@ class Service:
         self.admission = Admission(settings.max_queue)
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="hgner-decode")  # a new one at each start
         self.loading: Future | None = None
-        self.default_model = next(iter(settings.models))
+        self.default_model = settings.default_model
 
     def start(self) -> None:
         if self.loading is not None:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.errors import HgnerError
+from ..tagging.defaults import DEFAULT_MODEL
 
 SETTINGS_VARIABLE = "HGNER_SERVE_SETTINGS"  # the settings as JSON, for the worker processes
 API_KEY_VARIABLE = "HGNER_API_KEY"
@@ -49,6 +50,12 @@ class ServerSettings:
 
     def __post_init__(self) -> None:
         check_settings(self)
+
+    @property
+    def default_model(self) -> str:
+        """The model of a request that names none: the default of ``hgner tag`` when served, else
+        the first served."""
+        return DEFAULT_MODEL if DEFAULT_MODEL in self.models else next(iter(self.models))
 
     @property
     def max_body_bytes(self) -> int:

@@ -107,6 +107,7 @@ async function loadChoices() {
   for (const model of models.models) {
     select.append(element("option", { value: model.name }, `${model.name} (${model.language})`));
   }
+  if (models.default) select.value = models.default;  // the model of hgner tag, as /v1/tag without one
   const box = $("decoders");
   for (const decoder of decoders.decoders) {
     const id = `decoder-${decoder.name}`;
