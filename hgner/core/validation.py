@@ -55,6 +55,11 @@ def _reject_constant(name: str) -> None:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # how JSON writes half of a UTF-16 surrogate pair
 
 
+def parse_json(text: str) -> Any:
+    """``text`` parsed as strict JSON: a repeated key in an object, NaN or Infinity is a ValueError."""
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+
+
 def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerError] = ModelError) -> Any:
     """The JSON value in ``path`` (UTF-8, a byte-order mark allowed), or a ``raises`` error when
     the file is missing, too large, not UTF-8, not strict JSON, nested too deeply or holds a
@@ -64,7 +69,7 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES, raises: type[HgnerErr
         if size > max_bytes:
             raise raises(f"{path}: {size} bytes, expected at most {max_bytes}")
         text = read_input(path).decode("utf-8-sig")
-        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        data = parse_json(text)
         if _SURROGATE_ESCAPE.search(text):  # a pair decodes to one character; a lone half cannot be encoded
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         return data
