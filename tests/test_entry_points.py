@@ -64,10 +64,10 @@ def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 def test_the_entry_point_is_registered(plugin_env):
-    result = run_python("from hgner import registry; print(registry.names(registry.decoders))", plugin_env)
+    result = run_python("from hgner.core import registry; print(registry.names(registry.decoders))", plugin_env)
     assert result.returncode == 0, result.stderr
     assert NAME in result.stdout
-    assert NAME not in run_python("from hgner import registry; print(registry.names(registry.decoders))",
+    assert NAME not in run_python("from hgner.core import registry; print(registry.names(registry.decoders))",
                                   subprocess_env()).stdout  # only where the package is installed
 
 

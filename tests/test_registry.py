@@ -41,7 +41,7 @@ def scratch_names():
 
 
 def test_built_ins_registered_in_a_fresh_interpreter_without_importing_the_pipeline():
-    code = ("import sys; from hgner import registry; names = registry.names(registry.decoders); "
+    code = ("import sys; from hgner.core import registry; names = registry.names(registry.decoders); "
             "print(','.join(names)); print('hgner.crf.pipeline' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert set(out[0].split(",")) >= BUILT_IN
