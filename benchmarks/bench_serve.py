@@ -102,7 +102,7 @@ def free_port() -> int:
 def server(*options: str) -> Iterator[tuple[str, psutil.Process]]:
     """``hgner serve`` on a free 127.0.0.1 port, ready; stopped with SIGTERM at the end."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "hgner.cli", "serve", "--model", MODEL, "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "hgner.cli", "serve", "--port", str(port),  # the default model
                                 *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -402,11 +402,12 @@ def throughput(texts: list[str], text_tokens: list[int]) -> dict[str, Any]:
 
 
 def identical(texts: list[str]) -> dict[str, Any]:
-    """Entities of /v1/tag against hgner tag --format jsonl: per document, and the whole text."""
+    """Entities of /v1/tag against hgner tag --format jsonl, neither naming a model (issue 61: one
+    default): per document, and the whole text."""
     whole = "".join(texts)
     with tempfile.TemporaryDirectory(prefix="bench_serve-") as folder:
         files = write_documents(folder, [*texts, whole])
-        done = subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--model", MODEL, "--format", "jsonl",
+        done = subprocess.run([sys.executable, "-m", "hgner.cli", "tag", "--format", "jsonl",
                                "--files", *files], capture_output=True, text=True, check=True)
     expected = [json.loads(line)["entities"] for line in done.stdout.splitlines()]
     with server("--max-chars", str(len(whole) + 1), "--timeout", "600") as (url, _):

@@ -4,8 +4,11 @@ the scheduler: connecting, and each call after it."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from .errors import HgnerError
@@ -37,3 +40,25 @@ def call_within(seconds: float, failure: str, function: Callable[..., T], *args:
     if error:
         raise error[0]
     return result[0]
+
+
+_stop: contextvars.ContextVar[tuple[float, Callable[[], BaseException]] | None] = contextvars.ContextVar(
+    "hgner_stop", default=None)
+
+
+@contextmanager
+def stopping_at(moment: float, error: Callable[[], BaseException]) -> Iterator[None]:
+    """Within the block (in this thread or task), :func:`check_stop` raises ``error()`` once
+    ``time.monotonic()`` reaches ``moment``."""
+    token = _stop.set((moment, error))
+    try:
+        yield
+    finally:
+        _stop.reset(token)
+
+
+def check_stop() -> None:
+    """The error of the enclosing :func:`stopping_at` once its moment has passed; else nothing."""
+    given = _stop.get()
+    if given is not None and time.monotonic() >= given[0]:
+        raise given[1]()

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from ..core.deadline import check_stop
 from ..graph.factor_graph import FactorGraph
 from .chain import viterbi
 
@@ -208,6 +209,7 @@ def run_in_slices(run: Callable[[int, int], object], sweeps: int, n: int, time_l
             run(done, count)
             done += count
             bar.update(count)
+            check_stop()  # the request this decode is for has passed its deadline (hgner serve)
             now = time.perf_counter()
             if deadline is not None and now >= deadline:
                 break

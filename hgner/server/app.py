@@ -348,10 +348,11 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
         options = TagOptions(body.model or service.default_model, body.decoder, body.graph, body.sweeps, body.seed,
                              body.settings, body.min_confidence, body.tokens)
 
-        waiting = service.batches.add(texts, options)  # tagged with the requests waiting beside it
+        deadline = service.deadline()
+        waiting = service.batches.add(texts, options, deadline)  # tagged with the requests waiting beside it
         try:
             results, warnings, decoder, tokens = await service.run(
-                lambda deadline: service.batches.answer(waiting, deadline), sum(map(len, texts)))
+                lambda _: service.batches.answer(waiting), sum(map(len, texts)), deadline)
         finally:
             service.batches.forget(waiting)
         service.metrics.tokens.inc(tokens)

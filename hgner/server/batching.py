@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.deadline import stopping_at
 from .engine import Engine, TagOptions
 from .limits import Deadline
 
@@ -29,6 +30,7 @@ class WaitingRequest:
 
     texts: Sequence[str]
     options: TagOptions
+    deadline: Deadline
     answer: tuple[list[dict[str, Any]], list[str], str, int] | None = None
     error: BaseException | None = None
 
@@ -41,14 +43,14 @@ class TagBatches:
         self.waiting: list[WaitingRequest] = []
         self.lock = threading.Lock()
 
-    def add(self, texts: Sequence[str], options: TagOptions) -> WaitingRequest:
+    def add(self, texts: Sequence[str], options: TagOptions, deadline: Deadline) -> WaitingRequest:
         """Enter a request (before its job is queued for the decoding thread)."""
-        request = WaitingRequest(texts, options)
+        request = WaitingRequest(texts, options, deadline)
         with self.lock:
             self.waiting.append(request)
         return request
 
-    def answer(self, request: WaitingRequest, deadline: Deadline) -> tuple[list[dict[str, Any]], list[str], str, int]:
+    def answer(self, request: WaitingRequest) -> tuple[list[dict[str, Any]], list[str], str, int]:
         """On the decoding thread: ``request``'s answer, tagging it with every request waiting with
         the same options unless an earlier batch has already answered it."""
         if request.answer is None and request.error is None:
@@ -58,7 +60,7 @@ class TagBatches:
                     batch = [request, *batch[:MOST_REQUESTS - 1]]
                 taken = {id(r) for r in batch}
                 self.waiting = [r for r in self.waiting if id(r) not in taken]
-            self._tag(batch, deadline)
+            self._tag(batch)
         if request.error is not None:
             raise request.error
         assert request.answer is not None
@@ -69,15 +71,20 @@ class TagBatches:
         with self.lock:
             self.waiting = [r for r in self.waiting if r is not request]
 
-    def _tag(self, batch: list[WaitingRequest], deadline: Deadline) -> None:
+    def _tag(self, batch: list[WaitingRequest]) -> None:
+        deadline = min((r.deadline for r in batch), key=lambda d: d.at)
         try:
-            answers = self.engine.tag_requests([r.texts for r in batch], batch[0].options, deadline)
+            with stopping_at(deadline.at, deadline.error):
+                answers = self.engine.tag_requests([r.texts for r in batch], batch[0].options, deadline)
         except Exception as error:  # noqa: BLE001  (each request on its own: its own answer or error)
             if len(batch) == 1:
                 batch[0].error = error
                 return
             for request in batch:
-                self._tag([request], deadline)
+                if request.deadline.remaining() <= 0:
+                    request.error = request.deadline.error()
+                else:
+                    self._tag([request])
             return
         for request, answer in zip(batch, answers):
             request.answer = answer

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from ..core.deadline import stopping_at
 from .batching import TagBatches
 from .engine import Engine
 from .limits import Admission, Deadline, NotReady, TooLarge
@@ -46,9 +47,14 @@ class Service:
             return None
         return f"the models could not be loaded: {self.loading.exception()}"
 
-    async def run(self, job: Callable[[Deadline], Any], characters: int) -> Any:
+    def deadline(self) -> Deadline:
+        """The deadline of a request arriving now (``timeout`` seconds)."""
+        return Deadline.after(self.settings.timeout)
+
+    async def run(self, job: Callable[[Deadline], Any], characters: int, deadline: Deadline | None = None) -> Any:
         """``job(deadline)`` on the decoding thread, admitted to the queue; 429 when it is full,
-        504 once the deadline passes, 503 when the models failed to load."""
+        504 once the deadline passes (the job's decoders stop then too: :func:`~hgner.core.deadline.check_stop`),
+        503 when the models failed to load."""
         problem = self.load_error()
         if problem is not None:
             raise NotReady(problem)
@@ -58,7 +64,7 @@ class Service:
         self.admission.enter()
         self.metrics.queue.inc()
         started = time.monotonic()
-        deadline = Deadline.after(self.settings.timeout)
+        deadline = deadline or self.deadline()
         try:
             future = self.executor.submit(_with_deadline, job, deadline)
             try:
@@ -73,4 +79,5 @@ class Service:
 
 def _with_deadline(job: Callable[[Deadline], Any], deadline: Deadline) -> Any:
     deadline.check()  # waited too long in the queue: do not start
-    return job(deadline)
+    with stopping_at(deadline.at, deadline.error):
+        return job(deadline)

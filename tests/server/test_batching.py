@@ -5,6 +5,7 @@ concurrent requests to the app give the answers of the same requests sent one at
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ from hgner.crf.modelfiles import model_directory
 from hgner.server.app import create_app
 from hgner.server.batching import TagBatches
 from hgner.server.engine import Engine, TagOptions
-from hgner.server.limits import Deadline
+from hgner.server.limits import Deadline, TimedOut
 
 SPANISH = ("El presidente del Gobierno dijo ayer en Madrid que las medidas para la economía se aprobarán "
            "cuando los grupos de la oposición estén de acuerdo con ellas . Según fuentes del ministerio , "
@@ -38,8 +39,8 @@ def test_a_batch_answers_each_request_as_alone(engine, tokens):
     options = TagOptions(MODEL, tokens=tokens)
     alone = [engine.tag(texts, options, Deadline.after(60)) for texts in TEXTS]
     batches = TagBatches(engine)
-    waiting = [batches.add(texts, options) for texts in TEXTS]
-    assert batches.answer(waiting[1], Deadline.after(60)) == alone[1]  # tags all four
+    waiting = [batches.add(texts, options, Deadline.after(60)) for texts in TEXTS]
+    assert batches.answer(waiting[1]) == alone[1]  # tags all four
     assert not batches.waiting and all(w.answer is not None for w in waiting)
     assert [w.answer for w in waiting] == alone
     assert any("looks like 'es'" in note for note in alone[2][1]) and not any("'es'" in n for n in alone[0][1])
@@ -48,11 +49,12 @@ def test_a_batch_answers_each_request_as_alone(engine, tokens):
 def test_one_requests_error_stays_its_own(engine):
     options = TagOptions(MODEL)
     batches = TagBatches(engine)
-    good, bad = batches.add(TEXTS[0], options), batches.add(["Jim \ud800 Smith"], options)
-    other = batches.add(TEXTS[1], TagOptions(MODEL, min_confidence=0.5))  # other options: not in this batch
-    assert batches.answer(good, Deadline.after(60)) == engine.tag(TEXTS[0], options, Deadline.after(60))
+    good, bad = batches.add(TEXTS[0], options, Deadline.after(60)), batches.add(["Jim \ud800 Smith"], options,
+                                                                                 Deadline.after(60))
+    other = batches.add(TEXTS[1], TagOptions(MODEL, min_confidence=0.5), Deadline.after(60))  # other options: not in this batch
+    assert batches.answer(good) == engine.tag(TEXTS[0], options, Deadline.after(60))
     with pytest.raises(Exception, match="not valid Unicode"):
-        batches.answer(bad, Deadline.after(60))
+        batches.answer(bad)
     assert batches.waiting == [other]
 
 
@@ -71,3 +73,21 @@ def test_concurrent_requests_get_the_answers_of_one_at_a_time():
 
     one, together = asyncio.run(run())
     assert together == one and all("entities" in answer for answer in one)
+
+
+def test_a_slow_request_stops_at_its_deadline_and_keeps_its_504(engine):
+    """A sampler at 10^8 sweeps stops at its request's deadline (not at the decoder's time_limit),
+    and a request batched with it is tried again alone, until its own (later) deadline."""
+    options = TagOptions(MODEL, decoder="gibbs", sweeps=100_000_000)
+    engine.tag(TEXTS[0], TagOptions(MODEL, decoder="gibbs", sweeps=10), Deadline.after(60))  # compiled
+    batches = TagBatches(engine)
+    slow = batches.add(TEXTS[0], options, Deadline.after(0.5))
+    later = batches.add(TEXTS[0], TagOptions(MODEL, decoder="gibbs", sweeps=100_000_000, settings={"time_limit": 2}),
+                        Deadline.after(30))
+    patient = batches.add(TEXTS[1], options, Deadline.after(1.5))
+    started = time.monotonic()
+    with pytest.raises(TimedOut):
+        batches.answer(slow)
+    assert time.monotonic() - started < 3, "the decode went on past both deadlines"
+    assert isinstance(patient.error, TimedOut) and later.answer is None
+    assert batches.answer(later)[2] == "gibbs"
