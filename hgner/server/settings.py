@@ -47,6 +47,8 @@ class ServerSettings:
     cors_origins: tuple[str, ...] = ()
     insecure: bool = False
     warm: bool = True  # compile every decoder's kernels before /ready says yes
+    annotate: str | None = None  # the queue of the annotation page (hgner.server.annotate), with:
+    annotations: str | None = None  # the file its accepted sentences go to
 
     def __post_init__(self) -> None:
         check_settings(self)
@@ -110,6 +112,8 @@ def check_settings(settings: ServerSettings) -> None:
                                   or any(c.isspace() for c in s.api_key)):
         raise HgnerError(f"--api-key / {API_KEY_VARIABLE}: expected at least {MIN_API_KEY_CHARS} printable characters "
                          "without spaces")
+    if (s.annotate is None) != (s.annotations is None) or (s.annotate is not None and s.workers != 1):
+        raise HgnerError("--annotate QUEUE and --annotations FILE go together, with one worker (--workers 1)")
     if not is_loopback(s.host) and s.api_key is None and not s.insecure:
         raise HgnerError(f"--host {s.host}: other machines could connect; give --api-key (or {API_KEY_VARIABLE}) "
                          "so that requests need a bearer token, or --insecure to serve without one")
