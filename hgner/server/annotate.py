@@ -1,0 +1,115 @@
+"""The annotation page of ``hgner serve --annotate QUEUE --annotations FILE`` (issue 59): the page
+at ``/annotate`` and its API under ``/v1/annotate``, over one
+:class:`~hgner.adaptation.annotations_store.AnnotationSession` (the queue, the file, the decisions).
+
+Every answer is the loop's state: the entity types with their keys, the progress, the sentence to
+annotate and the one after it (the page shows it as soon as a sentence is accepted or skipped).
+Sentences of a plain-text queue are tagged with the default model when they come up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..adaptation.annotations_store import AnnotationSession, NotCurrent
+from ..api import model_info
+from .engine import TagOptions
+from .limits import Refused
+from .service import Service
+
+PAGE = "annotate.html"
+SHOWN = 2  # the sentence to annotate and the next
+
+
+class Conflict(Refused):
+    status, code = 409, "conflict"
+
+
+class Decision(BaseModel):
+    """Skip the sentence ``id`` (the one the last answer showed)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: int = Field(ge=0, description="the sentence's id, as the last answer gave it")
+
+
+class Acceptance(Decision):
+    """Save the sentence ``id`` with ``tags``: IOB2, one per token, of the types the state lists."""
+
+    tags: list[str] = Field(max_length=100_000, description="IOB2 tags, one per token")
+
+
+def annotation_router(service: Service, static: Any) -> APIRouter:
+    """The routes of the annotation loop that ``service``'s settings name (its queue and file are
+    read here: a bad one is the error of ``hgner serve``, before it listens); ``static``: the
+    folder of the page's files."""
+    settings = service.settings
+    assert settings.annotate is not None and settings.annotations is not None
+    labels = model_info(settings.models[settings.default_model]).labels
+    session = AnnotationSession(settings.annotate, settings.annotations, labels)
+    router = APIRouter()
+
+    async def state() -> dict[str, Any]:
+        await _pre_annotate(service, session)
+        return _state(session)
+
+    @router.get("/annotate", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(str(static / PAGE), media_type="text/html; charset=utf-8")
+
+    @router.get("/v1/annotate", summary="the annotation loop: types and keys, progress, the sentence to annotate")
+    async def show() -> dict[str, Any]:
+        return await state()
+
+    @router.post("/v1/annotate/accept", summary="save the sentence shown with its tags (the file is rewritten atomically)")
+    async def accept(body: Acceptance) -> dict[str, Any]:
+        _decide(lambda: session.accept(body.id, body.tags))
+        return await state()
+
+    @router.post("/v1/annotate/skip", summary="pass the sentence shown for this session")
+    async def skip(body: Decision) -> dict[str, Any]:
+        _decide(lambda: session.skip(body.id))
+        return await state()
+
+    @router.post("/v1/annotate/undo", summary="take back the last accept or skip of this session")
+    async def undo() -> dict[str, Any]:
+        if session.undo() is None:
+            raise Conflict("nothing to undo: no sentence was accepted or skipped since the server started")
+        return await state()
+
+    return router
+
+
+def _decide(decision: Callable[[], None]) -> None:
+    """Run ``decision``; a sentence that is no longer the one shown is a 409."""
+    try:
+        decision()
+    except NotCurrent as error:
+        raise Conflict(str(error)) from None
+
+
+async def _pre_annotate(service: Service, session: AnnotationSession) -> None:
+    """Tag the plain-text sentences about to be shown with the default model (on the decoding thread)."""
+    untagged = [index for index in session.pending(SHOWN) if session.items[index].tokens is None]
+    if not untagged:
+        return
+    texts = [session.items[index].text or "" for index in untagged]
+    options = TagOptions(service.default_model, tokens=True)
+    results, _, _, _ = await service.run(lambda deadline: service.engine.tag(texts, options, deadline),
+                                         sum(map(len, texts)))
+    for index, result in zip(untagged, results):
+        session.pre_annotate(index, [t["text"] for t in result["tokens"]], [t["tag"] for t in result["tokens"]])
+
+
+def _state(session: AnnotationSession) -> dict[str, Any]:
+    """What the page shows: types and keys, progress, the sentence to annotate and the next."""
+    shown = [{"id": index, "tokens": session.items[index].tokens, "tags": session.items[index].tags}
+             for index in session.pending(SHOWN)]
+    return {"types": [{"type": name, "keys": session.keys[name]} for name in session.types],
+            "progress": session.progress(), "file": session.path,
+            "sentence": shown[0] if shown else None, "next": shown[1] if len(shown) > 1 else None}
+
