@@ -40,6 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..core.errors import HgnerError
 from ..core.process import say
 from ..core.version import __version__
+from .annotate import annotation_router
 from .bodies import field_at_fault, strict_json, strict_json_error
 from .engine import CompareOptions, TagOptions, decoder_infos
 from .limits import NotReady, Refused, TooLarge
@@ -291,6 +292,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
     _add_api_routes(app, service)  # first: the router tries the routes in order
     _add_status_routes(app, service)
     _add_request_schemas(app)
+    if settings.annotate is not None:  # the annotation page (issue 59)
+        app.include_router(annotation_router(service, STATIC))
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
