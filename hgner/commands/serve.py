@@ -52,6 +52,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help="allow browser pages from ORIGIN to call the API (repeatable; default: none)")
     parser.add_argument("--insecure", action="store_true",
                         help="allow binding an address other machines reach without an API key")
+    parser.add_argument("--annotate", metavar="QUEUE",
+                        help="also serve an annotation page at /annotate over QUEUE: the CoNLL file hgner select --out "
+                             "writes, or plain text named *.txt, one sentence per line (tagged with the default model)")
+    parser.add_argument("--annotations", metavar="FILE",
+                        help="where --annotate saves each accepted sentence (CoNLL IOB2 for hgner train --train); "
+                             "the sentences already in it are not shown again")
     return parser
 
 
@@ -60,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     settings = ServerSettings(models=served_models(args.model or []), host=args.host, port=args.port, workers=args.workers,
                               max_chars=args.max_chars, max_documents=args.max_documents, max_queue=args.max_queue,
                               timeout=args.timeout, api_key=_api_key(args.api_key),
-                              cors_origins=tuple(args.cors_origin), insecure=args.insecure)
+                              cors_origins=tuple(args.cors_origin), insecure=args.insecure,
+                              annotate=args.annotate, annotations=args.annotations)
     try:
         from ..server.app import serve
     except ImportError as error:
