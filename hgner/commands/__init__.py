@@ -17,6 +17,7 @@ from types import ModuleType
 COMMANDS = {
     "train": "train a linear-chain CRF on a CoNLL corpus",
     "evaluate": "score decoders on a tagged corpus",
+    "select": "choose the sentences of your text worth labelling, written as CoNLL to label",
     "tag": "tag raw text: arguments, files or standard input",
     "decoders": "every decoder: what it is, its capabilities and settings",
     "corpora": "the corpus catalogue: list, fetch, verify, info",

@@ -1,0 +1,116 @@
+"""The pool ``hgner select`` chooses from: sentences of unlabelled text, or of a labelled corpus
+(simulated annotation: the chosen sentences keep their gold tags).
+
+A pool is labelled when every input is a catalogue corpus name or a CoNLL file (``.conll``);
+otherwise every input is raw text read as ``hgner tag --cluster`` reads it (text files, one
+document each; folders of them; JSONL files, one document per record with a ``text`` field) and
+tokenized into sentences as ``hgner tag`` tokenizes it. A sentence whose tokens repeat an earlier
+one's (case and spacing aside) is left out: the output never holds the same sentence twice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core import schemes
+from ..core.errors import HgnerError
+from ..data.catalog import resolve
+from ..data.corpus import convert_corpus, load_corpus
+from ..distributed.inputs import find_inputs, plan_parts, read_piece
+
+LABELLED_SUFFIXES = (".conll", ".iob", ".bio")
+TEXT_COLUMN = "text"  # the field of a JSONL record that holds its text
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence of the pool: its tokens, gold tags (IOB2) when the pool is labelled, the
+    number of its document in the pool and where it came from (for messages)."""
+
+    tokens: tuple[str, ...]
+    tags: tuple[str, ...] | None
+    document: int
+    source: str
+
+    @property
+    def key(self) -> str:
+        """What two copies of a sentence share: its tokens, lowercased, one space apart."""
+        return " ".join(self.tokens).lower()
+
+
+@dataclass
+class Pool:
+    """The candidates in document order (duplicates left out), and how many documents they came from."""
+
+    candidates: list[Candidate]
+    documents: int
+    labelled: bool
+    duplicates: int = 0
+
+    def by_document(self) -> list[list[Candidate]]:
+        """The candidates grouped by document, in order: (D,) lists."""
+        grouped: dict[int, list[Candidate]] = {}
+        for candidate in self.candidates:
+            grouped.setdefault(candidate.document, []).append(candidate)
+        return list(grouped.values())
+
+
+def is_labelled(argument: str) -> bool:
+    """Whether input ``argument`` names a labelled corpus: a catalogue name or a CoNLL file."""
+    return resolve(argument) is not None or (Path(argument).suffix.lower() in LABELLED_SUFFIXES
+                                             and not Path(argument).is_dir())
+
+
+def read_pool(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence[str]]], *,
+              offline: bool = False) -> Pool:
+    """The pool of ``inputs``: all labelled corpora or all raw text (an :class:`HgnerError` for a
+    mix or for none); raw text is cut into sentences of tokens by ``tokenize``."""
+    if not inputs:
+        raise HgnerError("no input: give text files, folders, JSONL files, or a labelled CoNLL corpus")
+    labelled = [is_labelled(argument) for argument in inputs]
+    if any(labelled) and not all(labelled):
+        mixed = next(a for a, flag in zip(inputs, labelled) if flag)
+        raise HgnerError(f"{mixed}: a labelled corpus among raw-text inputs; select from one kind at a time")
+    documents = _labelled_documents(inputs, offline) if all(labelled) else _raw_documents(inputs, tokenize)
+    return _unique(documents, all(labelled))
+
+
+def _labelled_documents(inputs: Sequence[str], offline: bool) -> Iterable[list[Candidate]]:
+    for argument in inputs:
+        corpus = convert_corpus(load_corpus(argument, offline=offline, lenient=True), "IOB2")
+        for document in corpus.documents:
+            yield [Candidate(tuple(s.tokens), tuple(s.tags or ["O"] * len(s.tokens)), -1,
+                             f"{argument}:{s.line}" if s.line else argument) for s in document.sentences]
+
+
+def _raw_documents(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence[str]]]) -> Iterable[list[Candidate]]:
+    for part in plan_parts(find_inputs(inputs), TEXT_COLUMN):
+        for piece in part:
+            for source, text in read_piece(piece, TEXT_COLUMN):
+                yield [Candidate(tuple(tokens), None, -1, source) for tokens in tokenize(text) if tokens]
+
+
+def _unique(documents: Iterable[list[Candidate]], labelled: bool) -> Pool:
+    """The pool of ``documents``, each sentence once (its first copy), documents numbered from 0."""
+    seen: set[str] = set()
+    kept: list[Candidate] = []
+    duplicates = number = 0
+    for document in documents:
+        added = False
+        for candidate in document:
+            if candidate.key in seen:
+                duplicates += 1
+                continue
+            seen.add(candidate.key)
+            kept.append(Candidate(candidate.tokens, candidate.tags, number, candidate.source))
+            added = True
+        number += added
+    if not kept:
+        raise HgnerError("the inputs hold no sentence to select")
+    return Pool(kept, number, labelled, duplicates)
+
+
+def iob2(tags: Sequence[str]) -> list[str]:
+    """``tags`` (any scheme) as IOB2, the output's scheme."""
+    return schemes.convert(tags, "IOB2")

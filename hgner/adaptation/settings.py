@@ -1,0 +1,47 @@
+"""One selection's settings, checked once: :class:`SelectSettings`. ``hgner select`` and the
+benchmark build this object; :func:`~hgner.adaptation.select.select` takes it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.validation import check_argument
+from ..decoders import MAX_SWEEPS
+from ..tagging.defaults import DEFAULT_MODEL
+from .defaults import DEFAULT_STRATEGY, DEFAULT_SWEEPS
+
+MAX_SELECTED = 1_000_000
+
+
+def _whole(value: Any, least: int, most: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= most
+
+
+@dataclass(frozen=True)
+class SelectSettings:
+    """What to select and how. ``model``: a model name or directory; ``n``: how many sentences;
+    ``strategy``: a registered strategy name (:mod:`hgner.adaptation.strategies`); ``seed``: the
+    seed of the one random generator (the random strategy's draw, annealed Gibbs's chain);
+    ``sweeps``: of herded and annealed Gibbs; ``offline``: never download a catalogue corpus."""
+
+    model: str | Path = DEFAULT_MODEL
+    n: int = 200
+    strategy: str = DEFAULT_STRATEGY
+    seed: int = 0
+    sweeps: int = DEFAULT_SWEEPS
+    offline: bool = False
+
+    def __post_init__(self) -> None:
+        from .strategies import strategy  # (the registry: an unknown name lists the valid ones)
+
+        check_argument(isinstance(self.model, (str, os.PathLike)) and bool(str(self.model).strip()), "model",
+                       "a model name or directory", self.model)
+        check_argument(_whole(self.n, 1, MAX_SELECTED), "n", f"a whole number 1..{MAX_SELECTED}", self.n)
+        check_argument(_whole(self.seed, 0, 2**63 - 1), "seed", "a whole number >= 0", self.seed)
+        check_argument(_whole(self.sweeps, 1, MAX_SWEEPS), "sweeps", f"a whole number 1..{MAX_SWEEPS}", self.sweeps)
+        check_argument(isinstance(self.strategy, str), "strategy", "a strategy name", self.strategy)
+        check_argument(isinstance(self.offline, bool), "offline", "True or False", self.offline)
+        strategy(self.strategy)
