@@ -208,7 +208,7 @@ def test_training_refuses_bad_targets(tmp_path, tiny_corpus):
         train(tiny_corpus, tmp_path / "file", TrainOptions(max_iterations=5))
     (tmp_path / "folder").mkdir()
     (tmp_path / "folder" / "data.txt").write_text("x")
-    with pytest.raises(ModelError, match="is not a model directory"):
+    with pytest.raises(ModelError, match="is not an hgner model folder"):
         train(tiny_corpus, tmp_path / "folder", TrainOptions(max_iterations=5))
     assert (tmp_path / "folder" / "data.txt").read_text() == "x"
 

@@ -7,6 +7,8 @@ only once it is complete. A failure or Ctrl-C leaves the previous file intact an
 behind. :func:`refuse_inputs` is checked before anything is opened for writing, so an output path
 that names an input is an error, not data loss. A command that writes several files writes them
 inside :func:`outputs_together`: they replace their destinations together at its end, or none do.
+No output written through :func:`output_stream` or inside :func:`outputs_together` goes into a
+model's folder (:func:`refuse_model_folder`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     link kept; with ``follow_links=False`` (a path hgner chose, such as a file inside ``-o DIR``)
     the link itself is replaced, never what it points to."""
     target = check_writable(path)
+    if _TOGETHER.get() is not None:  # a command's output (brat's files in -o DIR): never among a model's files
+        refuse_model_folder(target)
     if not follow_links and target.is_symlink():
         pass  # replaced by the rename below, as a regular file
     elif target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
@@ -127,8 +131,23 @@ def output_stream(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
         yield stream
         stream.flush()
         return
+    refuse_model_folder(path)
     with atomic_write(path, binary=binary) as out:
         yield out
+
+
+def refuse_model_folder(output: str | os.PathLike) -> None:
+    """An :class:`HgnerError` when ``output`` is a model folder or a file in one (a folder holding
+    a seal or an hgner ``meta.json``: :func:`hgner.core.integrity.is_model_folder`): a command's
+    output never replaces or joins a model's files. Model files are written by their own code,
+    outside :func:`output_stream` and :func:`outputs_together`."""
+    from .integrity import is_model_folder  # (integrity reads and writes its files through this module)
+
+    target = Path(output)
+    folder = target if target.is_dir() else target.parent
+    if is_model_folder(folder):
+        raise HgnerError(f"{output}: inside the model folder {folder}; refusing to write among a model's files "
+                         "(choose another folder)")
 
 
 def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:
@@ -189,10 +208,15 @@ def decode_utf8(raw: bytes, where: str) -> str:
 
 def file_sha256(path: str | os.PathLike) -> str:
     """Hex sha256 of the file at ``path``, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
+        return stream_sha256(stream)
+
+
+def stream_sha256(stream: IO[bytes]) -> str:
+    """Hex sha256 of what is left to read in the binary ``stream``, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    for block in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()
 
 

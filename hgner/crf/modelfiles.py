@@ -49,7 +49,7 @@ from ..features.typecache import TYPES_FILE
 from ..text.tokenizer import DEFAULT_LANGUAGE
 
 MODEL_FILE = "model.crfsuite"
-META_FILE = "meta.json"
+META_FILE = integrity.META_FILE
 SKIP_FILES = ("skip.npz", "skip.json")  # the skip potential (hgner.crf.skip): arrays, settings
 STARTS_FILE = "sentence_starts.crfsuite"  # the learned sentence starts (hgner.text.sentence_starts)
 MODEL_FILES = (MODEL_FILE, *TABLE_FILES.values(), *SKIP_FILES, TYPES_FILE, STARTS_FILE)  # the files meta.json's map covers
@@ -131,11 +131,24 @@ def model_target(out: str | os.PathLike) -> Path:
     check_argument(isinstance(out, (str, os.PathLike)) and str(out).strip() != "", "out",
                    "a model directory or name", out)
     if not is_bare_name(str(out)):
+        _refuse_package_folder(Path(out))
         return Path(out)
     if str(out) in builtin_models():
         raise ModelError(f"{named('out')} {out}: a shipped model has this name and would hide the new one; choose "
                          f"another name, or give a directory (./{out})")
     return user_models_dir() / out
+
+
+def _refuse_package_folder(out: Path) -> None:
+    """A :class:`ModelError` when ``out`` is a shipped model's folder or lies inside the installed
+    package (its ``models/`` included): a new model there would replace a shipped one, or be
+    deleted with the package."""
+    target = out.resolve()
+    for root, what in ((shipped_models_dir().resolve(), "the shipped models' folder"),
+                       (Path(__file__).resolve().parents[1], "the installed hgner package")):
+        if target == root or root in target.parents:
+            raise ModelError(f"{named('out')} {out}: inside {what} ({root}); refusing to write a model there "
+                             f"({named('out')} my-model saves one named my-model into {user_models_dir()})")
 
 
 def user_models() -> list[str]:
@@ -191,10 +204,15 @@ def refresh_files(directory: str | Path, changed: Sequence[str] | None = None) -
     (default: all; after ``skip.save`` or a script that rewrote a file). Only meta.json's JSON
     syntax is checked: this is how a model written by an older hgner, without the map, is sealed."""
     directory = Path(directory)
+    write_metadata(directory, raw_metadata(directory), changed)
+
+
+def raw_metadata(directory: Path) -> dict[str, Any]:
+    """``meta.json``'s JSON object as it is, its seal and schema not checked (to seal it again)."""
     metadata = read_json(directory / META_FILE, MAX_META_BYTES)
     if not isinstance(metadata, dict):
         raise ModelError(f"{directory / META_FILE}: top level: expected a JSON object")
-    write_metadata(directory, metadata, changed)
+    return metadata
 
 
 def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
@@ -253,9 +271,10 @@ def verify_files(directory: Path, metadata: dict[str, Any]) -> None:
 
 def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
     """A :class:`ModelError` unless ``out`` can become a model directory: missing, an empty
-    folder, or a writable model directory (which is replaced, keeping files that are not
-    model files) none of whose model files is one of ``inputs`` (the files training reads; see
-    :func:`~hgner.core.fileio.refuse_inputs`)."""
+    folder, or a writable hgner model folder (:func:`hgner.core.integrity.is_model_folder`; a
+    folder whose ``meta.json`` is another program's is never written), which is replaced, keeping
+    files that are not model files, and none of whose model files is one of ``inputs`` (the files
+    training reads; see :func:`~hgner.core.fileio.refuse_inputs`)."""
     inputs = list(inputs)
     for name in (META_FILE, *MODEL_FILES):
         refuse_inputs(out / name, inputs, named("out"))
@@ -264,9 +283,10 @@ def check_model_target(out: Path, inputs: Iterable[str | Path | None] = ()) -> N
             raise ModelError(f"{out}: exists and is not a directory; expected a model directory to write")
         if not stat.S_IMODE(out.stat().st_mode) & stat.S_IWUSR:
             raise ModelError(f"{out}: the model directory is read-only; refusing to replace it")
-        if any(out.iterdir()) and not (out / META_FILE).is_file():
-            raise ModelError(f"{out}: exists and is not a model directory (no {META_FILE}); refusing to write "
-                             "a model among its files")
+        if any(out.iterdir()) and not integrity.is_model_folder(out):
+            found = f"its {META_FILE} is not an hgner model's" if (out / META_FILE).exists() else f"no {META_FILE}"
+            raise ModelError(f"{out}: exists and is not an hgner model folder ({found}); refusing to write "
+                             "a model among its files (give a new or empty folder)")
     parent = out.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
