@@ -4,8 +4,10 @@
 A pool is labelled when every input is a catalogue corpus name or a CoNLL file (``.conll``);
 otherwise every input is raw text read as ``hgner tag --cluster`` reads it (text files, one
 document each; folders of them; JSONL files, one document per record with a ``text`` field) and
-tokenized into sentences as ``hgner tag`` tokenizes it. A sentence whose tokens repeat an earlier
-one's (case and spacing aside) is left out: the output never holds the same sentence twice."""
+tokenized into sentences as ``hgner tag`` tokenizes it; with ``lines``, every line of a text file is
+a document of its own and one candidate (its tokens one sentence: a post of a file of posts). A
+sentence whose tokens repeat an earlier one's (case and spacing aside) is left out: the output
+never holds the same sentence twice."""
 
 from __future__ import annotations
 
@@ -63,7 +65,7 @@ def is_labelled(argument: str) -> bool:
 
 
 def read_pool(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence[str]]], *,
-              offline: bool = False) -> Pool:
+              offline: bool = False, lines: bool = False) -> Pool:
     """The pool of ``inputs``: all labelled corpora or all raw text (an :class:`HgnerError` for a
     mix or for none); raw text is cut into sentences of tokens by ``tokenize``."""
     if not inputs:
@@ -72,7 +74,7 @@ def read_pool(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence
     if any(labelled) and not all(labelled):
         mixed = next(a for a, flag in zip(inputs, labelled) if flag)
         raise HgnerError(f"{mixed}: a labelled corpus among raw-text inputs; select from one kind at a time")
-    documents = _labelled_documents(inputs, offline) if all(labelled) else _raw_documents(inputs, tokenize)
+    documents = _labelled_documents(inputs, offline) if all(labelled) else _raw_documents(inputs, tokenize, lines)
     return _unique(documents, all(labelled))
 
 
@@ -84,11 +86,18 @@ def _labelled_documents(inputs: Sequence[str], offline: bool) -> Iterable[list[C
                              f"{argument}:{s.line}" if s.line else argument) for s in document.sentences]
 
 
-def _raw_documents(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence[str]]]) -> Iterable[list[Candidate]]:
+def _raw_documents(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence[str]]],
+                   lines: bool) -> Iterable[list[Candidate]]:
     for part in plan_parts(find_inputs(inputs), TEXT_COLUMN):
         for piece in part:
             for source, text in read_piece(piece, TEXT_COLUMN):
-                yield [Candidate(tuple(tokens), None, -1, source) for tokens in tokenize(text) if tokens]
+                texts = [(f"{source}:{number}", line) for number, line in enumerate(text.split("\n"), 1)] \
+                    if lines and piece.kind == "text" else [(source, text)]
+                for where, each in texts:
+                    sentences = [tuple(tokens) for tokens in tokenize(each) if tokens]
+                    if lines and sentences:  # a line is one candidate, whatever sentences the tokenizer finds
+                        sentences = [tuple(token for sentence in sentences for token in sentence)]
+                    yield [Candidate(tokens, None, -1, where) for tokens in sentences]
 
 
 def _unique(documents: Iterable[list[Candidate]], labelled: bool) -> Pool:

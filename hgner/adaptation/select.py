@@ -56,7 +56,7 @@ def load_pool(settings: SelectSettings, inputs: Sequence[str], model: CrfModel) 
             taggers.append(Tagger(TagSettings(model.directory, "viterbi"), model))
         return [list(s.tokens) for s in taggers[0].sentences(text)] if text.strip() else []
 
-    return read_pool(inputs, tokenize, offline=settings.offline)
+    return read_pool(inputs, tokenize, offline=settings.offline, lines=settings.lines)
 
 
 def select(settings: SelectSettings, inputs: Sequence[str], *, model: CrfModel | None = None,

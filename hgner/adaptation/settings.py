@@ -25,13 +25,15 @@ class SelectSettings:
     """What to select and how. ``model``: a model name or directory; ``n``: how many sentences;
     ``strategy``: a registered strategy name (:mod:`hgner.adaptation.strategies`); ``seed``: the
     seed of the one random generator (the random strategy's draw, annealed Gibbs's chain);
-    ``sweeps``: of herded and annealed Gibbs; ``offline``: never download a catalogue corpus."""
+    ``sweeps``: of herded and annealed Gibbs; ``lines``: every line of a raw text file is a text of
+    its own; ``offline``: never download a catalogue corpus."""
 
     model: str | Path = DEFAULT_MODEL
     n: int = 200
     strategy: str = DEFAULT_STRATEGY
     seed: int = 0
     sweeps: int = DEFAULT_SWEEPS
+    lines: bool = False
     offline: bool = False
 
     def __post_init__(self) -> None:
@@ -43,5 +45,6 @@ class SelectSettings:
         check_argument(_whole(self.seed, 0, 2**63 - 1), "seed", "a whole number >= 0", self.seed)
         check_argument(_whole(self.sweeps, 1, MAX_SWEEPS), "sweeps", f"a whole number 1..{MAX_SWEEPS}", self.sweeps)
         check_argument(isinstance(self.strategy, str), "strategy", "a strategy name", self.strategy)
-        check_argument(isinstance(self.offline, bool), "offline", "True or False", self.offline)
+        for flag in ("lines", "offline"):
+            check_argument(isinstance(getattr(self, flag), bool), flag, "True or False", getattr(self, flag))
         strategy(self.strategy)

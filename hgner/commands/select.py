@@ -35,6 +35,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random strategy and of annealed Gibbs (default 0)")
     parser.add_argument("--sweeps", type=positive_int, default=DEFAULT_SWEEPS,
                         help=f"sweeps of herded and annealed Gibbs, compared with Viterbi (default {DEFAULT_SWEEPS})")
+    parser.add_argument("--lines", action="store_true",
+                        help="every line of a text file is a text of its own (a file of posts, one per line)")
     parser.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
     return parser
 
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out == "-":
         raise HgnerError(f"{named('out')} -: give a file name (the output is written atomically)")
     settings = SelectSettings(model=args.model, n=args.n, strategy=args.strategy, seed=args.seed,
-                              sweeps=args.sweeps, offline=args.offline)
+                              sweeps=args.sweeps, lines=args.lines, offline=args.offline)
     check_writable(args.out)
     refuse_inputs(args.out, args.inputs, named("out"))
     selection = select(settings, args.inputs, progress=sys.stderr.isatty())
