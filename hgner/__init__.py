@@ -20,13 +20,13 @@ import sys as _sys
 
 def _started_as_command() -> bool:
     """Whether this process is the ``hgner`` command: its console script (``__main__`` is the script
-    named ``hgner``) or ``python -m hgner`` / ``python -m hgner.cli``, which call
-    :func:`hgner.core.process.run` as soon as this package is imported."""
+    named ``hgner``) or ``python -m hgner`` / ``python -m hgner.cli`` / ``python -m hgner.reseal``,
+    which call :func:`hgner.core.process.run` once their modules are imported."""
     argv0 = _sys.argv[0] if _sys.argv else ""
     if argv0 == "-m":  # python -m: the module's name comes after -m
         flags = getattr(_sys, "orig_argv", [])
         module = next((flags[i + 1] for i, flag in enumerate(flags[:-1]) if flag == "-m"), None)
-        return module in ("hgner", "hgner.cli")
+        return module in ("hgner", "hgner.cli", "hgner.reseal")
     name = argv0.replace("\\", "/").rpartition("/")[2]
     return name.partition(".")[0].removesuffix("-script") == "hgner" and \
         getattr(_sys.modules.get("__main__"), "__file__", None) == argv0
