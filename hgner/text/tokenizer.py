@@ -11,7 +11,9 @@ of :mod:`hgner.text.sentences` (:func:`~hgner.text.sentences.split_sentences`).
 registered ``hgner.conll.vN`` tokenizers do); a model records them in ``meta.json``
 (``"tokenizer": {"name": ..., "version": ...}``) together with its ``"language"``, and is tagged
 with the version it records. Version 2 keeps words such as Dutch ``'s-Hertogenbosch`` whole
-(:data:`KEPT_PREFIXED`); otherwise it splits as version 1 does. The sentence rules are not
+(:data:`KEPT_PREFIXED`); version 3 splits an English place before ``-based`` as spaCy does
+(``Tokyo - based``, ``U.S. - based``, ``New York - based``: :data:`SPLIT_BEFORE`), so the place can
+be an entity; otherwise each splits as version 1 does. The sentence rules are not
 versioned: a model learns from its corpus's own sentences, never from these rules, so a change to
 them applies to every model.
 """
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from .sentence_starts import SentenceStarts
 
 NAME = "hgner.conll"
-VERSION = 2  # the newest rules; a model's tokenizer record may name any version from 1
+VERSION = 3  # the newest rules; a model's tokenizer record may name any version from 1
 DEFAULT_LANGUAGE = "en"
 CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a ChunkCachingTokenizer has spaCy cache
 # the most characters without whitespace that spaCy's tokenizer is given at once: its time grows with the
@@ -52,6 +54,12 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
 # there, one pattern per language: Dutch 's-Hertogenbosch, 's-Gravenhage ('s avonds and 't still split).
 KEPT_PREFIXED: dict[str, str] = {
     "nl": r"['\u2019][sS]-\w",
+}
+
+# From version 3: hyphenated words split before their last part, one tuple of last parts per language
+# (any case, after a letter or a period): Tokyo-based is Tokyo - based as in spaCy's rules, U.S.-based too.
+SPLIT_BEFORE: dict[str, tuple[str, ...]] = {
+    "en": ("based",),
 }
 
 # Words the CoNLL corpora keep whole: an infix or suffix rule that splits one of them is dropped.
@@ -85,6 +93,9 @@ def make_tokenizer(nlp: Language, version: int = VERSION) -> ChunkCachingTokeniz
         prefixes = [f"(?!{kept})(?:{p})" for p in prefixes]
     infixes = [p for p in (defaults.infixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
     suffixes = [p for p in (defaults.suffixes or ()) if not any(_splits_inside(p, word) for word in _KEPT_WHOLE)]
+    split_before = SPLIT_BEFORE.get(nlp.lang or "", ()) if version >= 3 else ()
+    if split_before:
+        infixes.append(rf"(?<=[^\W\d_]|\.)-(?=(?i:{'|'.join(split_before)})$)")
     suffixes.append(r"(?<=[0-9])%")  # the units rule went with 237km; a percent sign still splits
     rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
              if not _is_emoticon(k) and not (len(v) > 1 and k.isalpha())}  # cannot, dont, Wed stay whole
@@ -180,8 +191,8 @@ def _splits_inside(pattern: str | re.Pattern[str], word: str) -> bool:
 
 
 def create_tokenizer() -> Callable[[Language], ChunkCachingTokenizer]:
-    """spaCy's registered tokenizer ``hgner.conll.v2`` (entry point ``spacy_tokenizers``), for a
-    pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v2"``."""
+    """spaCy's registered tokenizer ``hgner.conll.v3`` (entry point ``spacy_tokenizers``), for a
+    pipeline config: ``[nlp.tokenizer]`` / ``@tokenizers = "hgner.conll.v3"``."""
     return make_tokenizer
 
 
@@ -190,7 +201,13 @@ def create_tokenizer_v1() -> Callable[[Language], ChunkCachingTokenizer]:
     return partial(make_tokenizer, version=1)
 
 
-SPACY_TOKENIZERS = {f"{NAME}.v1": create_tokenizer_v1, f"{NAME}.v2": create_tokenizer}  # as the entry points register them
+def create_tokenizer_v2() -> Callable[[Language], ChunkCachingTokenizer]:
+    """``hgner.conll.v2``: version 2 of the rules, for pipelines saved with it."""
+    return partial(make_tokenizer, version=2)
+
+
+SPACY_TOKENIZERS = {f"{NAME}.v1": create_tokenizer_v1, f"{NAME}.v2": create_tokenizer_v2,
+                    f"{NAME}.v3": create_tokenizer}  # as the entry points register them
 
 
 class TextTokenizer:
