@@ -19,6 +19,7 @@ from . import commands
 from .commands.arguments import flag_names
 from .core import process
 from .core.errors import HgnerError, render
+from .core.jit import announced
 from .core.version import __version__
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
@@ -96,7 +97,7 @@ def _main(arguments: list[str]) -> int:
         pass
     messages, sys.stderr = sys.stderr, _Messages(sys.stderr)
     try:
-        with _reporting(prefix):
+        with _reporting(prefix), announced(prefix, messages):
             code = _run(args)
         sys.stdout.flush()  # a full device or closed pipe fails here, inside the boundary
         return code
