@@ -170,3 +170,23 @@ def test_reseal_seals_what_loads(copy):
     assert CrfModel.load(copy).metadata["notes"] == "edited by hand"
     assert sorted(json.loads((copy / SEAL_FILE).read_text())["files"]) == sorted(
         name for name in SEALED_FILES if (copy / name).exists())
+
+
+@pytest.mark.parametrize("delay", [0.5, 2.0])
+def test_sigint_to_python_m_hgner_reseal_is_one_line_and_keeps_the_seal(tmp_path, delay):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    model = tmp_path / "en-3class"
+    shutil.copytree(shipped_models_dir() / "en-3class", model)
+    seal, meta = (model / SEAL_FILE).read_bytes(), (model / META_FILE).read_bytes()
+    child = subprocess.Popen([sys.executable, "-m", "hgner.reseal", str(model)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 130, (out, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err
+    assert (model / SEAL_FILE).read_bytes() == seal and (model / META_FILE).read_bytes() == meta
