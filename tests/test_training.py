@@ -533,10 +533,13 @@ def test_the_train_commands_defaults_are_train_options_own():
     from hgner.cli import build_parser
     from hgner.training import TrainOptions
 
+    from hgner.commands.train import train_options
+
     args = build_parser().parse_args(["train", "--train", SPANISH, "--out", "m"])
+    options = train_options(args, args.documents)
     defaults = {field.name: field.default for field in dataclasses.fields(TrainOptions)}
-    for name in ("c1", "c2", "max_iterations", "sentence_start_penalty"):
-        assert getattr(args, name) == defaults[name], name
+    for name in ("c1", "c2", "max_iterations", "sentence_start_penalty", "scheme", "language"):
+        assert getattr(options, name) == defaults[name], name
 
 
 @pytest.mark.parametrize("name", ["en-conll03", "en-3class", "es-conll02", "nl-conll02"])

@@ -20,6 +20,7 @@ from ..text.languages import language_defaults
 from .arguments import OFFLINE_HELP, checked_by, nonnegative, positive_int, scheme
 
 NAME = "train"
+DEFAULT_LANGUAGE = "en"  # --lang (TrainOptions' own, written out: see add_parser)
 DEFAULT_SHARE_BUCKETS = 10  # --share-buckets: the capitalised share in tenths (docs/development/research-log.md)
 log = logging.getLogger("hgner")
 
@@ -48,6 +49,13 @@ def _language(text: str) -> str:
     return text
 
 
+def _method(text: str) -> str:
+    """An adaptation method's name (checked when given)."""
+    from ..training.adapt import check_method  # (startup: see hgner.commands)
+
+    return check_method(text)
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME])
     parser.add_argument("--train", required=True, metavar="CORPUS",
@@ -59,7 +67,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="model directory to write (e.g. ./my-model); a NAME without a folder saves into the data "
                              "home's models folder, where --model NAME finds it (hgner models lists it; a shipped "
                              "model's name is refused)")
-    parser.add_argument("--lang", type=_language, default="en", metavar="CODE",
+    parser.add_argument("--lang", type=_language, metavar="CODE",
                         help="ISO code of the corpus language (default en): recorded in the model for tagging, and "
                              "its spaCy stop words complete the skip edges' learned function words")
     parser.add_argument("--scheme", type=scheme,
@@ -71,14 +79,23 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--dev-documents", type=checked_by(check_documents), metavar="corpus|sentence|N",
                         help="documents of the development corpus, as --documents (default: as --documents says); "
                              "its skip weight and calibration factor are fitted on them")
-    parser.add_argument("--model-scheme", type=scheme, default="IO",
+    parser.add_argument("--base", metavar="MODEL",
+                        help="adapt this model (a shipped model's name or a model directory) to the --train sentences: "
+                             "train on its own training corpus, read again as its meta.json records it, with its "
+                             "features and word tables, together with them (see --adapt-method)")
+    parser.add_argument("--adapt-method", type=checked_by(_method), metavar="METHOD",
+                        help="with --base, how the two corpora are combined: concatenate, weight (your sentences "
+                             "repeated), augment (feature augmentation: the base corpus's attributes get copies of "
+                             "their own) or augment-weight (the default: both)")
+    # (the defaults of the next four are TrainOptions' own, written out: importing them would load numpy for every
+    # command; with --base, the base model's are used unless they are given)
+    parser.add_argument("--model-scheme", type=scheme,
                         help="tag scheme the model predicts: IO (default; lets samplers move one token at a time), "
                              "IOB1, IOB2 or BIOES (IOB2 and BIOES often a little better with Viterbi)")
-    parser.add_argument("--c1", type=nonnegative, default=0.05, help="L1 regularisation (prunes features; default 0.05)")
-    parser.add_argument("--c2", type=nonnegative, default=0.01, help="L2 regularisation (default 0.01)")
-    parser.add_argument("--max-iterations", type=positive_int, default=150, help="L-BFGS iterations (default 150)")
-    # (the defaults here are TrainOptions' own, written out: importing them would load numpy for every command)
-    parser.add_argument("--sentence-start-penalty", type=nonnegative, default=3.0, metavar="P",
+    parser.add_argument("--c1", type=nonnegative, help="L1 regularisation (prunes features; default 0.05)")
+    parser.add_argument("--c2", type=nonnegative, help="L2 regularisation (default 0.01)")
+    parser.add_argument("--max-iterations", type=positive_int, help="L-BFGS iterations (default 150)")
+    parser.add_argument("--sentence-start-penalty", type=nonnegative, metavar="P",
                         help="inside a sentence the rules ended with . ! or ?, a sentence start the model learns from "
                              "the corpus cuts it only where its score beats P (log-odds; default 3; lower cuts more, "
                              "as where bylines and section names run into the next sentence in a paragraph)")
@@ -90,7 +107,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--features", choices=["recommended", "baseline"], default="recommended",
+    parser.add_argument("--features", choices=["recommended", "baseline"],
                         help="recommended: the shipped models' features without their gazetteer (window, affixes, "
                              "conjunctions, truecasing, document-level); baseline: word, shape, affixes and neighbours")
     parser.add_argument("--gazetteer", type=_source, metavar="MODEL|FILE",
@@ -144,16 +161,23 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
                          f"{named('capitalised_share')} too")
     if args.dev_documents is not None and not args.dev:
         raise HgnerError(f"{named('dev_documents')} groups the development corpus: give {named('dev')} too")
-    config = RECOMMENDED if args.features == "recommended" else BASELINE
+    config = BASELINE if args.features == "baseline" else RECOMMENDED
     config = replace(config, gazetteer=bool(args.gazetteer), word_clusters=bool(args.word_clusters),
                      lowercase_clusters=args.lowercase_clusters, neighbour_clusters=args.neighbour_clusters,
-                     frequency=args.lang if args.word_frequency else "", outside_truecase=bool(args.outside_truecase),
+                     frequency=(args.lang or DEFAULT_LANGUAGE) if args.word_frequency else "",
+                     outside_truecase=bool(args.outside_truecase),
                      caseless_features=bool(args.case_augment),
                      capitalised_share=(args.share_buckets or DEFAULT_SHARE_BUCKETS) if args.capitalised_share else 0,
                      neighbour_shares=args.neighbour_shares)
-    return TrainOptions(config=config, scheme=args.model_scheme, c1=args.c1, c2=args.c2,
-                        max_iterations=args.max_iterations, label_map=dict.fromkeys(args.drop_type, "O"),
-                        language=args.lang, documents=documents, sentence_start_penalty=args.sentence_start_penalty)
+    return TrainOptions(config=config, label_map=dict.fromkeys(args.drop_type, "O"),
+                        language=args.lang or DEFAULT_LANGUAGE, documents=documents, **_given(args))
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    """The regularisation, iterations and model scheme given on the command line (as settings)."""
+    given = {"c1": args.c1, "c2": args.c2, "max_iterations": args.max_iterations, "scheme": args.model_scheme,
+             "sentence_start_penalty": args.sentence_start_penalty}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
@@ -175,8 +199,13 @@ def run(args: argparse.Namespace) -> int:
     """``hgner train``: see ``hgner train --help``."""
     from ..crf.modelfiles import check_model_target, model_target
     from ..data.augment import augmented  # (startup: see hgner.commands)
+    from ..training.adapt import small_corpus_hint
     from ..training.build import build_model
 
+    if args.base:
+        return _run_adapted(args)
+    if args.adapt_method:
+        raise HgnerError(f"{named('adapt_method')} says how a base model is adapted: give {named('base')} too")
     options = train_options(args, args.documents)  # checked before anything is read: fail fast
     tables, files = word_tables(args)
     out = model_target(args.out)
@@ -186,8 +215,42 @@ def run(args: argparse.Namespace) -> int:
     dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.dev_documents or args.documents,
                                              "development corpus", offline=args.offline, argument="dev_documents")
                                  if args.dev else (None, None))
-    train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, args.lang)
+    train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, options.language)
+    hint = small_corpus_hint(train_corpus)
+    if hint is not None:
+        log.info("%s", hint)
     build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
                 dev_documents=dev_documents, progress=sys.stderr.isatty())
+    log.info("wrote %s", out)
+    return 0
+
+
+# the settings a base model gives (--base): its features, word tables and language
+_BASE_GIVES = ("features", "gazetteer", "word_clusters", "lowercase_clusters", "neighbour_clusters", "word_frequency",
+               "outside_truecase", "capitalised_share", "share_buckets", "neighbour_shares", "case_augment",
+               "prose_augment")
+
+
+def _run_adapted(args: argparse.Namespace) -> int:
+    """``hgner train --base``: the base model adapted to the training corpus
+    (:func:`hgner.training.adapt.train_adapted`)."""
+    from ..crf.modelfiles import check_model_target, model_target
+    from ..training.adapt import DEFAULT_METHOD, train_adapted
+
+    given = next((name for name in _BASE_GIVES if getattr(args, name) not in (None, False, 0, (), "")), None)
+    if given is not None:
+        raise HgnerError(f"{named(given)}: with {named('base')} the features and word tables are the base model's")
+    if args.dev_documents is not None and not args.dev:
+        raise HgnerError(f"{named('dev_documents')} groups the development corpus: give {named('dev')} too")
+    changes = {**_given(args), "label_map": dict.fromkeys(args.drop_type, "O")}
+    out = model_target(args.out)
+    check_model_target(out, [])
+    train_corpus, _ = read_tagged(args.train, args.scheme, args.documents, "training corpus", offline=args.offline)
+    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.dev_documents or args.documents,
+                                             "development corpus", offline=args.offline, argument="dev_documents")
+                                 if args.dev else (None, None))
+    train_adapted(train_corpus, out, args.base, args.adapt_method or DEFAULT_METHOD, dev=dev_corpus,
+                  dev_documents=dev_documents, changes=changes, language=args.lang, offline=args.offline,
+                  progress=sys.stderr.isatty())
     log.info("wrote %s", out)
     return 0

@@ -19,7 +19,7 @@ from ..features.clusters import ClusterTable
 from ..text.languages import likelier_language
 from . import calibration
 from . import skip as skip_training
-from .crf import fit_into
+from .crf import Adapted, fit_into
 from .options import TrainOptions, WordTables
 
 log = logging.getLogger("hgner")
@@ -27,7 +27,8 @@ log = logging.getLogger("hgner")
 
 def build_model(train_corpus: Corpus, out: str | Path, options: TrainOptions | None = None,
                 tables: WordTables | None = None, *, dev: Corpus | None = None, dev_documents: str | None = None,
-                function_words: tuple[str, ...] | None = None, progress: bool = False) -> CrfModel:
+                function_words: tuple[str, ...] | None = None, progress: bool = False,
+                adapted: Adapted | None = None) -> CrfModel:
     """Train a CRF on ``train_corpus`` into ``out`` as ``options`` say; with ``dev``, score it
     there with Viterbi, learn the skip potential from ``train_corpus`` and tune its weight on
     ``dev`` (:func:`hgner.training.skip.build`, decoded by ``exact``; weight 0 when skip edges do
@@ -36,7 +37,8 @@ def build_model(train_corpus: Corpus, out: str | Path, options: TrainOptions | N
     (:func:`hgner.training.calibration.fit`). Without ``dev`` no skip potential is written (its
     weight needs a development corpus) and the model is not calibrated. ``function_words``
     replaces the learned list of words never joined by skip edges. The model is built beside
-    ``out`` and swapped in when complete."""
+    ``out`` and swapped in when complete. ``adapted``: the training adapts a base model
+    (:func:`hgner.training.adapt.train_adapted`)."""
     options = options or TrainOptions()
     out = Path(out)
     if out.is_symlink():  # a link to a model directory: replace the directory, keep the link
@@ -45,7 +47,8 @@ def build_model(train_corpus: Corpus, out: str | Path, options: TrainOptions | N
     _check_types(train_corpus, dev, options)
     _announce(train_corpus, dev, options.language)
     with model_workspace(out) as work:
-        model = fit_into(work, train_corpus, options, tables or WordTables(), progress=progress, name=out.name)
+        model = fit_into(work, train_corpus, options, tables or WordTables(), progress=progress, name=out.name,
+                         adapted=adapted)
         _report_training(model, train_corpus)
         if dev is None:
             log.info("no development corpus: no skip potential written and no calibration (a development corpus "

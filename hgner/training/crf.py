@@ -10,6 +10,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,18 @@ from ..text import sentence_starts
 from ..text.tokenizer import describe as describe_tokenizer
 from .options import TABLES, TrainOptions, WordTables
 
+SOURCE_MARK = "\u00a7"  # starts the base corpus's own copy of an attribute (feature augmentation)
+
+
+@dataclass(frozen=True)
+class Adapted:
+    """A training that adapts a base model (:mod:`hgner.training.adapt`): the first
+    ``source_documents`` documents of the corpus (the base corpus's) also get a copy of every
+    attribute (:func:`source_copies`); ``record`` is ``meta.json``'s ``adaptation``."""
+
+    source_documents: int
+    record: dict[str, Any]
+
 
 def train(corpus: Corpus, out: str | Path, options: TrainOptions | None = None, tables: WordTables | None = None, *,
           progress: bool = False, finish: Callable[[CrfModel], None] | None = None) -> CrfModel:
@@ -62,18 +75,21 @@ def train(corpus: Corpus, out: str | Path, options: TrainOptions | None = None, 
 
 
 def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTables, *, progress: bool = False,
-             name: str | None = None) -> CrfModel:
+             name: str | None = None, adapted: Adapted | None = None) -> CrfModel:
     """Train into the folder ``work``: gold tags put in ``options.scheme`` with its label map; the
     truecasing table learned from ``corpus`` (``config.truecase``), the gazetteer fitted to it
     (:func:`hgner.features.fit_gazetteer`), the word clusters as given; returns the model (its
-    files hashed into ``meta.json`` just now, not verified again)."""
+    files hashed into ``meta.json`` just now, not verified again). ``adapted``: a training that
+    adapts a base model (its base documents' attributes also in a copy of their own)."""
     resources = _resources(corpus, options, tables)
     ys = [schemes.relabel_tags(s.tags or [], options.label_map, options.scheme) for s in corpus.sentences]
     labels = check_training(corpus, ys, dict(options.label_map or {}))
+    source_documents = adapted.source_documents if adapted is not None else 0
     xs = []
-    for document in tqdm(corpus.documents, desc="features", unit="doc", disable=not progress, file=sys.stderr,
-                         leave=False):
-        xs.extend(document_features([s.tokens for s in document.sentences], options.config, resources))
+    for k, document in enumerate(tqdm(corpus.documents, desc="features", unit="doc", disable=not progress,
+                                      file=sys.stderr, leave=False)):
+        features = document_features([s.tokens for s in document.sentences], options.config, resources)
+        xs.extend(source_copies(features) if k < source_documents else features)
     resource_files = resources.save(work)
     iterations, seconds = _fit_checked(xs, ys, work / MODEL_FILE, options.c1, options.c2, options.max_iterations,
                                        "L-BFGS", progress)
@@ -83,6 +99,8 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
                 "c2": options.c2, "max_iterations": options.max_iterations, "iterations": len(iterations),
                 "loss": round(iterations[-1]["loss"], 2), "seconds": round(seconds, 1)}
     metadata = _metadata(options, tables, resources, labels, training, name or work.name)
+    if adapted is not None:
+        metadata["adaptation"] = adapted.record
     metadata["resources"] = resource_files
     metadata["sentence_starts"] = starts
     metadata["model_bytes"] = sum(p.stat().st_size for p in [work / MODEL_FILE, work / STARTS_FILE,
@@ -92,6 +110,12 @@ def fit_into(work: Path, corpus: Corpus, options: TrainOptions, tables: WordTabl
     model = CrfModel(work, metadata)
     write_type_cache(model, corpus)
     return model
+
+
+def source_copies(features: list[list[list[str]]]) -> list[list[list[str]]]:
+    """Every attribute of a document's ``features`` and its copy marked :data:`SOURCE_MARK`: the
+    base corpus's own weights in feature augmentation (Daumé III 2007), which text tagged never has."""
+    return [[[*token, *(SOURCE_MARK + a for a in token)] for token in sentence] for sentence in features]
 
 
 def _fit_checked(xs: list, ys: list, path: Path, c1: float, c2: float, max_iterations: int, what: str,
@@ -139,7 +163,7 @@ def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
 
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
                "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
-               "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "training",
+               "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "training", "adaptation",
                "sentence_starts", "model_bytes")
 
 
