@@ -13,7 +13,8 @@ documents, with every case-augmented copy of a document in its document's fold):
 tagged by a model trained, with the shipped model's settings, on the other folds only (its
 truecasing table learned from them too). The dev sets are tagged by the shipped model (trained on
 the whole training corpus, as its ``build_command`` says). The jackknife's labels are cached in
-``/tmp/hgner-nonlocal/`` (not in the repository).
+``/tmp/hgner-nonlocal/`` (not in the repository), keyed by the stage-1 model's seal (the sha256 of
+each of its files, :func:`stage1_key`), so a rebuilt or edited model never reads another's labels.
 
 Stage-2 attributes of a token (stage-1 labels reduced to entity types; O for none):
   ``nt=T``  the majority type of the other occurrences of the same token in the document;
@@ -34,6 +35,7 @@ at least 0.5. Results are appended to ``experiments/tuning_nonlocal.jsonl``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -47,7 +49,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hgner.core import schemes  # noqa: E402
+from hgner.core import integrity, schemes  # noqa: E402
 from hgner.core.scoring import Counts, EntityCounts, entity_spans  # noqa: E402
 from hgner.crf.crfsuite_adapter import fit, read_crfsuite_weights  # noqa: E402
 from hgner.crf.model import CrfModel  # noqa: E402
@@ -275,10 +277,18 @@ def options_of(model: CrfModel) -> tuple[TrainOptions, WordTables]:
     return options, tables
 
 
+def stage1_key(model: CrfModel) -> str:
+    """The stage-1 model's hash: the sha256 of its seal's files and their sha256s (the seal was
+    verified when the model loaded), first 16 hex digits."""
+    files = json.loads((model.directory / integrity.SEAL_FILE).read_text(encoding="utf-8"))["files"]
+    sealed = json.dumps({name: entry["sha256"] for name, entry in files.items()}, sort_keys=True)
+    return hashlib.sha256(sealed.encode()).hexdigest()[:16]
+
+
 def jackknife(language: str, model: CrfModel, corpus: Corpus, augment: tuple[str, ...]) -> list[Types]:
     """Stage-1 types of every document of ``case_augmented(corpus, augment)`` from models that never
-    saw its fold (cached)."""
-    cache = CACHE / f"{language}-jackknife-{FOLDS}.json"
+    saw its fold (cached under the stage-1 model's hash)."""
+    cache = CACHE / f"{language}-jackknife-{FOLDS}-{stage1_key(model)}.json"
     if cache.is_file():
         return json.loads(cache.read_text())
     options, tables = options_of(model)
