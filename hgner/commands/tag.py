@@ -16,13 +16,14 @@ from ..core.fileio import outputs_together, refuse_inputs
 from ..core.process import lasting
 from ..core.wording import counted
 from ..graph.kinds import GRAPH_KINDS
-from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECODER, SKIP_MAX_TOKENS
+from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, DEFAULT_SPLIT, SKIP_DEFAULT_DECODER, SKIP_MAX_TOKENS
 from ..tagging.inputs import DEFAULT_GLOB, check_glob, resolve_inputs
+from ..tagging.splitting import SPLITS
 from ..tagging.writers import DEFAULT_FORMAT, OutputOptions, output_format
 from .arguments import assignments, checked_by, cluster_spec, name, names, positive_int, probability, scheme
 
 NAME = "tag"
-DESCRIPTION = """Tag raw text. Each input is one document:
+DESCRIPTION = """Tag raw text. Each input is one document (--split lines: each of its lines):
   an argument that names an existing file is read as a file (UTF-8);
   one that looks like a path ('/' in it or a .txt/.md/... ending, no spaces) but does not
   exist is an error; any other argument is the text itself;
@@ -66,6 +67,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="leave out entities whose confidence is below X (entities without one are kept)")
     parser.add_argument("--labels", type=names, metavar="TYPE,...",
                         help="keep only the entities of these types, e.g. PER,LOC (default: every type of the model)")
+    parser.add_argument("--split", choices=list(SPLITS), default=DEFAULT_SPLIT,
+                        help="none: each input is one document (the default); lines: each non-blank line is one "
+                             "(unrelated short texts, one a line), offsets still into the whole input")
     parser.add_argument("--glob", type=checked_by(check_glob), default=DEFAULT_GLOB, metavar="PATTERN",
                         help=f"files to read from a directory INPUT, recursively (default {DEFAULT_GLOB!r})")
     parser.add_argument("-o", "--output", metavar="FILE",

@@ -39,9 +39,9 @@ def _tagged(tagger: Tagger, inputs: list[Input], jobs: int) -> Iterator[tuple[In
             try:
                 texts.extend(document.read() for document in chunk)
             except BaseException:  # an input that cannot be read: the ones before it are still tagged and written
-                yield from zip(chunk, texts, tagger.tag_texts(texts, len(texts) or 1))
+                yield from zip(chunk, texts, tagger.tag_texts(texts, BATCH_DOCUMENTS))
                 raise
-            yield from zip(chunk, texts, tagger.tag_texts(texts, len(texts)))
+            yield from zip(chunk, texts, tagger.tag_texts(texts, BATCH_DOCUMENTS))
         return
     global _worker_tagger
     tagger.pipeline.decode([["Warm", "up", "."]])  # load the kernels once, before forking

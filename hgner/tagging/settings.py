@@ -14,7 +14,8 @@ from ..core.errors import HgnerError, named, warn
 from ..core.validation import check_argument
 from ..decoders import available_decoders, decoder_arguments, decoder_class
 from ..graph.kinds import check_graph_kind
-from .defaults import DEFAULT_DECODER, DEFAULT_MODEL, SKIP_DEFAULT_DECODER
+from .defaults import DEFAULT_DECODER, DEFAULT_MODEL, DEFAULT_SPLIT, SKIP_DEFAULT_DECODER
+from .splitting import SPLITS
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,9 @@ class TagSettings:
     ``graph``: ``chain`` or ``skip``. ``sweeps``, ``seed``: given to the decoder when it takes
     them. ``decoder_settings``: the decoder's own settings (values typed here; text is parsed).
     ``min_confidence``: entities whose confidence is below it are left out (those without one are
-    kept). ``labels``: the entity types to keep (None: all the model's).
+    kept). ``labels``: the entity types to keep (None: all the model's). ``split``: how a text is
+    cut into documents (:data:`~hgner.tagging.splitting.SPLITS`): ``none``, the text is one
+    document; ``lines``, each non-blank line is one, offsets still into the whole text.
     """
 
     model: str | Path = DEFAULT_MODEL
@@ -38,6 +41,7 @@ class TagSettings:
     decoder_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     min_confidence: float | None = None
     labels: tuple[str, ...] | None = None
+    split: str = DEFAULT_SPLIT
 
     def __post_init__(self) -> None:
         check_argument(isinstance(self.model, (str, Path)) and bool(str(self.model).strip()), "model",
@@ -51,6 +55,8 @@ class TagSettings:
         check_argument(self.labels is None or (isinstance(self.labels, (list, tuple)) and len(self.labels) > 0
                                                 and all(isinstance(v, str) and v for v in self.labels)),
                        "labels", "a non-empty list of entity types or None", self.labels)
+        check_argument(isinstance(self.split, str) and self.split in SPLITS, "split",
+                       f"one of {', '.join(SPLITS)}", self.split)
         decoder = decoder_for_graph(self.decoder, self.graph)
         for name in ("sweeps", "seed"):  # given as a field and as a decoder setting: which one counts?
             value = getattr(self, name)

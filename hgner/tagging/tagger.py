@@ -24,8 +24,11 @@ Importing this module is cheap: numpy, numba, scipy and crfsuite load with the f
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import chain, groupby, islice
+from operator import itemgetter
 from typing import Any
 
 from ..core import schemes
@@ -37,7 +40,8 @@ from ..crf.pipeline import DocumentResult, Pipeline
 from ..decoders import decoder_class
 from ..text.languages import language_defaults, likelier_language
 from ..text.tokenizer import VERSION, TextTokenizer, TokenizedSentence, describe, recorded_version
-from .defaults import CHAIN_GROUP_TOKENS, SKIP_MAX_TOKENS
+from . import splitting
+from .defaults import CHAIN_GROUP_TOKENS, DEFAULT_SPLIT, SKIP_MAX_TOKENS
 from .settings import TagSettings
 
 LANGUAGE_SAMPLE_WORDS = 2_000  # hgner tag checks the language of the first words it tags (Tagger.check_language)
@@ -148,13 +152,11 @@ class Tagger:
     def min_confidence(self) -> float | None:
         return self.settings.min_confidence
 
-    def sentences(self, text: str) -> Iterator[TokenizedSentence]:
-        """Sentences of ``text`` with offsets into ``text``, tokenized block by block."""
-        for start, end in text_blocks(text):
-            for sentence in self.tokenizer(text[start:end]):
-                if start:
-                    sentence = TokenizedSentence(sentence.tokens, [(a + start, b + start) for a, b in sentence.offsets])
-                yield sentence
+    def sentences(self, text: str, start: int = 0, end: int | None = None) -> Iterator[TokenizedSentence]:
+        """Sentences of ``text[start:end]`` with offsets into ``text``, tokenized block by block."""
+        piece = text if start == 0 and end is None else text[start:end]
+        for first, last in text_blocks(piece):
+            yield from _shifted(self.tokenizer(piece[first:last]), start + first)
 
     def tag_sentences(self, text: str, sentences: Iterable[TokenizedSentence]) -> Iterator[TaggedGroup]:
         """Decode ``sentences`` (offsets into ``text``) in groups of whole sentences, yielding each group."""
@@ -187,6 +189,8 @@ class Tagger:
         check_text(text, "text")
         if not text or text.isspace():  # (not text.strip(), which copies a document of any size)
             return iter(())
+        if self.settings.split != DEFAULT_SPLIT:
+            return chain.from_iterable(self.tag_texts([text]))
         return self.tag_sentences(text, self.sentences(text))
 
     def tag(self, text: str) -> list[Entity]:
@@ -202,33 +206,54 @@ class Tagger:
             yield [entity for group in groups for entity in group.entities]
 
     def tag_texts(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[Iterable[TaggedGroup]]:
-        """The decoded groups of each text, in order, as :meth:`tag_text` gives them. Texts are taken
-        ``batch_size`` at a time; those of one group each are decoded together
+        """The decoded groups of each text, in order, as :meth:`tag_text` gives them. The texts'
+        documents (the texts themselves, or their lines: ``split``) are taken ``batch_size`` at a
+        time; those of one group each are decoded together
         (:meth:`~hgner.crf.pipeline.Pipeline.decode_documents`: one graph and one decoder call for up
-        to a group's tokens), so short texts cost little more than their tokens. A longer text's
-        groups come lazily, as :meth:`tag_text`'s do."""
+        to a group's tokens), so short documents cost little more than their tokens. A longer
+        document's groups come lazily, as :meth:`tag_text`'s do."""
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise HgnerError(f"{named('batch_size')} must be at least 1, got {batch_size!r}")
-        batch: list[str] = []
-        for text in texts:
-            check_text(text, "texts")
-            batch.append(text)
-            if len(batch) == batch_size:
-                yield from self._tag_batch(batch)
-                batch = []
-        yield from self._tag_batch(batch)
+        return _per_text(self._tag_batches(self._documents(texts), batch_size))
 
-    def _tag_batch(self, texts: list[str]) -> Iterator[Iterable[TaggedGroup]]:
-        """:meth:`tag_tokenized` of ``texts``, the short ones tokenized together."""
-        # each text's sentences when it is short enough to be tokenized at once, else None
-        short = [len(text) <= BLOCK_CHARS and not text.isspace() for text in texts]
-        tokenized = self.tokenizer.pipe([text for text, small in zip(texts, short) if small], batch_size=len(texts) or 1)
-        return self.tag_tokenized(texts, [list(next(tokenized)) if small else None for small in short])
+    def _documents(self, texts: Iterable[str]) -> Iterator[_Document]:
+        """Each text's documents (:func:`~hgner.tagging.splitting.documents`), the text checked."""
+        for index, text in enumerate(texts):
+            check_text(text, "texts")
+            for start, end in splitting.documents(text, self.settings.split):
+                yield _Document(index, text, start, end)
+
+    def _tag_batches(self, documents: Iterator[_Document], batch_size: int) -> Iterator[tuple[int, Iterable[TaggedGroup]]]:
+        """Each document's text index and groups, ``batch_size`` documents at a time, the short
+        ones tokenized together."""
+        while batch := list(islice(documents, batch_size)):
+            short = [d.end - d.start <= BLOCK_CHARS and not d.blank for d in batch]
+            tokenized = self.tokenizer.pipe([d.text[d.start:d.end] for d, small in zip(batch, short) if small],
+                                            batch_size=len(batch))
+            found = [_shifted(next(tokenized), d.start) if small else None for d, small in zip(batch, short)]
+            yield from zip((d.index for d in batch), self._tag_documents(batch, found))
 
     def tag_tokenized(self, texts: list[str], sentences: list[list[TokenizedSentence] | None]) -> Iterator[Iterable[TaggedGroup]]:
         """The decoded groups of each text, as :meth:`tag_texts` gives them, from its sentences
-        (offsets into the text; None: tokenized here, block by block)."""
-        decoded: dict[int, TaggedGroup] = {}  # the texts of one group each, decoded together
+        (offsets into the text; None: tokenized here, block by block). Split into lines
+        (``split``), a text's sentences are cut at line breaks, each line's its own document."""
+        documents: list[_Document] = []
+        found: list[list[TokenizedSentence] | None] = []
+        for index, (text, given) in enumerate(zip(texts, sentences)):
+            check_text(text, "texts")
+            spans = list(splitting.documents(text, self.settings.split))
+            documents += [_Document(index, text, start, end) for start, end in spans]
+            if spans == [(0, len(text))]:
+                found.append(given)
+            else:
+                found += [None] * len(spans) if given is None else _by_span(given, spans)
+        return _per_text(zip((d.index for d in documents), self._tag_documents(documents, found)))
+
+    def _tag_documents(self, documents: list[_Document],
+                       sentences: list[list[TokenizedSentence] | None]) -> Iterator[Iterable[TaggedGroup]]:
+        """The decoded groups of each document from its sentences (offsets into its text; None:
+        tokenized here, block by block), those of one group each decoded together."""
+        decoded: dict[int, TaggedGroup] = {}
         together: list[int] = []
         size = 0
         for i, found in enumerate(sentences):
@@ -236,26 +261,28 @@ class Tagger:
             if tokens > self.group_tokens:
                 continue
             if together and size + tokens > self.group_tokens:
-                decoded.update(self._decode_together(texts, sentences, together))
+                decoded.update(self._decode_together(documents, sentences, together))
                 together, size = [], 0
             together.append(i)
             size += tokens
-        decoded.update(self._decode_together(texts, sentences, together))
-        for i, (text, found) in enumerate(zip(texts, sentences)):
+        decoded.update(self._decode_together(documents, sentences, together))
+        for i, (document, found) in enumerate(zip(documents, sentences)):
             if i in decoded:
                 yield [decoded[i]]
             elif found is not None:
-                yield self.tag_sentences(text, found)
+                yield self.tag_sentences(document.text, found)
+            elif document.blank:
+                yield ()
             else:
-                yield self.tag_text(text)
+                yield self.tag_sentences(document.text, self.sentences(document.text, document.start, document.end))
 
-    def _decode_together(self, texts: list[str], sentences: list[list[TokenizedSentence] | None],
+    def _decode_together(self, documents: list[_Document], sentences: list[list[TokenizedSentence] | None],
                          indices: list[int]) -> dict[int, TaggedGroup]:
-        """The group of each of the texts ``indices`` (each tokenized into ``sentences[i]``, at
+        """The group of each of the documents ``indices`` (each tokenized into ``sentences[i]``, at
         least one token), decoded together."""
         groups = [sentences[i] or [] for i in indices]
         results = self.pipeline.decode_documents([[s.tokens for s in group] for group in groups])
-        return {i: self._tagged(texts[i], group, result) for i, group, result in zip(indices, groups, results)}
+        return {i: self._tagged(documents[i].text, group, result) for i, group, result in zip(indices, groups, results)}
 
     def _decode(self, text: str, group: list[TokenizedSentence]) -> TaggedGroup:
         return self._tagged(text, group, self.pipeline.decode([s.tokens for s in group]))
@@ -289,6 +316,55 @@ class Tagger:
                 tags[s][first:last] = ["O"] * (last - first)
         return replace(group, tags=tags, entities=kept)
 
+
+
+@dataclass(frozen=True)
+class _Document:
+    """One document to tag: ``text[start:end]`` of the ``index``-th text (a text, or one of its lines)."""
+
+    index: int
+    text: str
+    start: int
+    end: int
+
+    @property
+    def blank(self) -> bool:
+        """Whether the document holds white space only (no tokens)."""
+        if self.start == 0 and self.end == len(self.text):  # (no copy of a whole text)
+            return not self.text or self.text.isspace()
+        return self.start == self.end or self.text[self.start:self.end].isspace()
+
+
+def _shifted(sentences: Iterable[TokenizedSentence], offset: int) -> list[TokenizedSentence]:
+    """``sentences`` with their offsets moved by ``offset`` (from a piece of a text into the text)."""
+    if not offset:
+        return list(sentences)
+    return [TokenizedSentence(s.tokens, [(a + offset, b + offset) for a, b in s.offsets]) for s in sentences]
+
+
+def _by_span(sentences: list[TokenizedSentence], spans: list[tuple[int, int]]) -> list[list[TokenizedSentence]]:
+    """The sentences of each span, in order: a sentence over several spans is cut between them,
+    and tokens outside every span are left out."""
+    found: list[list[TokenizedSentence]] = [[] for _ in spans]
+    starts = [start for start, _ in spans]
+    for sentence in sentences:
+        pieces: dict[int, TokenizedSentence] = {}
+        for token, (a, b) in zip(sentence.tokens, sentence.offsets):
+            span = bisect_right(starts, a) - 1
+            if span >= 0 and a < spans[span][1]:
+                piece = pieces.setdefault(span, TokenizedSentence([], []))
+                piece.tokens.append(token)
+                piece.offsets.append((a, b))
+        for span, piece in pieces.items():
+            found[span].append(piece)
+    return found
+
+
+def _per_text(documents: Iterable[tuple[int, Iterable[TaggedGroup]]]) -> Iterator[Iterable[TaggedGroup]]:
+    """The groups of each text, from its documents' groups (given in order, with the text's index;
+    every text has at least one document)."""
+    for _, own in groupby(documents, key=itemgetter(0)):
+        yield chain.from_iterable(groups for _, groups in own)
 
 
 def check_text(text: str, name: str) -> None:
