@@ -59,10 +59,12 @@ def read_queue(path: str) -> list[Item]:
     except HgnerError as error:
         raise HgnerError(f"{named('annotate')}: {error}; expected the CoNLL file hgner select writes, or plain text "
                          f"in a file named *{TEXT_SUFFIX}, one sentence per line") from None
-    unique = list({item.key: item for item in reversed(items)}.values())[::-1]  # the first of each
+    unique: dict[str, Item] = {}
+    for item in items:
+        unique.setdefault(item.key, item)  # the first of each
     if not unique:
         raise HgnerError(f"{named('annotate')}: {path} holds no sentence to annotate")
-    return unique
+    return list(unique.values())
 
 
 def _text_lines(path: str) -> list[str]:

@@ -3,7 +3,7 @@ at ``/annotate`` and its API under ``/v1/annotate``, over one
 :class:`~hgner.adaptation.annotations_store.AnnotationSession` (the queue, the file, the decisions).
 
 Every answer is the loop's state: the entity types with their keys, the progress, the sentence to
-annotate and the one after it (the page shows it as soon as a sentence is accepted or skipped).
+annotate and the next ones (the page shows the next as soon as a sentence is accepted or skipped).
 Sentences of a plain-text queue are tagged with the default model when they come up.
 """
 
@@ -23,7 +23,7 @@ from .limits import Refused
 from .service import Service
 
 PAGE = "annotate.html"
-SHOWN = 2  # the sentence to annotate and the next
+SHOWN = 10  # the sentence to annotate and those after it, which the page shows as fast as it is typed
 
 
 class Conflict(Refused):
@@ -106,10 +106,10 @@ async def _pre_annotate(service: Service, session: AnnotationSession) -> None:
 
 
 def _state(session: AnnotationSession) -> dict[str, Any]:
-    """What the page shows: types and keys, progress, the sentence to annotate and the next."""
+    """What the page shows: types and keys, progress, the sentence to annotate and the next ones."""
     shown = [{"id": index, "tokens": session.items[index].tokens, "tags": session.items[index].tags}
              for index in session.pending(SHOWN)]
     return {"types": [{"type": name, "keys": session.keys[name]} for name in session.types],
             "progress": session.progress(), "file": session.path,
-            "sentence": shown[0] if shown else None, "next": shown[1] if len(shown) > 1 else None}
+            "sentence": shown[0] if shown else None, "upcoming": shown[1:]}
 

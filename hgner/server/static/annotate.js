@@ -10,7 +10,7 @@ const RETRY_MS = 1000;  // between attempts while the model loads (503) or a fir
 
 const state = {
   types: [], keyType: new Map(), file: "", progress: null,
-  sentence: null, next: null,  // {id, tokens, tags}: shown, and the one after it
+  sentence: null, upcoming: [],  // {id, tokens, tags}: shown, and those after it
   spans: [], edits: [],  // the entities shown ({start, end, type}, end exclusive) and their earlier states
   cursor: 0, anchor: 0, dragging: false,
   pending: 0, queue: Promise.resolve(), epoch: 0,  // decisions sent in order; a refusal drops those after it
@@ -148,12 +148,16 @@ function apply(answer) {
     renderTypes();
   }
   state.file = answer.file;
-  state.progress = answer.progress;
-  if (state.pending === 0) {  // (while decisions are on their way, the page is ahead of this answer)
-    state.next = answer.next;
-    const shown = state.sentence ? state.sentence.id : null;
-    const given = answer.sentence ? answer.sentence.id : null;
-    if (shown !== given || !state.sentence) show(answer.sentence);
+  const shown = state.sentence ? state.sentence.id : null;
+  const ids = answer.upcoming.map((sentence) => sentence.id);
+  if (state.pending === 0) {  // the server has every decision: its state is the page's
+    state.progress = answer.progress;
+    if (!answer.sentence || shown !== answer.sentence.id) show(answer.sentence);
+    state.upcoming = answer.upcoming;
+  } else if (answer.sentence && shown === answer.sentence.id) {  // (the page is ahead of this answer)
+    state.upcoming = answer.upcoming;
+  } else if (ids.includes(shown)) {
+    state.upcoming = answer.upcoming.slice(ids.indexOf(shown) + 1);
   }
   renderProgress();
 }
@@ -204,8 +208,8 @@ function pending(change) {  // aria-busy: decisions on their way to the server
 }
 
 function snapshot() {
-  const { sentence, next, spans, edits, cursor, anchor, progress } = state;
-  return { sentence, next, spans, edits, cursor, anchor, progress: { ...progress } };
+  const { sentence, upcoming, spans, edits, cursor, anchor, progress } = state;
+  return { sentence, upcoming, spans, edits, cursor, anchor, progress: { ...progress } };
 }
 
 function decide(kind) {
@@ -217,9 +221,9 @@ function decide(kind) {
   state.progress = { ...p, position: Math.min(p.position + 1, p.total), remaining: p.remaining - 1,
     accepted: p.accepted + (kind === "accept" ? 1 : 0), skipped: p.skipped + (kind === "skip" ? 1 : 0),
     saved: p.saved + (kind === "accept" ? 1 : 0) };
-  const next = state.next;
-  state.next = null;
-  show(next);
+  const [next, ...rest] = state.upcoming;
+  state.upcoming = rest;
+  show(next || null);
   renderProgress();
   status(kind === "accept" ? "Accepted." : "Skipped.");
   send(`/v1/annotate/${kind}`, body, before);
