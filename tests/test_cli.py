@@ -244,7 +244,7 @@ def test_bad_settings_are_one_line_usage_errors(argv, expected, capsys):
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["tag", "--text-column", "body", "text"], "--text-column needs --cluster"),
+        (["tag", "--out", "o", "text"], "--out needs --cluster"),
         (["tag", "--part-format", "parquet", "text"], "--part-format needs --cluster"),
         (["tag", "--cluster", "local:1", "--out", "o", "-o", "x.txt", "in"], "-o is not used with --cluster"),
         (["tag", "--cluster", "local:1", "--out", "o", "--format", "html", "in"], "--format is not used with --cluster"),
