@@ -18,13 +18,15 @@ from ..core.wording import counted
 from ..graph.kinds import GRAPH_KINDS
 from ..tagging.defaults import DEFAULT_DECODER, DEFAULT_MODEL, DEFAULT_SPLIT, SKIP_DEFAULT_DECODER, SKIP_MAX_TOKENS
 from ..tagging.inputs import DEFAULT_GLOB, check_glob, resolve_inputs
+from ..tagging.records import DEFAULT_TEXT_FIELD
 from ..tagging.splitting import SPLITS
 from ..tagging.writers import DEFAULT_FORMAT, OutputOptions, output_format
 from .arguments import assignments, checked_by, cluster_spec, name, names, positive_int, probability, scheme
 
 NAME = "tag"
 DESCRIPTION = """Tag raw text. Each input is one document (--split lines: each of its lines):
-  an argument that names an existing file is read as a file (UTF-8);
+  an argument that names an existing file is read as a file (UTF-8), a .jsonl/.ndjson or .csv
+  file as its records (one document each: see --text-field);
   one that looks like a path ('/' in it or a .txt/.md/... ending, no spaces) but does not
   exist is an error; any other argument is the text itself;
   an existing directory gives its files matching --glob, recursively, in path order
@@ -34,7 +36,7 @@ EPILOG = (f"defaults: --model {DEFAULT_MODEL} --decoder {DEFAULT_DECODER} (the b
           f"per-entity confidences; --graph skip --decoder exact scored 0.16 F1 more on eng.testa but has no "
           "confidences)\nentity confidence: the minimum over the entity's tokens of the marginal probability of the "
           "predicted tag\n(exact for viterbi, sample frequencies for samplers, null for a decoder without marginals)")
-CLUSTER_ONLY = ("out", "text_column", "part_format")
+CLUSTER_ONLY = ("out", "part_format")
 LOCAL_ONLY = ("output", "format", "scheme", "jobs")
 
 
@@ -70,6 +72,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--split", choices=list(SPLITS), default=DEFAULT_SPLIT,
                         help="none: each input is one document (the default); lines: each non-blank line is one "
                              "(unrelated short texts, one a line), offsets still into the whole input")
+    parser.add_argument("--text-field", "--text-column", metavar="NAME",
+                        help=f"the text field of JSONL, CSV (header row) and, with --cluster, Parquet records "
+                             f"(default {DEFAULT_TEXT_FIELD}); a record's id field is kept in the output")
     parser.add_argument("--glob", type=checked_by(check_glob), default=DEFAULT_GLOB, metavar="PATTERN",
                         help=f"files to read from a directory INPUT, recursively (default {DEFAULT_GLOB!r})")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -90,7 +95,6 @@ def _add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     scale.add_argument("--out", metavar="DIR",
                        help="with --cluster: the folder for part-NNNNN.jsonl files (one record per document: source, "
                             "text, entities) and manifest.json; rerunning the same command resumes an unfinished job")
-    scale.add_argument("--text-column", help="with --cluster: the text field of JSONL/Parquet records (default text)")
     scale.add_argument("--part-format", choices=("jsonl", "parquet"),
                        help="with --cluster: write the parts as JSONL (default) or Parquet (needs pyarrow)")
 
@@ -111,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             raise HgnerError(f"{named(option)} needs {named('cluster')} (e.g. {named('cluster')} local:1)")
     writer = output_format(args.format or DEFAULT_FORMAT)
     settings = tag_settings(args)
-    inputs = resolve_inputs(args.inputs, args.reading, args.glob)
+    inputs = resolve_inputs(args.inputs, args.reading, args.glob, args.text_field or DEFAULT_TEXT_FIELD)
     options = OutputOptions(args.output, args.scheme, len(inputs))
     writer.check(inputs, options)
     with lasting():
@@ -147,7 +151,8 @@ def _run_cluster(args: argparse.Namespace) -> int:
     if not args.inputs:
         raise HgnerError(f"{named('cluster')} needs input files, folders or glob patterns")
     settings = tag_settings(args)
-    given = {key: getattr(args, key) for key in ("text_column", "part_format") if getattr(args, key) is not None}
+    given = {key: getattr(args, option) for key, option in (("text_column", "text_field"), ("part_format", "part_format"))
+             if getattr(args, option) is not None}
     with connect(args.cluster, prepare=lasting()(partial(warm_tagger, settings))) as client:  # (workers fork after it)
         manifest = tag_to_folder(client, args.inputs, args.out, settings, pattern=args.glob,
                                              progress=sys.stderr.isatty(), **given)

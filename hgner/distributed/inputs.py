@@ -5,7 +5,6 @@ file, a Parquet row group) that parts group, and read back piece by piece."""
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -14,13 +13,12 @@ from pathlib import Path
 
 from ..core.errors import HgnerError, named
 from ..tagging.inputs import DEFAULT_GLOB, Input, folder_files
-from ..tagging.tagger import check_text
+from ..tagging.records import JSONL_SUFFIXES, jsonl_lines, jsonl_record
 
 PART_BYTES = 256_000  # input text per part (one task, one output file): about 48,000 tokens of news, a few
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
 PART_MAX_FILES = 2_000  # text files per part at most
 MANIFEST = "manifest.json"
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
 _PART_NAME = re.compile(r"part-\d{5}\.(?:jsonl|parquet)")
@@ -144,7 +142,7 @@ def _parquet_pieces(path: str, part_bytes: int, text_column: str) -> list[Piece]
     except (OSError, ValueError) as error:
         raise HgnerError(f"{path}: not a Parquet file ({error})") from None
     if text_column not in names:
-        raise HgnerError(f"{path}: no column {text_column!r} (columns: {', '.join(names)}); see {named('text_column')}")
+        raise HgnerError(f"{path}: no column {text_column!r} (columns: {', '.join(names)}); see {named('text_field')}")
     pieces, first = [], 0
     for group in range(metadata.num_row_groups):
         pieces.append(Piece("parquet", path, group, 0, first))
@@ -165,10 +163,10 @@ def _read_text(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
 def _read_jsonl(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
     with open(piece.path, "rb") as stream:
         stream.seek(piece.start)
-        # lines end at \n only (a \r alone is JSON whitespace), as _jsonl_pieces counts them
-        for number, raw in enumerate(stream.read(piece.stop - piece.start).split(b"\n"), piece.first):
-            if raw.strip():
-                yield f"{piece.path}:{number}", _jsonl_text(raw, text_column, piece.path, number)
+        # lines end at \n only, as _jsonl_pieces counts them
+        for number, raw in jsonl_lines(stream.read(piece.stop - piece.start), piece.first):
+            record = jsonl_record(raw, text_column, piece.path, number)
+            yield record.source, record.text
 
 
 def _read_parquet(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
@@ -188,19 +186,3 @@ PIECE_READERS: dict[str, Callable[[Piece, str], Iterator[tuple[str, str]]]] = {
 def read_piece(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
     """``(source, text)`` of every document in ``piece``."""
     return PIECE_READERS[piece.kind](piece, text_column)
-
-
-def _jsonl_text(raw: bytes, text_column: str, path: str, number: int) -> str:
-    try:
-        record = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise HgnerError(f"{path}:{number}: not a JSON line ({error})") from None
-    text = record.get(text_column) if isinstance(record, dict) else None
-    if not isinstance(text, str):
-        got = type(record).__name__ if not isinstance(record, dict) else \
-            f"keys {', '.join(map(repr, record))}" if text_column not in record else type(text).__name__
-        raise HgnerError(f"{path}:{number}: expected an object with a text field {text_column!r}, got {got}; "
-                         f"see {named('text_column')}")
-    check_text(text, f"{path}:{number}: {text_column!r}")  # a \ud800 escape: JSON carries it, no text holds it
-    return text
-

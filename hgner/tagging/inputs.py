@@ -11,6 +11,7 @@ from pathlib import Path, PurePath
 
 from ..core.errors import HgnerError, named
 from ..core.fileio import decode_utf8, not_a_file, read_input
+from .records import DEFAULT_TEXT_FIELD, record_reader
 
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
 MAX_GLOB_PARTS = 32  # folder levels a glob pattern may name (pathlib's matching recurses per part)
@@ -26,12 +27,14 @@ class Input:
     path: str | None = None
     text: str | None = None
     relative: str | None = None
+    id: str | int | None = None  # a record's id (JSONL, CSV: records.ID_FIELD)
+    record: bool = False  # a record of a JSONL or CSV file (source: FILE:LINE)
 
     @property
     def name(self) -> str:
-        """A short name for headings: the file name, ``text`` or ``standard input``."""
+        """A short name for headings: the file name, ``FILE:LINE`` of a record, ``text`` or ``standard input``."""
         if self.path is None:
-            return "text"
+            return self.source if self.record else "text"
         return "standard input" if self.path == "-" else Path(self.path).name
 
     def read(self) -> str:
@@ -123,8 +126,18 @@ def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]
     return [Input(str(p), path=str(p), relative=str(p.relative_to(root))) for p in folder_files(root, pattern)]
 
 
-def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = DEFAULT_GLOB) -> list[Input]:
+def file_inputs(path: str, relative: str, text_field: str = DEFAULT_TEXT_FIELD) -> list[Input]:
+    """The inputs of a file: itself, or one per record of a JSONL or CSV file (:mod:`~hgner.tagging.records`)."""
+    reader = record_reader(path)
+    if reader is None:
+        return [Input(path, path=path, relative=relative)]
+    return [Input(r.source, text=r.text, id=r.id, record=True) for r in reader(path, text_field)]
+
+
+def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = DEFAULT_GLOB,
+                   text_field: str = DEFAULT_TEXT_FIELD) -> list[Input]:
     """Inputs from positional arguments. ``reading`` is ``auto`` (an existing file is read as a file,
+    a JSONL or CSV file as its records, their text in ``text_field``,
     an existing directory gives its files matching ``pattern``, as :func:`folder_files` finds them; a missing path that
     looks like one, with a ``/`` or a ``.txt``-like suffix and no spaces, is an error; anything else
     is text), ``text`` or ``files``. No argument, or ``-``, is standard input."""
@@ -139,7 +152,7 @@ def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = D
         elif os.path.isdir(argument):
             inputs += directory_inputs(argument, pattern)
         elif os.path.isfile(argument):
-            inputs.append(Input(argument, path=argument, relative=Path(argument).name))
+            inputs += file_inputs(argument, Path(argument).name, text_field)
         else:
             hint = "" if reading == "files" else f" (use {named('text')} to tag the argument itself)"
             raise HgnerError(f"{argument if argument.strip() else repr(argument)}: {not_a_file(argument)}{hint}")

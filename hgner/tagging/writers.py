@@ -170,15 +170,18 @@ class JsonlWriter(Writer):
         self.entities += group.entities
 
     def finish(self) -> None:
-        record = jsonl_record(self.document.source, self.text, [e.to_json() for e in self.entities])
+        record = jsonl_record(self.document.source, self.text, [e.to_json() for e in self.entities], self.document.id)
         self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
         super().finish()
 
 
-def jsonl_record(source: str, text: str | None, entities: list[dict[str, Any]]) -> dict[str, Any]:
+def jsonl_record(source: str, text: str | None, entities: list[dict[str, Any]],
+                 identity: str | int | None = None) -> dict[str, Any]:
     """The JSONL record of one document, as ``--format jsonl`` and ``tag --cluster``'s parts write
-    it: ``{"source", "text", "entities"}``, without ``"text"`` when ``text`` is None."""
-    record: dict[str, Any] = {"source": source}
+    it: ``{"source", "text", "entities"}``, without ``"text"`` when ``text`` is None, and with the
+    input record's ``"id"`` first when it has one."""
+    record: dict[str, Any] = {} if identity is None else {"id": identity}
+    record["source"] = source
     if text is not None:
         record["text"] = text
     record["entities"] = entities
