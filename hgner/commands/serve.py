@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                               cors_origins=tuple(args.cors_origin), insecure=args.insecure,
                               annotate=args.annotate, annotations=args.annotations)
     try:
-        from ..server.app import serve
+        from ..server.running import serve
     except ImportError as error:
         raise HgnerError(f"hgner serve needs the serve extra ({error.name} is missing): "
                          "pip install 'hgner[serve]'") from None

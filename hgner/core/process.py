@@ -228,6 +228,31 @@ class quiet_forks:
         _fork_quiet[0] = False
 
 
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent dies
+
+
+def die_with_parent(parent: int, signum: int = signal.SIGTERM) -> None:
+    """Have ``signum`` sent to this process when its parent (process ``parent``) dies, even of
+    SIGKILL: ``prctl(PR_SET_PDEATHSIG)`` on Linux, else a daemon thread that looks every second;
+    at once when the parent is already gone."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    else:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os.kill(os.getpid(), signum)
+
+        threading.Thread(target=watch, name="hgner-parent", daemon=True).start()
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signum)
+
+
 @contextmanager
 def lasting(collect: bool = False) -> Iterator[None]:
     """What the block builds (modules, models, a tagger) lasts as long as the process: the garbage

@@ -15,16 +15,13 @@ import hmac
 import json
 import logging
 import os
-import shutil
 import signal
-import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from importlib import resources
 from typing import Any, TypeVar
 
 import msgspec
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -38,16 +35,17 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..core.errors import HgnerError
-from ..core.process import say
+from ..core.process import die_with_parent
 from ..core.version import __version__
 from .annotate import annotation_router
 from .bodies import field_at_fault, strict_json, strict_json_error
 from .engine import CompareOptions, TagOptions, decoder_infos
 from .limits import NotReady, Refused, TooLarge
-from .metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, Metrics
+from .metrics import CONTENT_TYPE, Metrics
+from .protocol import MAX_HEADERS, set_body_limit
 from .schemas import ERRORS, REQUESTS, CompareRequest, CompareResponse, TagRequest, TagResponse
 from .service import Service
-from .settings import SETTINGS_VARIABLE, ServerSettings, check_address
+from .settings import SUPERVISOR_VARIABLE, ServerSettings
 
 log = logging.getLogger("hgner")
 
@@ -197,6 +195,10 @@ class Guard:
             self.metrics.answered(_endpoint(scope, path), status[0], time.perf_counter() - started)
 
     def _refusal(self, scope: Scope) -> Response | None:
+        if len(scope["headers"]) > MAX_HEADERS:
+            self.metrics.errors.labels("too_many_headers").inc()
+            return error_response(431, "too_many_headers", f"{len(scope['headers'])} header fields; this server "
+                                  f"takes at most {MAX_HEADERS}", {"Connection": "close"})
         if self.key is None or scope["path"] in OPEN_PATHS or scope["method"] == "OPTIONS":
             return None
         given = dict(scope["headers"]).get(b"authorization", b"")
@@ -276,6 +278,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     """The application for one worker; its models load in the background at startup
     (``/ready`` says when they are loaded and their kernels compiled)."""
     service = Service(settings)
+    set_body_limit(settings.max_body_bytes)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -450,50 +453,11 @@ def json_response(answer: dict[str, Any]) -> Response:
 
 
 def app_from_environment() -> FastAPI:
-    """The application of a worker process started by uvicorn (``--workers N``)."""
+    """The application of a worker process started by uvicorn (``--workers N``), in its main
+    thread under uvicorn's signal handlers: SIGHUP stops it as SIGTERM does (draining its
+    requests), and it gets SIGTERM when its supervisor dies (even of SIGKILL)."""
+    signal.signal(signal.SIGHUP, signal.getsignal(signal.SIGTERM))
+    supervisor = os.environ.get(SUPERVISOR_VARIABLE)
+    if supervisor:
+        die_with_parent(int(supervisor))
     return create_app(ServerSettings.from_environment())
-
-
-# --------------------------------------------------------------------------- running
-def serve(settings: ServerSettings, ready: Callable[[str], None] | None = None) -> int:
-    """Run the server until SIGTERM or SIGINT, which stop it taking connections, let the requests
-    in flight finish (up to the timeout), and return 0."""
-    check_address(settings.host, settings.port)
-    others = [name for name in settings.models if name != settings.default_model]
-    say(f"hgner serve: model {settings.default_model} (the default)" + (f", also {', '.join(others)}" if others else ""))
-    config_options: dict[str, Any] = {"host": settings.host, "port": settings.port, "log_level": "info",
-                                      "timeout_graceful_shutdown": int(settings.timeout) + 5, "access_log": False,
-                                      "server_header": False, "lifespan": "on"}
-    if settings.workers == 1:
-        server = _Server(uvicorn.Config(create_app(settings), **config_options))
-        server.run()
-        return 0 if server.started else 1
-    scratch = tempfile.mkdtemp(prefix="hgner-serve-metrics-")
-    saved = {name: os.environ.get(name) for name in (SETTINGS_VARIABLE, MULTIPROCESS_VARIABLE)}
-    os.environ[SETTINGS_VARIABLE] = settings.to_environment()
-    os.environ[MULTIPROCESS_VARIABLE] = scratch
-    try:
-        # uvicorn's supervisor: on SIGTERM it stops each worker (which drains its requests) and returns
-        uvicorn.run("hgner.server.app:app_from_environment", factory=True, workers=settings.workers, **config_options)
-        return 0
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, except that a SIGTERM or SIGINT, once the requests in flight are answered,
-    ends the process with status 0 (uvicorn raises the signal again after its shutdown)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)

@@ -7,9 +7,12 @@ With several workers (``--workers N``) each writes its figures under ``PROMETHEU
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
+
+from .settings import SUPERVISOR_VARIABLE
 
 MULTIPROCESS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -53,6 +56,11 @@ class Metrics:
 
     @staticmethod
     def worker_stopped() -> None:
-        """Drop this worker's live gauges (several workers only)."""
-        if os.environ.get(MULTIPROCESS_VARIABLE):
+        """Drop this worker's live gauges (several workers only); when the supervisor that made
+        the metrics folder has died (its workers stop then), remove the folder."""
+        folder = os.environ.get(MULTIPROCESS_VARIABLE)
+        if folder:
             multiprocess.mark_process_dead(os.getpid())
+            supervisor = os.environ.get(SUPERVISOR_VARIABLE)
+            if supervisor and os.getppid() != int(supervisor):
+                shutil.rmtree(folder, ignore_errors=True)

@@ -18,6 +18,7 @@ from ..core.errors import HgnerError
 from ..tagging.defaults import DEFAULT_MODEL
 
 SETTINGS_VARIABLE = "HGNER_SERVE_SETTINGS"  # the settings as JSON, for the worker processes
+SUPERVISOR_VARIABLE = "HGNER_SERVE_SUPERVISOR"  # the supervisor's process id, for its workers
 API_KEY_VARIABLE = "HGNER_API_KEY"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080

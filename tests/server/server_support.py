@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -35,12 +36,16 @@ def chromium() -> str | None:
 
 
 @contextlib.contextmanager
-def running_server(*options: str, ready_seconds: float = 300) -> Iterator[tuple[subprocess.Popen, str]]:
-    """``hgner serve`` on a free 127.0.0.1 port in its own session, ready: (the process, its URL).
-    Stopped (SIGTERM, then SIGKILL) at the end whatever happened."""
+def running_server(*options: str, ready_seconds: float = 300,
+                   descriptors: int | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``hgner serve`` on a free 127.0.0.1 port in its own session, ready: (the process, its URL);
+    with ``descriptors``, the most files it may open. Stopped (SIGTERM, then SIGKILL) at the end
+    whatever happened."""
     port = free_port()
     command = [sys.executable, "-m", "hgner.cli", "serve", "--model", MODEL, "--port", str(port), *options]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    limit = None if descriptors is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                               preexec_fn=limit)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + ready_seconds
