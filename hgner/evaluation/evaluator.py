@@ -63,7 +63,7 @@ def load_inputs(options: EvaluateOptions) -> tuple[CrfModel, Corpus]:
     if options.graph == "skip":
         load_skip(loaded)
     tagged, _ = read_tagged(str(options.corpus), options.scheme, options.documents, offline=options.offline,
-                            announce=False)  # the report prints the scheme
+                            announce=False, language=model_language(loaded.metadata))  # the report prints the scheme
     other = likelier_language(tagged.tokens, model_language(loaded.metadata))
     if other is not None:
         warn(f"corpus {tagged.name}: {other.evidence}, the language of model {loaded.name}: "
