@@ -210,11 +210,10 @@ def run(args: argparse.Namespace) -> int:
     tables, files = word_tables(args)
     out = model_target(args.out)
     check_model_target(out, files)
-    train_corpus, documents = read_tagged(args.train, args.scheme, args.documents, "training corpus",
-                                          offline=args.offline)
-    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.dev_documents or args.documents,
-                                             "development corpus", offline=args.offline, argument="dev_documents")
-                                 if args.dev else (None, None))
+    read = partial(read_tagged, scheme=args.scheme, offline=args.offline, language=options.language)
+    train_corpus, documents = read(args.train, documents=args.documents, what="training corpus")
+    dev_corpus, dev_documents = (read(args.dev, documents=args.dev_documents or args.documents,
+                                      what="development corpus", argument="dev_documents") if args.dev else (None, None))
     train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, options.language)
     hint = small_corpus_hint(train_corpus)
     if hint is not None:
@@ -235,7 +234,7 @@ def _run_adapted(args: argparse.Namespace) -> int:
     """``hgner train --base``: the base model adapted to the training corpus
     (:func:`hgner.training.adapt.train_adapted`)."""
     from ..crf.modelfiles import check_model_target, model_target
-    from ..training.adapt import DEFAULT_METHOD, train_adapted
+    from ..training.adapt import DEFAULT_METHOD, base_recipe, train_adapted
 
     given = next((name for name in _BASE_GIVES if getattr(args, name) not in (None, False, 0, (), "")), None)
     if given is not None:
@@ -245,11 +244,12 @@ def _run_adapted(args: argparse.Namespace) -> int:
     changes = {**_given(args), "label_map": dict.fromkeys(args.drop_type, "O")}
     out = model_target(args.out)
     check_model_target(out, [])
-    train_corpus, _ = read_tagged(args.train, args.scheme, args.documents, "training corpus", offline=args.offline)
-    dev_corpus, dev_documents = (read_tagged(args.dev, args.scheme, args.dev_documents or args.documents,
-                                             "development corpus", offline=args.offline, argument="dev_documents")
-                                 if args.dev else (None, None))
-    train_adapted(train_corpus, out, args.base, args.adapt_method or DEFAULT_METHOD, dev=dev_corpus,
+    recipe = base_recipe(args.base)
+    read = partial(read_tagged, scheme=args.scheme, offline=args.offline, language=recipe.options.language)
+    train_corpus, _ = read(args.train, documents=args.documents, what="training corpus")
+    dev_corpus, dev_documents = (read(args.dev, documents=args.dev_documents or args.documents,
+                                      what="development corpus", argument="dev_documents") if args.dev else (None, None))
+    train_adapted(train_corpus, out, recipe, args.adapt_method or DEFAULT_METHOD, dev=dev_corpus,
                   dev_documents=dev_documents, changes=changes, language=args.lang, offline=args.offline,
                   progress=sys.stderr.isatty())
     log.info("wrote %s", out)

@@ -47,7 +47,7 @@ class Registry(catalogue.Registry):
 
 
 decoders = Registry("decoders", "decoder", ("hgner.decoders",))
-corpus_readers = Registry("corpus_readers", "corpus reader", ("hgner.data.corpus", "hgner.data.ieer"))
+corpus_readers = Registry("corpus_readers", "corpus reader", ("hgner.data.corpus", "hgner.data.ieer", "hgner.data.annotations"))
 output_formats = Registry("output_formats", "output format")
 
 

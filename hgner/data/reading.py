@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import logging
 
-from ..core import schemes
+from ..core import registry, schemes
 from ..core.errors import HgnerError, named, warn
 from ..core.wording import counted
+from ..text.tokenizer import DEFAULT_LANGUAGE
+from .annotations import detect
+from .catalog import CorpusSource
 from .corpus import Corpus, convert_corpus, load_corpus, regroup_documents
 
 log = logging.getLogger("hgner")
@@ -57,13 +60,15 @@ def chunk_starts(corpus: Corpus) -> tuple[int, int, int | None]:
 
 
 def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", what: str = "corpus",
-                offline: bool = False, announce: bool = True, argument: str = "documents") -> tuple[Corpus, str]:
-    """Load a tagged corpus by name, put it in ``scheme`` (detected when None) and group its
-    documents as ``documents`` says. What was detected and chosen goes into the corpus's notes
+                offline: bool = False, announce: bool = True, argument: str = "documents",
+                language: str = DEFAULT_LANGUAGE) -> tuple[Corpus, str]:
+    """Load a tagged corpus by name (a CoNLL file, a catalogue name or an annotation tool's export,
+    :mod:`hgner.data.annotations`, tokenized in ``language``), put it in ``scheme`` (detected when
+    None) and group its documents as ``documents`` says. What was detected and chosen goes into the corpus's notes
     (printed with every report) and, with ``announce``, to the ``hgner`` logger. A corpus without
     documents is a warning naming ``argument``, the setting that chooses its grouping. Returns the
     corpus and the documents mode used (``auto`` resolved)."""
-    corpus = load_corpus(name, offline=offline, lenient=scheme is not None)  # --scheme: tags read as conlleval reads them
+    corpus = _load(name, offline, scheme is not None, language)
     detected = corpus.scheme
     with_i, total, first_line = chunk_starts(corpus)
     evidence = "" if detected == "BIOES" else (  # BIOES chunks start with B- or S-: I- starts tell nothing
@@ -83,6 +88,18 @@ def read_tagged(name: str, scheme: str | None = None, documents: str = "auto", w
     if announce:
         log.info("%s %s: %s", what, corpus.name, message)
     return _group(corpus, documents, what, argument)
+
+
+def _load(name: str, offline: bool, lenient: bool, language: str) -> Corpus:
+    """The corpus ``name`` names: an annotation tool's export when :func:`~hgner.data.annotations.detect` finds
+    one, else a CoNLL file or a catalogue corpus (``lenient``: tags read as conlleval reads them)."""
+    found = detect(name)
+    if found is None:
+        return load_corpus(name.removeprefix("conll:") if name.startswith("conll:") else name, offline=offline,
+                           lenient=lenient)
+    form, path = found
+    return registry.lookup(registry.corpus_readers, form)(CorpusSource(name, path, {}, lenient), None,
+                                                          language=language)
 
 
 def _group(corpus: Corpus, documents: str, what: str, argument: str) -> tuple[Corpus, str]:

@@ -224,7 +224,7 @@ def held_out(user: Corpus, every: int = HELD_OUT) -> tuple[Corpus, Corpus | None
     return replace(user, documents=kept), dev
 
 
-def train_adapted(user: Corpus, out: str | Path, base: str, method: str = DEFAULT_METHOD, *,
+def train_adapted(user: Corpus, out: str | Path, base: str | BaseRecipe, method: str = DEFAULT_METHOD, *,
                   dev: Corpus | None = None, dev_documents: str | None = None,
                   changes: Mapping[str, Any] | None = None, language: str | None = None,
                   offline: bool = False, progress: bool = False) -> CrfModel:
@@ -235,7 +235,7 @@ def train_adapted(user: Corpus, out: str | Path, base: str, method: str = DEFAUL
     training time) and with them the caseless features. Without ``dev``, a fifth of ``user``
     (:func:`held_out`) is set apart to tune the skip weight and fit the calibration factor."""
     check_method(method)
-    recipe = base_recipe(base)
+    recipe = base_recipe(base) if isinstance(base, str) else base
     if language is not None and language != recipe.options.language:
         raise HgnerError(f"{named('language')} {language}: model {recipe.model.name} is for "
                          f"{recipe.options.language!r}; adapt a model of your language")
