@@ -105,3 +105,24 @@ def test_spacy_component_splits_a_doc_into_lines(tag_model):
     doc = nlp(text)
     expected = per_line(Tagger(TagSettings(tag_model)), lines)
     assert [(e.start_char, e.end_char, e.label_, e.text) for e in doc.ents] == expected
+
+
+def test_looks_like_lines():
+    lines = short_lines(30)
+    assert splitting.looks_like_lines("\n".join(lines))
+    assert not splitting.looks_like_lines("\n".join(lines[:10]))  # too few lines to tell
+    assert not splitting.looks_like_lines("\n\n".join(lines))  # paragraphs
+    assert not splitting.looks_like_lines("\n".join(line.lower() for line in lines))  # wrapped prose goes on in lower case
+    assert not splitting.looks_like_lines("\n".join(line * 20 for line in lines))  # long lines
+
+
+def test_the_hint_once_per_run(tag_model, tmp_path):
+    files = []
+    for name in ("a.txt", "b.txt"):
+        files.append(tmp_path / name)
+        files[-1].write_text("\n".join(short_lines(30)) + "\n", encoding="utf-8")
+    result = run_hgner(["tag", "--model", str(tag_model), *map(str, files)])
+    assert result.returncode == 0 and result.stderr.count("hint") == 1, result.stderr
+    assert "hgner tag: hint: a.txt has many short lines" in result.stderr and "--split lines" in result.stderr
+    split = run_hgner(["tag", "--model", str(tag_model), "--split", "lines", *map(str, files)])
+    assert split.returncode == 0 and "hint" not in split.stderr

@@ -3,6 +3,7 @@ decoded, or in forked worker processes (``hgner tag -j N``)."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import sys
 from collections.abc import Iterable, Iterator
@@ -11,8 +12,11 @@ from typing import IO
 
 from tqdm import tqdm
 
+from ..core.errors import named
 from ..core.fileio import STANDARD_OUTPUT, output_stream
+from .defaults import DEFAULT_SPLIT
 from .inputs import Input
+from .splitting import looks_like_lines
 from .tagger import TaggedGroup, Tagger, add_to_language_sample
 from .writers import Writer
 
@@ -20,6 +24,7 @@ BATCH_DOCUMENTS, BATCH_BYTES = 64, 200_000  # inputs read ahead and tagged toget
 PROGRESS_BYTES = 1_000_000  # show a progress bar (on a terminal) for more input than this, or several inputs
 
 
+log = logging.getLogger("hgner")
 _worker_tagger: Tagger | None = None  # the parent's Tagger, inherited by forked workers (see _tagged)
 
 
@@ -79,11 +84,16 @@ def tag_inputs(tagger: Tagger, inputs: list[Input], writer: Writer, progress: bo
     show = progress and (len(inputs) > 1 or total > PROGRESS_BYTES)
     documents = _tagged(tagger, inputs, jobs)
     sample: list[str] | None = []  # the first words tagged, until the language check has read them
+    hint = tagger.settings.split == DEFAULT_SPLIT  # until a text that looks like one short text a line is found
     with tqdm(total=total or None, unit="B", unit_scale=True, disable=not show, file=sys.stderr, leave=False) as bar:
         for document, text, groups in documents:
             if sample is not None and add_to_language_sample(sample, text):
                 tagger.check_language(sample)
                 sample = None
+            if hint and looks_like_lines(text):
+                hint = False
+                log.info("hgner tag: hint: %s has many short lines and no blank line, and is tagged as one document; "
+                         "if each line is a text of its own, tag with %s lines", document.name, named("split"))
             writer.start(document, text)
             done = 0
             for group in groups:
