@@ -73,3 +73,57 @@ def test_a_viterbi_run_is_the_reference_labelling(tag_model, monkeypatch):
     assert len(calls) == len(corpus.documents)
     assert with_viterbi["herded"] == without["herded"] and with_viterbi["exact"] == without["exact"]
     assert with_viterbi["viterbi"]["viterbi_agreement"] == 1.0
+
+
+def _scored(tag_model, corpus=None, **options):
+    from hgner.crf.model import CrfModel
+    from hgner.data.corpus import load_corpus
+    from hgner.evaluation import evaluate
+
+    return evaluate(CrfModel.load(tag_model), corpus or load_corpus(str(FIXTURE)), EvaluateOptions(**options))
+
+
+@pytest.mark.parametrize("input", ["tokens", "raw"])
+def test_labels_score_a_subset_of_types(tag_model, input):
+    every = _scored(tag_model, input=input).results[0]
+    people = _scored(tag_model, input=input, labels=("PER",)).results[0]
+    assert set(people.per_type) == {"PER"} and len(every.per_type) > 1
+    assert people.f1 == pytest.approx(every.per_type["PER"]["f1"])
+
+
+def test_unknown_labels_name_the_field(tag_model):
+    from hgner.core.errors import HgnerError
+    from hgner.evaluation import load_inputs
+
+    with pytest.raises(HgnerError, match="labels: no entity type 'PERSON'"):
+        load_inputs(EvaluateOptions(model=tag_model, corpus=str(FIXTURE), labels=("PERSON",)))
+
+
+@pytest.mark.parametrize("input", ["tokens", "raw"])
+def test_bootstrap_interval_holds_the_f1_and_repeats_with_its_seed(tag_model, tiny_corpus, input):
+    """The tagging model on the synthetic corpus (other names, other sentences): an F1 below 100."""
+    first = _scored(tag_model, tiny_corpus, input=input, bootstrap=500, bootstrap_seed=1)
+    again = _scored(tag_model, tiny_corpus, input=input, bootstrap=500, bootstrap_seed=1)
+    result = first.results[0]
+    low, high = result.f1_interval
+    assert low <= result.f1 <= high and low < high
+    assert again.results[0].f1_interval == result.f1_interval
+    assert first.bootstrap == {"resamples": 500, "seed": 1, "level": 0.95, "units": 12}
+    assert _scored(tag_model).results[0].f1_interval is None
+
+
+def test_f1_intervals_of_identical_documents_have_no_width():
+    import numpy as np
+
+    from hgner.evaluation.interval import f1_intervals
+
+    same = np.tile([[2, 3, 4]], (20, 1))  # every document: 2 correct of 3 predicted, 4 gold
+    (low, high), = f1_intervals([same], 200, np.random.default_rng(0))
+    assert low == high == pytest.approx(200 * 2 / 7)
+
+
+def test_bootstrap_below_its_least_is_refused():
+    from hgner.core.errors import HgnerError
+
+    with pytest.raises(HgnerError, match="bootstrap: expected 0"):
+        EvaluateOptions(bootstrap=5)

@@ -52,3 +52,21 @@ def test_plot_writes_a_png(tmp_path):
 def test_counted():
     assert [counted(n, "document") for n in (0, 1, 2)] == ["0 documents", "1 document", "2 documents"]
     assert [counted(n, "entity") for n in (1, 5)] == ["1 entity", "5 entities"]
+
+
+def test_interval_and_labels_are_shown_and_read_back():
+    from dataclasses import replace
+
+    from hgner.evaluation.report import format_report
+
+    one = replace(result("viterbi", 61.5), f1_interval=[48.25, 72.5])
+    report = replace(report_of([one]), labels=["PER", "LOC"],
+                     bootstrap={"resamples": 1000, "seed": 0, "level": 0.95, "units": 200})
+    out = io.StringIO()
+    format_report(report, out)
+    text = out.getvalue()
+    assert "entity types PER,LOC only" in text.splitlines()[0]
+    assert "F1 95% interval, bootstrap over the 200 documents (1000 resamples, seed 0):" in text
+    assert "61.50  [48.25, 72.50]" in text
+    assert Report.from_json(report.to_json()) == report
+    assert "f1_interval" not in report_of([result("viterbi", 1.0)]).to_json()["results"][0]

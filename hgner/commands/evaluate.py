@@ -65,6 +65,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--layout", choices=LAYOUTS, default="lines",
                         help="with --input raw: one sentence per line (default), all sentences of a document on "
                              "one line (paragraph), or that paragraph hard-wrapped at 72 columns (wrapped)")
+    parser.add_argument("--labels", type=names, metavar="TYPE,...",
+                        help="score only these entity types, e.g. PER,LOC (default: every type)")
+    parser.add_argument("--bootstrap", type=positive_int, default=0, metavar="B",
+                        help="a 95%% interval on each F1 from B resamples of the documents, e.g. 1000 (--documents "
+                             "sentence resamples sentences)")
+    parser.add_argument("--bootstrap-seed", type=int, default=0, metavar="S", help="seed of the resamples (default 0)")
     _add_outputs(parser)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a decoder setting (repeatable), given to every decoder that takes it, e.g. --set "
@@ -94,7 +100,8 @@ def evaluate_options(args: argparse.Namespace) -> Any:
                            sweeps=tuple(args.sweeps), seeds=args.seeds, mode=args.mode, graph=args.graph,
                            settings=assignments(args.set), input=args.input, layout=args.layout,
                            predictions=args.predictions, scheme=args.scheme, documents=args.documents,
-                           calibration=args.calibration, offline=args.offline)
+                           calibration=args.calibration, offline=args.offline, labels=args.labels,
+                           bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed)
 
 
 def _check_outputs(args: argparse.Namespace, runs: Any) -> list[str]:

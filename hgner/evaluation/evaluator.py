@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -46,9 +47,10 @@ from ..tagging.tagger import TaggedGroup, Tagger
 from ..text.languages import likelier_language
 from ..text.rawtext import RawDocument, rebuild, score_spans
 from ..text.tokenizer import TokenizedSentence
+from .interval import LEVEL, f1_intervals, micro, span_counts
 from .options import EvaluateOptions, Run
 from .results import Report, RunResult
-from .runs import EvaluationPlan, OutcomeProducer, _is_reference, _Totals, gold_tags, local_outcomes
+from .runs import EvaluationPlan, OutcomeProducer, _is_reference, _Totals, gold_tags, local_outcomes, of_types
 
 
 def load_inputs(options: EvaluateOptions) -> tuple[CrfModel, Corpus]:
@@ -71,7 +73,20 @@ def load_inputs(options: EvaluateOptions) -> tuple[CrfModel, Corpus]:
     unknown = unknown_types_warning(loaded, tagged, "corpus")
     if unknown is not None:
         warn(unknown)
+    check_labels(options.labels, loaded, tagged)
     return loaded, tagged
+
+
+def check_labels(labels: Sequence[str] | None, model: CrfModel, corpus: Corpus) -> None:
+    """An :class:`HgnerError` naming ``labels`` when one of them is neither among the model's
+    entity types nor in the corpus's gold tags (a misspelt type would score nothing, silently)."""
+    if labels is None:
+        return
+    known = set(model.entity_types) | {t for s in corpus.sentences for t in schemes.entity_types(s.tags or [])}
+    unknown = [label for label in labels if label not in known]
+    if unknown:
+        raise HgnerError(f"{named('labels')}: no entity type {', '.join(map(repr, unknown))} in model {model.name} "
+                         f"or corpus {corpus.name} (their types: {', '.join(sorted(known)) or 'none'})")
 
 
 def unknown_types_warning(model: CrfModel, corpus: Corpus, what: str) -> str | None:
@@ -101,7 +116,9 @@ def evaluate(model: CrfModel, corpus: Corpus, options: EvaluateOptions | None = 
     per_decoder = options.per_decoder
     runs = options.runs
     plan = EvaluationPlan(options.graph, options.mode, corpus.scheme, tuple(runs),
-                          tuple((name, tuple(sorted(values.items()))) for name, values in per_decoder.items()))
+                          tuple((name, tuple(sorted(values.items()))) for name, values in per_decoder.items()),
+                          options.labels)
+    per_document: list[list[tuple[int, int, int]]] = [[] for _ in runs]  # (correct, predicted, gold) per document
     keep = bool(options.predictions)
     totals = [_Totals() for _ in runs]
     certified_documents, build_seconds = 0, 0.0
@@ -114,6 +131,7 @@ def evaluate(model: CrfModel, corpus: Corpus, options: EvaluateOptions | None = 
             certified_documents += outcome.certified
             for number, (total, part) in enumerate(zip(totals, outcome.totals)):
                 total.add(part)
+                per_document[number].append(micro(part.entities))
                 if outputs and outcome.predicted is not None:
                     write_conll(cast(TextIO, outputs[number]), Corpus(corpus.name, corpus.scheme, [document]),
                                 outcome.predicted[number])
@@ -123,11 +141,31 @@ def evaluate(model: CrfModel, corpus: Corpus, options: EvaluateOptions | None = 
                        build_seconds, with_exact, certified_documents)
                for run, total in zip(runs, totals)]
     notes = corpus.notes + ([] if corpus.n_tokens else [f"{corpus.name} has no tokens: every figure is 0"])
+    bootstrap = _with_intervals(results, per_document, options)
     return Report(corpus=corpus.name, model=model.name, calibration=model.calibration, scheme=corpus.scheme,
                   mode=options.mode, graph=options.graph, skip=_skip_used(model, options.graph),
+                  labels=_labels(options), bootstrap=bootstrap,
                   settings=_given_settings(per_decoder), input="tokens",
                   documents=len(corpus.documents), sentences=len(corpus.sentences), tokens=corpus.n_tokens,
                   build_seconds=build_seconds, notes=notes, results=results)
+
+
+def _labels(options: EvaluateOptions) -> list[str] | None:
+    return None if options.labels is None else list(options.labels)
+
+
+def _with_intervals(results: list[RunResult], per_document: list[list[tuple[int, int, int]]],
+                    options: EvaluateOptions) -> dict[str, Any] | None:
+    """With ``options.bootstrap``, each result's ``f1_interval`` set from its per-document counts,
+    and the report's ``bootstrap`` entry; else None."""
+    if not options.bootstrap:
+        return None
+    counts = [np.array(rows, dtype=np.int64).reshape(-1, 3) for rows in per_document]
+    intervals = f1_intervals(counts, options.bootstrap, np.random.default_rng(options.bootstrap_seed))
+    for result, (low, high) in zip(results, intervals):
+        result.f1_interval = [low, high]
+    return {"resamples": options.bootstrap, "seed": options.bootstrap_seed, "level": LEVEL,
+            "units": len(per_document[0]) if per_document else 0}
 
 
 def _skip_used(model: CrfModel, graph: str) -> dict[str, Any] | None:
@@ -212,13 +250,17 @@ def evaluate_raw(model: CrfModel, corpus: Corpus, options: EvaluateOptions, *, p
     tokenize_seconds = time.perf_counter() - started
     reference_tags: list[list[str]] | None = None  # Viterbi's tags on the same sentences, when first needed
     results = []
+    per_document: list[list[tuple[int, int, int]]] = []  # per run: (correct, predicted, gold) per document
     for run in options.runs:
         run_graph = run.graph(options.graph)
         tagger = Tagger(TagSettings(model.directory, run.decoder, run_graph, run.sweeps, run.seed,
                                     per_decoder[run.decoder]), model)
         groups, decode_seconds = _tag_documents(tagger, documents, tokenized, run.label, progress)
-        predicted = [[(e.start, e.end, e.label) for g in doc_groups for e in g.entities] for doc_groups in groups]
-        result_score = score_spans((d.entities for d in documents), predicted, corpus.scheme)
+        predicted = [of_types([(e.start, e.end, e.label) for g in doc_groups for e in g.entities], options.labels)
+                     for doc_groups in groups]
+        gold = [of_types(d.entities, options.labels) for d in documents]
+        result_score = score_spans(gold, predicted, corpus.scheme)
+        per_document.append([span_counts(g, p) for g, p in zip(gold, predicted)])
         tags = [t for doc_groups in groups for g in doc_groups for t in g.tags]
         if reference_tags is None:  # a Viterbi run (chain-only, so on the chain) has just decoded it: reused
             reference_tags = tags if _is_reference(tagger.pipeline.decoder) else [
@@ -230,7 +272,9 @@ def evaluate_raw(model: CrfModel, corpus: Corpus, options: EvaluateOptions, *, p
                                  decode_seconds=decode_seconds, total_seconds=tokenize_seconds + decode_seconds,
                                  viterbi_agreement=agreement, consistency_disagreement=consistency_disagreement(flat),
                                  stats_mean={}, stats_max={}))
-    return _raw_report(model, corpus, options, per_decoder, tokenized, tokenize_seconds, results)
+    bootstrap = _with_intervals(results, per_document, options)
+    return replace(_raw_report(model, corpus, options, per_decoder, tokenized, tokenize_seconds, results),
+                   labels=_labels(options), bootstrap=bootstrap)
 
 
 def rebuilt_documents(corpus: Corpus, model: CrfModel, layout: str) -> list[RawDocument]:

@@ -23,6 +23,7 @@ from ..tagging.settings import DEFAULT_MODEL
 from ..text.rawtext import LAYOUTS
 
 MAX_SEEDS = 10_000  # evaluate runs each stochastic decoder with seeds 0..seeds-1
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000  # bootstrap resamples for an F1 interval
 INPUTS = ("tokens", "raw")
 
 
@@ -67,7 +68,9 @@ class EvaluateOptions:
     corpus's tokens, or its documents rebuilt as raw text (``layout``); ``predictions``: a file
     for ``token gold predicted`` lines; ``scheme``, ``documents``: how the corpus is read;
     ``calibration``: the factor on every potential instead of the model's; ``offline``: never
-    download a missing corpus."""
+    download a missing corpus; ``labels``: score these entity types only (None: every type);
+    ``bootstrap``: resamples of the documents for a 95% interval on each run's F1 (0: none;
+    :mod:`~hgner.evaluation.interval`), drawn by a generator seeded with ``bootstrap_seed``."""
 
     model: str | Path = DEFAULT_MODEL
     corpus: str | Path | None = None
@@ -84,6 +87,9 @@ class EvaluateOptions:
     documents: str = "auto"
     calibration: float | None = None
     offline: bool = False
+    labels: tuple[str, ...] | None = None
+    bootstrap: int = 0
+    bootstrap_seed: int = 0
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -102,6 +108,7 @@ class EvaluateOptions:
         object.__setattr__(self, "decoders", tuple(self.decoders))
         object.__setattr__(self, "sweeps", tuple(self.sweeps))
         object.__setattr__(self, "settings", dict(self.settings))
+        object.__setattr__(self, "labels", None if self.labels is None else tuple(self.labels))
         per_decoder = self._per_decoder()  # unknown names and bad values fail here
         runs = self._runs()
         for run in runs:  # and every run's arguments, before any model or corpus is read
@@ -127,6 +134,12 @@ class EvaluateOptions:
         check_argument(self.predictions is None or (isinstance(self.predictions, (str, os.PathLike))
                                                     and str(self.predictions).strip() != ""),
                        "predictions", "a file name or None", self.predictions)
+        check_argument(self.labels is None or (_listed(self.labels) and all(isinstance(v, str) and v for v in self.labels)),
+                       "labels", "a non-empty list of entity types or None", self.labels)
+        check_argument(self.bootstrap == 0 or _whole(self.bootstrap, MIN_RESAMPLES, MAX_RESAMPLES), "bootstrap",
+                       f"0 (no interval) or a whole number {MIN_RESAMPLES}..{MAX_RESAMPLES}", self.bootstrap)
+        check_argument(_whole(self.bootstrap_seed, 0, 2**63 - 1), "bootstrap_seed", "a whole number >= 0",
+                       self.bootstrap_seed)
         check_argument(self.calibration is None or (isinstance(self.calibration, (int, float))
                                                     and not isinstance(self.calibration, bool)),
                        "calibration", "a number or None", self.calibration)

@@ -39,11 +39,24 @@ def format_report(report: Report, out: TextIO) -> None:
             seconds = statistics.mean(r.decode_seconds for r in rows)
             out.write(f"{decoder:<{width}} {_blank(sweeps):>6} {'mean':>5} {mean:>14} {'':>6} {'':>6} {'':>6} "
                       f"{seconds:9.2f}\n")
+    if report.bootstrap is not None:
+        _format_intervals(report, out, width)
     if any(r.graph != report.graph for r in report.results):
         out.write(f"note: decoders marked @chain cannot take skip edges: they decoded the chain graph "
                   f"(the linear-chain baseline), not the {report.graph} graph\n")
     if any(r.optimum_fraction is not None for r in report.results):
         _format_optimum(report, out)
+
+
+def _format_intervals(report: Report, out: TextIO, width: int) -> None:
+    """Each run's F1 with its bootstrap interval (:mod:`hgner.evaluation.interval`)."""
+    given = report.bootstrap or {}
+    out.write(f"\nF1 {given['level']:.0%} interval, bootstrap over the {counted(given['units'], 'document')} "
+              f"({given['resamples']} resamples, seed {given['seed']}):\n")
+    for r in report.results:
+        low, high = r.f1_interval or (0.0, 0.0)
+        out.write(f"{_shown_name(r, report):<{width}} {_blank(r.sweeps):>6} {_blank(r.seed):>5} {r.f1:14.2f}  "
+                  f"[{low:.2f}, {high:.2f}]\n")
 
 
 def _heading(report: Report) -> str:
@@ -54,6 +67,7 @@ def _heading(report: Report) -> str:
             + (f", calibration {report.calibration:g}" if report.calibration is not None else "")  # older: none
             + (f"; {skip_heading(report.skip)}" if report.skip is not None else "")
             + (f"; input raw text ({report.layout})" if report.input == "raw" else "")
+            + (f"; entity types {','.join(report.labels)} only" if report.labels else "")
             + (f"; decoder settings {settings}" if settings else "") + "\n")
 
 

@@ -8,8 +8,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-_RUN_OPTIONAL = ("mean_score_gap", "certified_fraction", "optimum_fraction", "mean_optimum_gap")
-_REPORT_OPTIONAL = ("layout", "raw_sentences", "raw_tokens", "calibration", "skip")
+_RUN_OPTIONAL = ("f1_interval", "mean_score_gap", "certified_fraction", "optimum_fraction", "mean_optimum_gap")
+_REPORT_OPTIONAL = ("layout", "raw_sentences", "raw_tokens", "calibration", "skip", "labels", "bootstrap")
 
 
 def _json(item: Any, optional: tuple[str, ...]) -> dict[str, Any]:
@@ -23,7 +23,7 @@ class RunResult:
     (``{type: {precision, recall, f1, support}}``), decoding and total seconds, agreement with
     Viterbi, mean score gap to it (corpus tokens only), label-consistency disagreement, the
     decoder's own figures (mean and maximum over documents), and against a certifying decoder's
-    optimum (when one ran)."""
+    optimum (when one ran); with a bootstrap, the 95% interval of the F1 over resampled documents."""
 
     decoder: str
     sweeps: int | None
@@ -31,6 +31,7 @@ class RunResult:
     graph: str
     settings: dict[str, Any]
     f1: float
+    f1_interval: list[float] | None = None  # [low, high]: the bootstrap interval (hgner.evaluation.interval)
     precision: float
     recall: float
     macro_f1: float
@@ -57,7 +58,8 @@ class RunResult:
 @dataclass(kw_only=True)
 class Report:
     """What an evaluation scored (corpus, model, its calibration, scheme, mode, graph, with a skip
-    graph the non-local evidence the model's skip potential gives it, the decoder settings given,
+    graph the non-local evidence the model's skip potential gives it, the entity types scored and
+    the bootstrap of the F1 intervals (when asked), the decoder settings given,
     input and raw-text layout, counts, seconds spent building graphs, notes) and one
     :class:`RunResult` per run."""
 
@@ -68,6 +70,8 @@ class Report:
     mode: str
     graph: str
     skip: dict[str, Any] | None = None  # graph "skip": hgner.crf.skip.SkipModel.describe() of the model's potential
+    labels: list[str] | None = None  # the entity types scored, when not every type
+    bootstrap: dict[str, Any] | None = None  # {"resamples", "seed", "level", "units"} of the F1 intervals
     settings: dict[str, Any]
     input: str
     layout: str | None = None

@@ -46,6 +46,11 @@ def gold_tags(corpus: Corpus, model: CrfModel) -> list[list[str]]:
     return [model.gold_labels(s.tags or [], corpus.scheme) for s in corpus.sentences]
 
 
+def of_types(spans: Iterable[tuple[int, int, str]], labels: tuple[str, ...] | None) -> list[tuple[int, int, str]]:
+    """The ``(start, end, type)`` spans whose type is among ``labels`` (all when None)."""
+    return list(spans) if labels is None else [span for span in spans if span[2] in labels]
+
+
 @dataclass
 class _Totals:
     """One run's running totals over the documents decoded so far (nothing per token is kept)."""
@@ -86,13 +91,15 @@ class _Totals:
 @dataclass(frozen=True)
 class EvaluationPlan:
     """What every document is decoded and scored with, by value (so a cluster worker can rebuild
-    it): the graph kind, scoring mode, corpus scheme, the runs and each decoder's settings."""
+    it): the graph kind, scoring mode, corpus scheme, the runs, each decoder's settings and the
+    entity types scored."""
 
     graph: str
     mode: str
     corpus_scheme: str
     runs: tuple[Run, ...]
     settings: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # (decoder, ((name, value), ...))
+    labels: tuple[str, ...] | None = None  # the entity types scored (None: every type)
 
     @property
     def certifying_run(self) -> int | None:
@@ -177,8 +184,8 @@ class DocumentScorer:
             total.decode_seconds = seconds
             predicted = [in_scheme(tags, self.model.scheme, plan.corpus_scheme, plan.mode) for tags in result.tags]
             for gold_tags, predicted_tags in zip(gold, predicted, strict=True):
-                total.entities.add(entity_spans(gold_tags, plan.corpus_scheme, plan.mode),
-                                   entity_spans(predicted_tags, plan.corpus_scheme, plan.mode))
+                total.entities.add(of_types(entity_spans(gold_tags, plan.corpus_scheme, plan.mode), plan.labels),
+                                   of_types(entity_spans(predicted_tags, plan.corpus_scheme, plan.mode), plan.labels))
             pieces = prepared.split(result.labels)
             total.sentences = len(pieces)
             total.agreeing = sum(np.array_equal(a, b) for a, b in zip(pieces, reference_sentences))
