@@ -110,13 +110,15 @@ def read_annotations(path: str, queue: str) -> list[tuple[list[str], list[str]]]
     return [(s.tokens, s.tags or []) for s in corpus.sentences]
 
 
-def write_annotations(path: str, sentences: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
-    """Replace ``path`` atomically with ``sentences``, each its own document."""
+def sentence_block(tokens: Sequence[str], tags: Sequence[str]) -> str:
+    """One saved sentence as the annotations file holds it: its own document, a ``token tag`` line per token."""
+    return f"{MARK}\n\n" + "".join(f"{token} {tag}\n" for token, tag in zip(tokens, tags)) + "\n"
+
+
+def write_annotations(path: str, blocks: Sequence[str]) -> None:
+    """Replace ``path`` atomically with the sentences ``blocks`` (:func:`sentence_block`)."""
     with atomic_write(path) as out:
-        for tokens, tags in sentences:
-            out.write(f"{MARK}\n\n")
-            out.writelines(f"{token} {tag}\n" for token, tag in zip(tokens, tags))
-            out.write("\n")
+        out.write("".join(blocks))
 
 
 def ordered_types(types: set[str]) -> list[str]:
@@ -146,6 +148,7 @@ class AnnotationSession:
         self.items = read_queue(queue)
         self.path = annotations
         self.saved = read_annotations(annotations, queue)
+        self.blocks = [sentence_block(tokens, tags) for tokens, tags in self.saved]  # the file's text, by sentence
         saved_keys = {sentence_key("".join(tokens)) for tokens, _ in self.saved}
         self.done = {index for index, item in enumerate(self.items) if item.key in saved_keys}
         self.done_before = len(self.done)
@@ -180,9 +183,10 @@ class AnnotationSession:
         tokens = self._current(index).tokens
         assert tokens is not None  # (a plain-text sentence is tagged before it is shown)
         self.check_tags(tokens, tags)
-        saved = [*self.saved, (list(tokens), list(tags))]
-        write_annotations(self.path, saved)
-        self.saved = saved
+        blocks = [*self.blocks, sentence_block(tokens, tags)]
+        write_annotations(self.path, blocks)
+        self.blocks = blocks
+        self.saved.append((list(tokens), list(tags)))
         self.done.add(index)
         self.history.append(("accept", index))
 
@@ -199,9 +203,9 @@ class AnnotationSession:
             return None
         decision, index = self.history[-1]
         if decision == "accept":
-            tokens, tags = self.saved[-1]
-            write_annotations(self.path, self.saved[:-1])
-            self.saved = self.saved[:-1]
+            tags = self.saved[-1][1]
+            write_annotations(self.path, self.blocks[:-1])
+            self.blocks, self.saved = self.blocks[:-1], self.saved[:-1]
             self.done.discard(index)
             self.items[index].tags = tags
         else:

@@ -75,7 +75,7 @@ def select(settings: SelectSettings, inputs: Sequence[str], *, model: CrfModel |
     found = None
     with tqdm(total=size, desc="decoding", unit="sentence", disable=not progress, leave=False) as bar:
         if chosen.uses_signals or not pool.labelled:
-            found = signals.compute(crf, pool, gibbs_seed, settings.sweeps, bar.update)
+            found = signals.compute(crf, pool, gibbs_seed, settings.sweeps, bar.update, rivals=chosen.uses_rivals)
     scores = np.asarray(chosen.score(found, size, rng), dtype=float)
     if chosen.diversity:  # traded against likeness in [0, 1]: the scores as ranks
         scores = ranks(scores)

@@ -88,11 +88,12 @@ def unit_margins(tags: Sequence[str], margin: np.ndarray) -> float:
 
 
 def compute(model: CrfModel, pool: Pool, seed: int, sweeps: int = 50,
-            advance: Callable[[int], object] | None = None) -> Signals:
+            advance: Callable[[int], object] | None = None, rivals: bool = True) -> Signals:
     """The :class:`Signals` of every candidate of ``pool`` (in pool order), decoded by ``model``;
-    the annealed Gibbs run takes ``seed``. ``advance(n)`` is told of every n sentences done."""
+    the annealed Gibbs run takes ``seed``. Without ``rivals`` only Viterbi decodes (disagreement
+    0 everywhere). ``advance(n)`` is told of every n sentences done."""
     viterbi = make_decoder("viterbi", marginals=True)
-    rivals = [make_decoder(name, shared={"sweeps": sweeps, "seed": seed}) for name in RIVALS]
+    others = [make_decoder(name, shared={"sweeps": sweeps, "seed": seed}) for name in RIVALS] if rivals else []
     tags: list[list[str]] = []
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per batch: (n,) entropy, margin, vote entropy
     lengths: list[int] = []
@@ -101,7 +102,7 @@ def compute(model: CrfModel, pool: Pool, seed: int, sweeps: int = 50,
         graph = model.chain_graph(*numbered_sentences(sentences))
         decoded = viterbi.decode(graph)
         assert decoded.marginals is not None  # (viterbi with marginals=True)
-        votes = np.stack([decoded.labels] + [rival.decode(graph).labels for rival in rivals])
+        votes = np.stack([decoded.labels] + [rival.decode(graph).labels for rival in others])
         parts.append((token_entropy(decoded.marginals), token_margin(decoded.marginals),
                       vote_entropy(votes, len(model.labels))))
         flat = [sentence for document in sentences for sentence in document]

@@ -23,13 +23,15 @@ class Strategy:
     """How to rank a pool of C sentences: ``score(signals, C, rng) -> (C,)`` (higher first; the
     signals are None when it does not use them), the weight of diversity
     against it (scores rescaled to ranks in [0, 1] when above 0), whether near-copies of a chosen
-    sentence are skipped, and whether it reads the decoders' signals at all."""
+    sentence are skipped, whether it reads the decoders' signals at all, and whether it reads the
+    Gibbs decoders' disagreement (herded and annealed Gibbs decode the pool only when one does)."""
 
     summary: str
     score: Callable[[Signals | None, int, np.random.Generator], np.ndarray]
     diversity: float = 0.0
     skip_near_copies: bool = True
     uses_signals: bool = True
+    uses_rivals: bool = True
 
 
 def register(name: str, strategy: Strategy) -> None:
@@ -67,9 +69,9 @@ register("random", Strategy("a random draw of distinct sentences (the baseline; 
                             lambda signals, size, rng: rng.random(size), skip_near_copies=False,
                             uses_signals=False))
 register("entropy", Strategy("the largest total token entropy of Viterbi's marginals",
-                             lambda signals, size, rng: _given(signals).entropy))
+                             lambda signals, size, rng: _given(signals).entropy, uses_rivals=False))
 register("margin", Strategy("the smallest entity-confidence margins (summed over entities and other tokens)",
-                            lambda signals, size, rng: _given(signals).margin))
+                            lambda signals, size, rng: _given(signals).margin, uses_rivals=False))
 register("disagreement", Strategy("the most tokens where herded and annealed Gibbs disagree with Viterbi",
                                   lambda signals, size, rng: _given(signals).disagreement))
 register("diverse", Strategy("the three signals' mean rank, each pick traded against its likeness to those taken",

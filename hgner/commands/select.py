@@ -30,11 +30,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--n", type=positive_int, required=True, help="how many sentences to write")
     parser.add_argument("--out", type=file_name, required=True, metavar="FILE.conll", help="the CoNLL file to write")
     parser.add_argument("--strategy", type=name, default=DEFAULT_STRATEGY,
-                        help=f"how to rank (default {DEFAULT_STRATEGY}): random (the baseline), entropy, margin, "
-                             "disagreement or diverse; see docs/guide/adapting.md")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random strategy and of annealed Gibbs (default 0)")
+                        help=f"how to rank (default {DEFAULT_STRATEGY}): margin, entropy, disagreement, diverse, "
+                             "or random (the baseline); see docs/guide/adapting.md")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the random strategy and of annealed Gibbs (default 0)")
     parser.add_argument("--sweeps", type=positive_int, default=DEFAULT_SWEEPS,
-                        help=f"sweeps of herded and annealed Gibbs, compared with Viterbi (default {DEFAULT_SWEEPS})")
+                        help=f"sweeps of herded and annealed Gibbs, compared with Viterbi by the disagreement and "
+                             f"diverse strategies (default {DEFAULT_SWEEPS})")
     parser.add_argument("--lines", action="store_true",
                         help="every line of a text file is a text of its own (a file of posts, one per line)")
     parser.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
