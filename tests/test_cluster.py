@@ -300,7 +300,7 @@ def test_command_line(tag_model, tmp_path):
     result = run_hgner(["tag", "--model", str(tag_model), "--cluster", "local:1", str(tmp_path / "in"),
                         "--out", str(tmp_path / "out")])
     assert result.returncode == 0, result.stderr
-    assert re.search(r"3 documents, \d+ tokens, \d+ entities in 1 part", result.stderr)
+    assert re.search(r"3 documents, \d+ tokens, \d+ entities in 3 parts", result.stderr)
     assert [r["entities"] for r in read_parts(tmp_path / "out")] == \
            [r["entities"] for r in local_records(tag_model, texts)]
     assert "warning" not in result.stderr

@@ -38,6 +38,7 @@ EPILOG = (f"defaults: --model {DEFAULT_MODEL} --decoder {DEFAULT_DECODER} (the b
           "predicted tag\n(exact for viterbi, sample frequencies for samplers, null for a decoder without marginals)")
 CLUSTER_ONLY = ("out", "part_format")
 LOCAL_ONLY = ("output", "format", "scheme", "jobs")
+EOF_KEYS = "Ctrl-Z then Enter" if sys.platform == "win32" else "Ctrl-D on a new line"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -55,7 +56,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                                      "with --graph skip; hgner decoders lists them)")
     parser.add_argument("--graph", choices=GRAPH_KINDS, default="chain",
                         help=f"chain, or skip (skip edges within a document; documents over {SKIP_MAX_TOKENS} "
-                             "tokens are tagged in chunks of that size with a warning)")
+                             "tokens are tagged in chunks of that size, with a note)")
     parser.add_argument("--sweeps", type=positive_int, help="sweeps for sampling decoders (their default when omitted)")
     parser.add_argument("--seed", type=int, help="random seed for stochastic decoders")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -128,8 +129,13 @@ def run(args: argparse.Namespace) -> int:
         read = [i.path for i in inputs if i.path not in (None, "-")]
         refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], named("output"),
                       read_stdin=any(i.path == "-" for i in inputs))
+    if any(i.path == "-" for i in inputs) and sys.stdin.isatty():
+        print(f"hgner tag: reading standard input; end it with {EOF_KEYS}", file=sys.stderr)
     with outputs_together(), opened(writer, args.output) as out:  # brat's files: all written, or none replaced
-        tag_inputs(tagger, inputs, writer(out, options), progress=sys.stderr.isatty(), jobs=args.jobs or 1)
+        written = writer(out, options)
+        tag_inputs(tagger, inputs, written, progress=sys.stderr.isatty(), jobs=args.jobs or 1)
+    if written.written() is not None:
+        print(f"hgner tag: {written.written()}", file=sys.stderr)
     return 0
 
 

@@ -18,6 +18,7 @@ from ..tagging.records import JSONL_SUFFIXES, jsonl_lines, jsonl_record
 PART_BYTES = 256_000  # input text per part (one task, one output file): about 48,000 tokens of news, a few
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
 PART_MAX_FILES = 2_000  # text files per part at most
+MIN_PARTS = 32  # parts a job is cut into at least, as its files allow (every worker of a small cluster gets work)
 MANIFEST = "manifest.json"
 PARQUET_SUFFIXES = (".parquet", ".pq")
 RECORD_GLOBS = tuple(f"*{suffix}" for suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES)  # what a folder gives besides --glob
@@ -78,15 +79,21 @@ def find_inputs(arguments: Iterable[str], exclude: str | Path | None = None, pat
 def plan_parts(paths: list[str], text_column: str, part_bytes: int = PART_BYTES) -> list[list[Piece]]:
     """The job's parts, in input order: consecutive text files up to ``part_bytes`` (and
     :data:`PART_MAX_FILES`) together, JSONL files cut at line ends every ``part_bytes``, Parquet
-    files one row group per part."""
+    files one row group per part. A small job is cut finer, into about :data:`MIN_PARTS` parts
+    (as its files allow), so that the workers share it: the plan depends on the inputs alone,
+    and a resumed job finds the same parts on a cluster of another size."""
+    sizes = {path: os.path.getsize(path) for path in paths}
+    part_bytes = max(1, min(part_bytes, -(-sum(sizes.values()) // MIN_PARTS)))
+    texts = sum(input_kind(path) == "text" for path in paths)
+    max_files = max(1, min(PART_MAX_FILES, -(-texts // MIN_PARTS)))
     parts: list[list[Piece]] = []
     group: list[Piece] = []
     size = 0
     for path in paths:
         kind = input_kind(path)
         if kind == "text":
-            length = os.path.getsize(path)
-            if group and (size + length > part_bytes or len(group) >= PART_MAX_FILES):
+            length = sizes[path]
+            if group and (size + length > part_bytes or len(group) >= max_files):
                 parts.append(group)
                 group, size = [], 0
             group.append(Piece("text", path))

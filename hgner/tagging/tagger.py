@@ -11,8 +11,8 @@ Text is cut into blocks of at most :data:`BLOCK_CHARS` characters at line breaks
   group (eng.testb's raw text as one file: 388 of about 5,700 entities differ from featurising it
   whole).
 * skip graph: the whole document is one group up to :data:`SKIP_MAX_TOKENS` tokens. A longer
-  document is tagged in chunks of that size with a warning: skip edges then only join tokens of
-  the same chunk.
+  document is tagged in chunks of that size, as a note on the ``hgner`` logger (documented
+  behaviour, not a problem): skip edges then only join tokens of the same chunk.
 
 Entity confidence: the minimum, over the entity's tokens, of the marginal probability of the
 predicted tag at that token. This is an upper bound on the probability that the model tags the
@@ -24,6 +24,7 @@ Importing this module is cheap: numpy, numba, scipy and crfsuite load with the f
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -44,6 +45,7 @@ from . import splitting
 from .defaults import CHAIN_GROUP_TOKENS, DEFAULT_SPLIT, SKIP_MAX_TOKENS
 from .settings import TagSettings
 
+log = logging.getLogger("hgner")
 LANGUAGE_SAMPLE_WORDS = 2_000  # hgner tag checks the language of the first words it tags (Tagger.check_language)
 LANGUAGE_SAMPLE_CHARS = 20 * LANGUAGE_SAMPLE_WORDS  # read from the start of each document until then
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
@@ -116,7 +118,7 @@ class Tagger:
     """A model and a decoder on a graph kind (:class:`TagSettings`), applied to raw text or to
     tokenized sentences. The model is loaded here (``model``: one already loaded instead), and the
     decoder built once; the text is tokenized for the model's ``"language"`` (``meta.json``;
-    English when it has none). Warnings (tokenizer mismatch, a skip document cut into chunks, a
+    English when it has none). Warnings (tokenizer mismatch, a
     decoder without confidences) are :class:`~hgner.core.errors.HgnerWarning`."""
 
     def __init__(self, settings: TagSettings | None = None, model: CrfModel | None = None) -> None:
@@ -167,8 +169,8 @@ class Tagger:
             if group and size + len(sentence.tokens) > self.group_tokens:
                 if self.pipeline.graph_kind != "chain" and not chunked:
                     chunked = True
-                    warn(f"document longer than {SKIP_MAX_TOKENS} tokens: tagged in chunks of that size, "
-                         "skip edges join tokens of the same chunk only")
+                    log.info("hgner: note: a document longer than %s tokens is tagged in chunks of that size; "
+                             "skip edges join tokens of the same chunk only", f"{SKIP_MAX_TOKENS:,}")
                 yield self._decode(text, group)
                 group, size = [], 0
             group.append(sentence)

@@ -14,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ..core import registry, schemes
 from ..core.errors import HgnerError, named
 from ..core.fileio import STANDARD_OUTPUT, file_identity, stdin_identity, write_text
+from ..core.wording import counted
 from .inputs import Input
 
 if TYPE_CHECKING:
@@ -70,6 +71,10 @@ class Writer:
         """End the output."""
         if self.out is not None:
             self.out.flush()
+
+    def written(self) -> str | None:
+        """What a ``files`` format wrote, for the front end to say (a stream's output speaks for itself)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -303,6 +308,11 @@ class BratWriter(Writer):
             for written in [target] + ([target.with_suffix(".txt")] if options.output is not None else []):
                 if written.exists() and file_identity(written) in read:
                     raise HgnerError(f"{written} is also an input ({read[file_identity(written)]}); refusing to overwrite it")
+
+    def written(self) -> str:
+        if self.options.output is None:
+            return f"wrote {counted(self.documents, '.ann file')} beside the input files"
+        return f"wrote {counted(self.documents, '.ann file')} and the text they annotate (NAME.txt) in {self.options.output}"
 
     @staticmethod
     def annotation_path(document: Input, options: OutputOptions, number: int) -> Path:
