@@ -27,6 +27,7 @@ the previous model's files (stale ``skip.npz``/``skip.json`` included) go.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import shutil
@@ -180,8 +181,14 @@ def model_directory(name_or_path: str | Path) -> Path:
     known = ", ".join(builtin_models()) or "none installed"
     saved = ", ".join(user_models())
     raise ModelError(f"model {str(name_or_path)!r}: not a model directory (no {META_FILE}) "
-                     f"and not a shipped model (shipped: {known})"
+                     f"and not a shipped model{_did_you_mean(str(name_or_path))} (shipped: {known})"
                      + (f" nor one in {user_models_dir()} ({saved})" if saved else ""))
+
+
+def _did_you_mean(name: str) -> str:
+    """`` (did you mean 'en-conll03'?)`` for the model name closest to a misspelt ``name``, else nothing."""
+    close = difflib.get_close_matches(Path(name).name, [*builtin_models(), *user_models()], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def write_metadata(directory: Path, metadata: dict[str, Any], changed: Sequence[str] | None = None) -> None:
