@@ -1,7 +1,8 @@
 """Every result figure of the README and the docs comes from committed JSON: the results pages are
 rendered from docs/results/*.json and models/*/meta.json when the site is built
 (docs/hooks/render.py), every committed result is rendered, and the hand-written pages (README.md,
-docs/**/*.md) hold no result tables or F1 figures of their own."""
+docs/**/*.md but the research log, the lab notebook of past runs) hold no result tables or F1 figures of
+their own."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ _spec = importlib.util.spec_from_file_location("hgner_docs_render", ROOT / "docs
 render = sys.modules.setdefault("hgner_docs_render", importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(render)
 
-HANDWRITTEN = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+RESEARCH_LOG = ROOT / "docs" / "development" / "research-log.md"  # the lab's notebook: past runs' figures, as logged
+HANDWRITTEN = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if p != RESEARCH_LOG)]
 _FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 F1_LIKE = re.compile(r"(?<![\w.])\d{2}\.\d{2}(?![\w.])")  # 86.01, not 0.999 or 3.10
 

@@ -40,7 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 RENDER = ROOT / "docs" / "hooks" / "render.py"
-NOT_COMMANDS = {"development/modules.md"}  # generated from module docstrings, which quote code, not commands
+# generated from module docstrings, which quote code, not commands; the research log, which quotes past runs' commands
+NOT_COMMANDS = {"development/modules.md", "development/research-log.md"}
 ARTICLE = "Jim Smith flew from New York to Paris on Monday.\n\nAngela Merkel met the European Union's leaders in Brussels.\n"
 PLACEHOLDER = re.compile(r"\b(CORPUS|FILE|DIR|NAME|PATH|TEXT|INPUT|MODEL)\b|\.\.\.")
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
@@ -92,7 +93,7 @@ def documents() -> dict[str, str]:
 def all_commands() -> list[Command]:
     """Every document's commands, each knowing its document."""
     return [Command(c.text, c.line, c.output, source) for source, text in documents().items()
-            for c in readme_commands(text)]
+            if source.removeprefix("docs/") not in NOT_COMMANDS for c in readme_commands(text)]
 
 
 def python_examples(text: str, source: str = "README.md") -> list[Example]:
