@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import HgnerError, named
+from ..tagging.encoding import SNIFF_BYTES, check_not_utf16
 from ..tagging.inputs import DEFAULT_GLOB, Input, folder_files
 from ..tagging.records import JSONL_SUFFIXES, jsonl_lines, jsonl_record
 
@@ -114,6 +115,7 @@ def _jsonl_pieces(path: str, part_bytes: int, text_column: str) -> list[Piece]:
     pieces = []
     line = 1
     with open(path, "rb") as stream:
+        check_not_utf16(stream.read(SNIFF_BYTES), path)
         start = 0
         while True:
             stream.seek(start + part_bytes)

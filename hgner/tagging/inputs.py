@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from ..core.errors import HgnerError, named
-from ..core.fileio import decode_utf8, not_a_file, read_input
+from ..core.fileio import not_a_file, read_input
+from .encoding import decode_input
 from .records import DEFAULT_TEXT_FIELD, record_reader
 
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
@@ -47,7 +48,7 @@ class Input:
                 raw = read_input(str(self.path))
             except OSError as error:
                 raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
-        return decode_utf8(raw, self.source)
+        return decode_input(raw, self.source)
 
     def size(self) -> int:
         """Bytes to tag, for the progress bar (0 when unknown: standard input)."""

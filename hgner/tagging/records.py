@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import HgnerError, named
-from ..core.fileio import decode_utf8, read_input
+from ..core.fileio import read_input
+from .encoding import check_not_utf16, decode_input
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 CSV_SUFFIXES = (".csv",)
@@ -83,7 +84,7 @@ def read_jsonl(path: str, text_field: str = DEFAULT_TEXT_FIELD) -> Iterator[Reco
 def read_csv(path: str, text_field: str = DEFAULT_TEXT_FIELD) -> Iterator[Record]:
     """The records of a CSV file whose first row names the columns, each named ``FILE:LINE`` by
     the line its row starts on."""
-    text = decode_utf8(_read(path), path)
+    text = decode_input(_read(path), path)
     try:
         reader = csv.reader(io.StringIO(text, newline=""))
         header = next(reader, None)
@@ -107,9 +108,11 @@ def read_csv(path: str, text_field: str = DEFAULT_TEXT_FIELD) -> Iterator[Record
 
 def _read(path: str) -> bytes:
     try:
-        return read_input(path)
+        raw = read_input(path)
     except OSError as error:
         raise HgnerError(f"{path}: cannot read ({error.strerror or error})") from None
+    check_not_utf16(raw, path)
+    return raw
 
 
 RECORD_READERS: dict[tuple[str, ...], Callable[[str, str], Iterator[Record]]] = {
