@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..adaptation.annotations_store import AnnotationSession, NotCurrent
 from ..api import model_info
+from ..core.process import say
 from .engine import TagOptions
 from .limits import Refused
 from .service import Service
@@ -51,6 +52,9 @@ def annotation_router(service: Service, static: Any) -> APIRouter:
     assert settings.annotate is not None and settings.annotations is not None
     labels = model_info(settings.models[settings.default_model]).labels
     session = AnnotationSession(settings.annotate, settings.annotations, labels)
+    progress = session.progress()
+    say(f"hgner serve: annotation page at /annotate: {progress['remaining']} of {progress['total']} sentences of "
+        f"{settings.annotate} to go, saved to {settings.annotations}")
     router = APIRouter()
 
     async def state() -> dict[str, Any]:

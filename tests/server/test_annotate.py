@@ -60,9 +60,10 @@ def error(response, status: int, code: str) -> str:
     return body["message"]
 
 
-def test_accepted_sentences_are_saved_for_training_and_not_shown_again(queue, tmp_path):
+def test_accepted_sentences_are_saved_for_training_and_not_shown_again(capfd, queue, tmp_path):
     saved = tmp_path / "annotations.conll"
     with client(queue, saved) as api:
+        assert f"annotation page at /annotate: 4 of 4 sentences of {queue} to go" in capfd.readouterr().err
         state = api.get("/v1/annotate").json()
         assert [t["type"] for t in state["types"]] == ["PER", "LOC", "ORG", "MISC"]
         assert state["types"][0]["keys"] == ["1", "p"]

@@ -107,7 +107,11 @@ def test_a_killed_server_loses_no_sentence_the_page_accepted(browser, tmp_path):
     queue.write_text(conll(SENTENCES))
     with running_server("--annotate", str(queue), "--annotations", str(saved)) as (process, url):
         tab, _ = open_page(browser, url)
-        press(tab, "Enter", "s", "Enter")
+        tab.click("#sentence .token >> text=went")  # the mouse too: click, shift+click, then a key
+        tab.click("#sentence .token >> text=to", modifiers=["Shift"])
+        press(tab, "m")
+        assert entities(tab)[1] == ("MISC", ["went", "to"])
+        press(tab, "Enter", "s", "Enter")  # faster than the answers: the page is ahead of the server
         settled(tab)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -116,7 +120,9 @@ def test_a_killed_server_loses_no_sentence_the_page_accepted(browser, tmp_path):
         assert "cannot reach the server" in tab.inner_text("#status")
         assert tab.inner_text("#sentence").startswith("Angela")
         tab.close()
-    assert [s.tokens[0] for s in read_conll(saved).sentences] == ["Peter", "John"]
+    kept = read_conll(saved).sentences
+    assert [s.tokens[0] for s in kept] == ["Peter", "John"]
+    assert kept[0].tags == ["B-PER", "I-PER", "B-MISC", "I-MISC", "B-LOC", "O"]
     with running_server("--annotate", str(queue), "--annotations", str(saved)) as (_, url):
         tab, errors = open_page(browser, url)  # the skipped sentence, then the one the dead server never got
         assert tab.inner_text("#sentence").startswith("EU")
