@@ -43,8 +43,8 @@ def test_csv_records_with_a_text_field(tag_model, tmp_path):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ('{"text": "a"}\n{"text": "b", "text": "c"}\n', ":2: key 'text' repeated in one record"),
-    ('{"text": "a", "meta": {"k": 1, "k": 2}}\n', ":1: key 'k' repeated in one record"),
+    ('{"text": "a"}\n{"text": "b", "text": "c"}\n', ":2: not a JSON line (key 'text' appears twice in one object)"),
+    ('{"text": "a", "meta": {"k": 1, "k": 2}}\n', ":1: not a JSON line (key 'k' appears twice in one object)"),
     ('{"text": 3}\n', ":1: expected an object with a text field 'text', got int"),
     ("not json\n", ":1: not a JSON line"),
 ])
@@ -74,4 +74,4 @@ def test_cluster_refuses_a_repeated_key(tag_model, tmp_path):
     source.write_text('{"text": "Jim Smith flew .", "text": "again"}\n', encoding="utf-8")
     result = run_hgner(["tag", "--model", str(tag_model), "--cluster", "local:1", "--out", str(tmp_path / "out"),
                         str(source)])
-    assert result.returncode == 2 and f"{source}:1: key 'text' repeated in one record" in result.stderr
+    assert result.returncode == 2 and f"{source}:1: not a JSON line (key 'text' appears twice in one object)" in result.stderr

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.errors import HgnerError, named
 from ..core.fileio import read_input
+from ..core.validation import parse_json
 from .encoding import check_not_utf16, decode_input
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -30,30 +29,14 @@ class Record:
     id: str | int | None = None
 
 
-class _RepeatedKey(ValueError):
-    """A JSON object that gives a key twice (which value would count?)."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's keys and values, refusing a key given twice."""
-    record: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in record:
-            raise _RepeatedKey(f"key {key!r} repeated in one record")
-        record[key] = value
-    return record
-
-
 def jsonl_record(raw: bytes, text_field: str, path: str, number: int) -> Record:
     """The record of JSON line ``number`` of ``path`` (its bytes ``raw``): an object with a text
     field; an :class:`HgnerError` ``FILE:LINE: ...`` otherwise (a key given twice included)."""
     from .tagger import check_text  # (the tagger's module loads no model)
 
     try:
-        record = json.loads(raw, object_pairs_hook=_unique_keys)
-    except _RepeatedKey as error:
-        raise HgnerError(f"{path}:{number}: {error}") from None
-    except (ValueError, UnicodeDecodeError) as error:
+        record = parse_json(raw.decode("utf-8"))  # (strict: a key given twice is refused)
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise HgnerError(f"{path}:{number}: not a JSON line ({error})") from None
     text = record.get(text_field) if isinstance(record, dict) else None
     if not isinstance(text, str):
