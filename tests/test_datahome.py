@@ -251,13 +251,27 @@ def test_nltk_packages_offline_say_how_to_get_them(tmp_path, monkeypatch):
     import nltk
 
     monkeypatch.setenv("HGNER_DATA", str(tmp_path))
+    monkeypatch.delenv("HGNER_MIRROR", raising=False)
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nowhere")])
     with pytest.raises(HgnerError) as error:
         load_corpus("nltk:ieer", offline=True)
     message = str(error.value)
     assert message.startswith("corpus 'nltk:ieer': NLTK's ieer package is not installed and downloads are off")
     assert f"python -m nltk.downloader -d {tmp_path / 'nltk_data'} ieer" in message
+    assert "point HGNER_MIRROR at a folder holding nltk_data/corpora/ieer.zip" in message
     assert os.listdir(tmp_path) == []
+
+
+def test_nltk_packages_missing_from_the_mirror_name_the_path_tried(tmp_path, monkeypatch):
+    import nltk
+
+    monkeypatch.setenv("HGNER_DATA", str(tmp_path / "home"))
+    monkeypatch.setenv("HGNER_MIRROR", str(tmp_path / "mirror"))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nowhere")])
+    with pytest.raises(HgnerError) as error:
+        load_corpus("nltk:ieer", offline=True)
+    tried = tmp_path / "mirror" / "nltk_data" / "corpora" / "ieer.zip"
+    assert f"put ieer.zip at {tried}, where HGNER_MIRROR's NLTK packages are looked for" in str(error.value)
 
 
 def test_nltk_packages_are_downloaded_into_the_data_home(tmp_path, monkeypatch, caplog):

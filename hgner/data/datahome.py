@@ -4,8 +4,8 @@ The data home is ``$HGNER_DATA``, else the platform's user data folder (``platfo
 corpus downloaded from URLs is kept as ``<data home>/<corpus>/<file>``; NLTK packages go to
 ``<data home>/nltk_data`` through ``nltk.download`` (NLTK's own folders, ``$NLTK_DATA`` first,
 are searched too). A missing file is fetched on first use, with a notice and a progress bar on
-stderr: from ``$HGNER_MIRROR`` (a folder or URL laid out as ``<corpus>/<file>``) first, then the
-manifest's URLs in order. Every download goes to a temporary file, its size and sha256 are
+stderr: from ``$HGNER_MIRROR`` (a folder or URL laid out as ``<corpus>/<file>``, NLTK packages as
+``nltk_data/corpora/<package>.zip``) first, then the manifest's URLs in order. Every download goes to a temporary file, its size and sha256 are
 checked against the manifest, and only then is it renamed into place; a failed or interrupted
 download leaves nothing behind and the next source is tried. Files already present are checked
 too. With ``--offline`` or ``HGNER_OFFLINE=1`` nothing is downloaded: only a mirror that is a
@@ -237,8 +237,11 @@ def fetch_nltk(manifest: Manifest, offline: bool) -> str:
     if found is not None:
         return found
     package = manifest.nltk_package
+    tried = _nltk_mirror_file(manifest)
+    on_mirror = (f"put {package}.zip at {tried}, where HGNER_MIRROR's NLTK packages are looked for" if tried else
+                 f"point HGNER_MIRROR at a folder holding nltk_data/corpora/{package}.zip")
     by_hand = (f"run `python -m nltk.downloader -d {nltk_dir()} {package}` where there is internet and copy "
-               f"{nltk_dir()}, or point NLTK_DATA at a folder with corpora/{package}.zip")
+               f"{nltk_dir()}, {on_mirror}, or point NLTK_DATA at a folder with corpora/{package}.zip")
     if offline:
         raise HgnerError(f"corpus {manifest.name!r}: NLTK's {package} package is not installed and downloads are "
                          f"off ({named('offline')} or HGNER_OFFLINE); it comes from NLTK's downloader "
@@ -268,7 +271,7 @@ def _nltk_from_mirror(manifest: Manifest, offline: bool) -> str | None:
     name = f"{manifest.nltk_package}.zip"
     target = nltk_dir() / "corpora" / name
     try:
-        stream, _ = _open(f"{base.rstrip('/')}/nltk_data/corpora/{name}")
+        stream, _ = _open(_nltk_mirror_file(manifest) or "")
     except _SourceFailed as failure:
         log.info("hgner: HGNER_MIRROR has no NLTK package %s (%s)", manifest.nltk_package, failure)
         return None
@@ -287,6 +290,13 @@ def _nltk_from_mirror(manifest: Manifest, offline: bool) -> str | None:
         target.unlink(missing_ok=True)
         raise HgnerError(f"corpus {manifest.name!r}: {name} from HGNER_MIRROR is damaged ({damaged})")
     return nltk_location(manifest)
+
+
+def _nltk_mirror_file(manifest: Manifest) -> str | None:
+    """Where ``$HGNER_MIRROR`` keeps the manifest's NLTK package (``<mirror>/nltk_data/corpora/PACKAGE.zip``),
+    or None without a mirror."""
+    base = mirror()
+    return None if base is None else f"{base.rstrip('/')}/nltk_data/corpora/{manifest.nltk_package}.zip"
 
 
 def _ensure_nltk(manifest: Manifest, split: Split, offline: bool) -> str:
