@@ -4,12 +4,12 @@ The data home is ``$HGNER_DATA``, else the platform's user data folder (``platfo
 corpus downloaded from URLs is kept as ``<data home>/<corpus>/<file>``; NLTK packages go to
 ``<data home>/nltk_data`` through ``nltk.download`` (NLTK's own folders, ``$NLTK_DATA`` first,
 are searched too). A missing file is fetched on first use, with a notice and a progress bar on
-stderr: from ``$HGNER_MIRROR`` (a folder or URL laid out as ``<corpus>/<file>``, NLTK packages as
-``nltk_data/corpora/<package>.zip``) first, then the manifest's URLs in order. Every download goes to a temporary file, its size and sha256 are
-checked against the manifest, and only then is it renamed into place; a failed or interrupted
-download leaves nothing behind and the next source is tried. Files already present are checked
-too. With ``--offline`` or ``HGNER_OFFLINE=1`` nothing is downloaded: only a mirror that is a
-local folder is copied from.
+stderr: from ``$HGNER_MIRROR`` (a folder or URL laid out as ``<corpus>/<file>``, NLTK packages
+as ``nltk_data/corpora/<package>.zip``) first, then the manifest's URLs in order. Every download
+goes to a temporary file, its size and sha256 are checked against the manifest, and only then
+is it renamed into place; a failed or interrupted download leaves nothing behind and the next
+source is tried. Files already present are checked too. With ``--offline`` or
+``HGNER_OFFLINE=1`` nothing is downloaded: only a mirror that is a local folder is copied from.
 """
 
 from __future__ import annotations
