@@ -30,6 +30,10 @@ class NotCurrent(HgnerError):
     """A decision about a sentence that is not the one shown (another tab decided it first)."""
 
 
+class NotSaved(HgnerError):
+    """The annotations file could not be written (a full disk, its folder gone): it is as it was."""
+
+
 @dataclass
 class Item:
     """A sentence of the queue: its tokens and IOB2 tags, or (plain text not yet tagged) None and
@@ -116,9 +120,13 @@ def sentence_block(tokens: Sequence[str], tags: Sequence[str]) -> str:
 
 
 def write_annotations(path: str, blocks: Sequence[str]) -> None:
-    """Replace ``path`` atomically with the sentences ``blocks`` (:func:`sentence_block`)."""
-    with atomic_write(path) as out:
-        out.write("".join(blocks))
+    """Replace ``path`` atomically with the sentences ``blocks`` (:func:`sentence_block`); or
+    :class:`NotSaved`, the file left as it was."""
+    try:
+        with atomic_write(path) as out:
+            out.write("".join(blocks))
+    except HgnerError as error:
+        raise NotSaved(f"{error}: the decision is not saved, and {path} is as it was") from None
 
 
 def ordered_types(types: set[str]) -> list[str]:

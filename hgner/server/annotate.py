@@ -10,25 +10,30 @@ Sentences of a plain-text queue are tagged with the default model when they come
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..adaptation.annotations_store import AnnotationSession, NotCurrent
+from ..adaptation.annotations_store import AnnotationSession, NotCurrent, NotSaved
 from ..api import model_info
 from ..core.process import say
 from .engine import TagOptions
 from .limits import Refused
 from .service import Service
 
+Decided = TypeVar("Decided")
 PAGE = "annotate.html"
 SHOWN = 10  # the sentence to annotate and those after it, which the page shows as fast as it is typed
 
 
 class Conflict(Refused):
     status, code = 409, "conflict"
+
+
+class Unsaved(Refused):
+    status, code = 507, "not_saved"
 
 
 class Decision(BaseModel):
@@ -81,19 +86,22 @@ def annotation_router(service: Service, static: Any) -> APIRouter:
 
     @router.post("/v1/annotate/undo", summary="take back the last accept or skip of this session")
     async def undo() -> dict[str, Any]:
-        if session.undo() is None:
+        if _decide(session.undo) is None:
             raise Conflict("nothing to undo: no sentence was accepted or skipped since the server started")
         return await state()
 
     return router
 
 
-def _decide(decision: Callable[[], None]) -> None:
-    """Run ``decision``; a sentence that is no longer the one shown is a 409."""
+def _decide(decision: Callable[[], Decided]) -> Decided:
+    """What ``decision`` returns; a sentence that is no longer the one shown is a 409, a file that cannot
+    be written a 507."""
     try:
-        decision()
+        return decision()
     except NotCurrent as error:
         raise Conflict(str(error)) from None
+    except NotSaved as error:
+        raise Unsaved(str(error)) from None
 
 
 async def _pre_annotate(service: Service, session: AnnotationSession) -> None:

@@ -219,3 +219,20 @@ def test_a_killed_server_loses_no_accepted_sentence(tmp_path):
     assert all(s.tags == ["O", "B-LOC"] for s in kept)
     with client(queue, saved) as api:
         assert api.get("/v1/annotate").json()["sentence"]["tokens"][0] == f"Word{len(kept)}"
+
+
+def test_a_file_that_cannot_be_written_is_a_507_and_the_sentence_stays(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    queue, saved = tmp_path / "queue.conll", folder / "annotations.conll"
+    queue.write_text(conll(SENTENCES))
+    with client(queue, saved) as api:
+        api.post("/v1/annotate/accept", json={"id": 0, "tags": ["O"] * 6})
+        before = saved.read_bytes()
+        folder.rename(tmp_path / "moved")  # its folder gone (as a full disk, a write that fails)
+        message = error(api.post("/v1/annotate/accept", json={"id": 1, "tags": ["O"] * 5}), 507, "not_saved")
+        assert "the decision is not saved" in message
+        assert api.get("/v1/annotate").json()["sentence"]["id"] == 1
+        (tmp_path / "moved").rename(folder)
+        assert saved.read_bytes() == before
+        assert api.post("/v1/annotate/accept", json={"id": 1, "tags": ["O"] * 5}).status_code == 200
