@@ -130,3 +130,16 @@ def test_mixed_inputs_are_refused(tag_model, tmp_path):
 def test_settings_are_checked():
     with pytest.raises(HgnerError, match="n: expected a whole number"):
         SelectSettings(n=0)
+
+
+def test_gibbs_decoders_run_only_for_the_strategies_that_read_them(tag_model, monkeypatch):
+    """margin and entropy read Viterbi's marginals alone: herded and annealed Gibbs never decode."""
+    from hgner.adaptation import strategies
+
+    decoded: list[str] = []
+    real = signals.make_decoder
+    monkeypatch.setattr(signals, "make_decoder", lambda name, *a, **k: decoded.append(name) or real(name, *a, **k))
+    select(SelectSettings(model=tag_model, n=3, strategy="margin"), [str(FIXTURE)])
+    assert decoded == ["viterbi"] and not strategies.strategy("entropy").uses_rivals
+    select(SelectSettings(model=tag_model, n=3, strategy="disagreement"), [str(FIXTURE)])
+    assert decoded[1:] == ["viterbi", *signals.RIVALS]
