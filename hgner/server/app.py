@@ -15,6 +15,7 @@ import hmac
 import json
 import logging
 import os
+import re
 import signal
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -34,11 +35,11 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..core.errors import HgnerError
+from ..core.errors import HgnerError, ModelError
 from ..core.process import die_with_parent
 from ..core.version import __version__
 from .annotate import annotation_router
-from .bodies import field_at_fault, strict_json, strict_json_error
+from .bodies import field_at_fault, printable, strict_json, strict_json_error, unencodable
 from .engine import CompareOptions, TagOptions, decoder_infos
 from .limits import NotReady, Refused, TooLarge
 from .metrics import CONTENT_TYPE, Metrics
@@ -66,10 +67,15 @@ NO_TELEMETRY: Any = {"tracing": False, "metrics": False, "logs": False}  # FastA
 # --------------------------------------------------------------------------- errors
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
                    details: list[dict[str, Any]] | None = None) -> JSONResponse:
-    body: dict[str, Any] = {"status": status, "code": code, "message": message}
+    body: dict[str, Any] = {"status": status, "code": code, "message": printable(message)}
     if details:
-        body["details"] = details
+        body["details"] = [{k: printable(v) if isinstance(v, str) else v for k, v in d.items()} for d in details]
     return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+def _no_paths(message: str) -> str:
+    """``message`` without the server's folders (a file keeps its name)."""
+    return re.sub(r"(?:[A-Za-z]:)?[/\\]\S*[/\\]", "", message)
 
 
 def _is_json(content_type: str) -> bool:
@@ -112,6 +118,11 @@ def _install_error_handlers(app: FastAPI, metrics: Metrics) -> None:
         if isinstance(error, Refused):
             count(error.code)
             return error_response(error.status, error.code, str(error), getattr(error, "headers", None))
+        if isinstance(error, ModelError):  # found after start-up: the server's fault, not the request's
+            log.error("a served model is damaged: %s", error)
+            count("model_damaged")
+            return error_response(503, "model_damaged", f"a model served here is damaged ({_no_paths(str(error))}); "
+                                  "the server's log names its files")
         count("invalid")  # found after the schema check: a model, decoder or setting the engine refused
         field = field_at_fault(error, request.url.path)
         return error_response(422, "invalid", f"{field}: {error}", details=[{"field": field, "message": str(error)}])
@@ -440,11 +451,19 @@ async def read_body(request: Request, model: type[Body]) -> Body:
         except ValueError as error:  # NaN, a repeated key, an integer of more than 4,300 digits
             raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error",
                                            "input": {}, "ctx": {"error": strict_json_error(error)}}]) from error
+    where = unencodable(value)
+    if where is not None:  # a lone surrogate, anywhere: never taken in, never echoed in a message
+        raise RequestValidationError([{"type": "string_unicode", "loc": ("body", *map(_escaped, where)),
+                                       "msg": "Value error, not valid Unicode (a lone surrogate)", "input": None}])
     try:
         return model.model_validate(value)
     except ValidationError as error:
         raise RequestValidationError([{**item, "loc": ("body", *item["loc"])}
                                       for item in error.errors(include_url=False)]) from None
+
+
+def _escaped(part: str | int) -> str | int:
+    return printable(part) if isinstance(part, str) else part
 
 
 def json_response(answer: dict[str, Any]) -> Response:

@@ -32,6 +32,34 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
+def unencodable(value: Any) -> list[str | int] | None:
+    """The path (keys and indexes) to the first string of a JSON value, key or value, that UTF-8
+    cannot encode (a lone surrogate, which a JSON escape can carry); None when there is none."""
+    if isinstance(value, str):
+        return None if _encodes(value) else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(key, str) and not _encodes(key):
+            return [key]
+        inner = unencodable(item)
+        if inner is not None:
+            return [key, *inner]
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode written as ``\\udXXX`` escapes (for a message)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def strict_json_error(error: ValueError) -> str:
     """What :func:`_not_json`, :func:`_unique_keys` or Python's integer limit refused."""
     message = str(error)

@@ -78,6 +78,7 @@ class Engine:
         self.paths = dict(models)
         self.timeout = timeout
         self.models: dict[str, Any] = {}  # name -> CrfModel
+        self.infos: list[dict[str, Any]] = []  # /v1/models, read when the models were loaded
         self.ready = False
         self._taggers: OrderedDict[tuple, Any] = OrderedDict()
         self._checked: OrderedDict[tuple, tuple[TagSettings, list[Warning | str]]] = OrderedDict()
@@ -87,7 +88,10 @@ class Engine:
         """Load every model; with ``warm``, compile every decoder's kernels on a short text."""
         with lasting(collect=True):  # the models last as long as the worker: full collections no longer scan them
             for name, path in self.paths.items():
-                self.models[name] = CrfModel.load(path)
+                self.models[name] = model = CrfModel.load(path)  # its files checked against its seal
+                model.sentence_starts  # noqa: B018  (the files read lazily, read now: they cannot change later)
+                model.crfsuite_tag([[["bias"]]])  # (crfsuite's tagger, opened on the file checked now)
+            self.infos = [self._info(name, path) for name, path in self.paths.items()]
             if warm:
                 first = next(iter(self.models))
                 for name in self.models:
@@ -98,15 +102,15 @@ class Engine:
 
     # ------------------------------------------------------------------ listings
     def model_infos(self) -> list[dict[str, Any]]:
-        """``/v1/models``: what ``hgner models`` shows of each served model."""
-        rows = []
-        for name, path in self.paths.items():
-            info = model_info(path)
-            rows.append({"name": name, "language": info.language, "labels": info.labels, "scheme": info.scheme,
-                         "tags": list(self.models[name].labels) if name in self.models else None,
-                         "dev_f1": info.dev, "test_f1": info.test, "size": info.size,
-                         "skip": _has_skip(info.metadata)})
-        return rows
+        """``/v1/models``: what ``hgner models`` shows of each served model, as it was when loaded
+        (a model retrained on disk since is not the one served)."""
+        return self.infos
+
+    def _info(self, name: str, path: str | Path) -> dict[str, Any]:
+        info = model_info(path)
+        return {"name": name, "language": info.language, "labels": info.labels, "scheme": info.scheme,
+                "tags": list(self.models[name].labels), "dev_f1": info.dev, "test_f1": info.test, "size": info.size,
+                "skip": _has_skip(info.metadata)}
 
     # ------------------------------------------------------------------ tagging
     def tag(self, texts: Sequence[str], options: TagOptions,

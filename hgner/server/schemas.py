@@ -166,4 +166,5 @@ class ErrorResponse(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorResponse, "description": text} for status, text in (
     (401, "missing or wrong API key"), (413, "body, text or batch over the limits"),
     (422, "malformed JSON, unknown field, bad setting, unknown model or decoder"),
-    (429, "queue full (see Retry-After)"), (503, "models still loading"), (504, "over the timeout"))}
+    (429, "queue full (see Retry-After)"), (503, "models still loading, or a served model damaged"),
+    (504, "over the timeout"))}
