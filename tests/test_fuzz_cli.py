@@ -61,3 +61,27 @@ def test_a_seal_that_says_the_same_is_no_damage(tmp_path, tiny_model):
             assert damaged  # (a model without its seal is refused)
         elif (target / "seal.json").read_bytes() != seal:
             assert damaged == (fuzz_cli.recorded((target / "seal.json").read_bytes()) != fuzz_cli.recorded(seal))
+
+
+def test_outputs_among_files_hgner_does_not_own_are_refused(tmp_path, tiny_model, capsys):
+    """Issue 62's families (tools/fuzz_cli.py owned_outputs), each run in this process: refused
+    with one line, nothing changed or added."""
+    import random
+
+    from hgner.cli import main
+
+    fuzz_cli = load_fuzzer()
+    seen = set()
+    for number in range(40):
+        work = tmp_path / f"w{number}"
+        work.mkdir()
+        text_file = work / "input.txt"
+        text_file.write_text(fuzz_cli.TEXT + "\n")
+        case = fuzz_cli.owned_outputs(random.Random(number), work, tiny_model.directory, text_file)
+        seen.add(case.argv[0] + (" " + case.argv[case.argv.index("--format") + 1] if "--format" in case.argv else ""))
+        before = {path: fuzz_cli.digest(path) for path in case.watched}
+        code = main(case.argv)
+        err = capsys.readouterr().err
+        assert fuzz_cli.judge(case, code, err, before, work) is None, (case.argv, code, err)
+        assert code == 2
+    assert {"train", "tag brat"} <= seen

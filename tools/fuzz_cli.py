@@ -3,8 +3,10 @@
 Each case runs the CLI in its own process with a timeout: damaged model directories (truncated,
 bit-flipped, missing, swapped or rewritten files), hostile corpora (random bytes, bad tags, empty
 documents, invalid UTF-8), hostile arguments (NaN, negative and huge numbers, unknown names,
-undecodable bytes) and hostile output paths (missing folders, directories, /dev/full, /proc, the
-inputs themselves, symlinks to them). A case fails when
+undecodable bytes), hostile output paths (missing folders, directories, /dev/full, /proc, the
+inputs themselves, symlinks to them) and outputs among files hgner does not own (issue 62: into a
+model folder, a shipped model's folder, the package, a folder whose meta.json is another
+program's; each must be refused, leaving every file as it was). A case fails when
 
 - the process dies by a signal (a segfault) or outlives its timeout (a hang);
 - stderr holds a Python traceback, or the exit status is neither 0 nor 2 (1 is an internal error);
@@ -344,8 +346,65 @@ def new_families(rng: random.Random, work: Path, model: Path, text_file: Path) -
                          str(work / "parts")])
 
 
+def refused(work: Path, code: int, stdout: bytes) -> str | None:
+    return None if code == 2 else f"exit status {code}: an output among files it does not own was not refused"
+
+
+def owned_outputs(rng: random.Random, work: Path, model: Path, text_file: Path) -> Case:
+    """Issue 62's outputs that must be refused, leaving every file as it was: ``tag -o`` (any
+    format) or brat's folder inside a model folder; ``train --out`` a folder whose meta.json is
+    another program's, a shipped model's folder (through a link, so that a regression replaces the
+    link, never the shipped model), a new folder among the shipped models or in the package."""
+    from hgner.crf.modelfiles import META_FILE, shipped_models_dir
+
+    family = rng.choice(["tag-into-model", "brat-into-model", "unrelated-meta", "shipped", "package"])
+    if family in ("tag-into-model", "brat-into-model"):
+        target = work / "model"
+        shutil.copytree(model, target)
+        watched = sorted(target.iterdir())
+        if family == "brat-into-model":
+            argv = ["tag", "--model", str(model), "--format", "brat", str(text_file), "-o", str(target)]
+        else:
+            name = rng.choice([META_FILE, "seal.json", "model.crfsuite", "out.txt", "skip.json", "README"])
+            argv = ["tag", "--model", rng.choice([str(model), str(target)]), "--format",
+                    rng.choice(["inline", "html", "jsonl", "conll"]), "-o", str(target / name), TEXT]
+
+        def nothing_added(work: Path, code: int, stdout: bytes) -> str | None:
+            added = sorted({p.name for p in target.iterdir()} - {p.name for p in watched})
+            return refused(work, code, stdout) or (f"files added to the model folder: {added}" if added else None)
+
+        return Case("owned", argv, watched=watched, check=nothing_added)
+    train = ["train", "--train", str(FIXTURE), "--max-iterations", "3", "--features", "baseline", "--out"]
+    if family == "unrelated-meta":
+        project = work / "proj"
+        project.mkdir()
+        (project / META_FILE).write_text(rng.choice(['{"name": "my project"}\n', "{}", "[1]", "not json", ""]))
+        if rng.random() < 0.5:
+            (project / "notes.txt").write_text("mine\n")
+        return Case("owned", [*train, str(project)], watched=sorted(project.iterdir()), check=refused)
+    shipped = shipped_models_dir()
+    if family == "shipped":
+        link = work / "shipped"
+        link.symlink_to(shipped / rng.choice(sorted(p.name for p in shipped.iterdir() if (p / META_FILE).is_file())))
+        return Case("owned", [*train, str(link)], watched=sorted(link.resolve().iterdir()), check=refused)
+    root = rng.choice([shipped, Path(__file__).resolve().parents[1] / "hgner"])
+    out = root / f"fuzz-{rng.randrange(10**9)}"
+
+    def none_made(work: Path, code: int, stdout: bytes) -> str | None:
+        if out.exists():
+            shutil.rmtree(out, ignore_errors=True)
+            return f"a model was written into {root}"
+        return refused(work, code, stdout)
+
+    return Case("owned", [*train, str(out)], check=none_made)
+
+
 def make_case(rng: random.Random, work: Path, model: Path) -> Case:
-    kind = rng.choice(["model", "model", "model", "corpus", "train", "arguments", "outputs", "new", "new", "new"])
+    kind = rng.choice(["model", "model", "model", "corpus", "train", "arguments", "outputs", "owned", "new", "new", "new"])
+    if kind == "owned":
+        text_file = work / "input.txt"
+        text_file.write_text(TEXT + "\n", encoding="utf-8")
+        return owned_outputs(rng, work, model, text_file)
     if kind == "new":
         text_file = work / "input.txt"
         text_file.write_text(TEXT + "\n", encoding="utf-8")
