@@ -65,7 +65,7 @@ def uncertainty(signals: Signals) -> np.ndarray:
     return (ranks(signals.entropy) + ranks(signals.margin) + ranks(signals.disagreement)) / 3
 
 
-register("random", Strategy("a random draw of distinct sentences (the baseline; --seed chooses it)",
+register("random", Strategy("a random draw of distinct sentences (the baseline; the seed chooses it)",
                             lambda signals, size, rng: rng.random(size), skip_near_copies=False,
                             uses_signals=False))
 register("entropy", Strategy("the largest total token entropy of Viterbi's marginals",
