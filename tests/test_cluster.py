@@ -364,3 +364,51 @@ def test_a_scheduler_that_stops_answering_is_an_error_not_a_hang(monkeypatch):
         cluster.result(Client(), Future())
     with pytest.raises(HgnerError, match="stopped answering"):
         list(cluster.answered(Client(), iter(lambda: never.wait(), True)))
+
+
+def test_resume_checks_inputs_model_parts_and_markers_by_content(client, tag_model, tmp_path):
+    """Issue 62: an input edited with its size and time kept, a model folder replaced, a stray part
+    file, a forged marker and a second job on the same folder are each refused, not resumed."""
+    import fcntl
+
+    from hgner.crf import skip
+    from hgner.crf.model import CrfModel
+    from hgner.data.corpus import load_corpus
+    from hgner.training import skip as skip_training
+
+    paths = write_files(tmp_path / "in", documents(4))
+    model = tmp_path / "model"
+    shutil.copytree(tag_model, model)
+    out = tmp_path / "out"
+    run = lambda: tag_to_folder(client, [str(tmp_path / "in")], out, TagSettings(model))  # noqa: E731
+    first = run()
+    assert set(first["part_counts"]) == set(first["parts"]) and len(first["parts"]) == 4
+    stat = paths[0].stat()  # edited as cp -p leaves it: same size, same modification time
+    paths[0].write_text(paths[0].read_text().replace("Tokyo", "Osaka"), encoding="utf-8")
+    os.utime(paths[0], ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with pytest.raises(HgnerError, match=r"another job \(different inputs\)"):
+        run()
+    paths[0].write_text(paths[0].read_text().replace("Osaka", "Tokyo"), encoding="utf-8")
+    assert run()["counts"]["parts_this_run"] == 0
+    marker = out / "part-00000.done.json"
+    honest = marker.read_text()
+    for forged, problem in [(-5000, "negative counts"), (7, "7 documents, but part-00000.jsonl holds 1")]:
+        marker.write_text(json.dumps({**json.loads(honest), "documents": forged}))
+        with pytest.raises(HgnerError, match=f"part-00000.done.json: {problem}; delete it and part-00000.jsonl"):
+            run()
+    marker.write_text(json.dumps({**json.loads(honest), "tokens": 1}))
+    with pytest.raises(HgnerError, match="counts other than the ones manifest.json recorded"):
+        run()
+    marker.write_text(honest)
+    (out / "part-00099.jsonl").write_text("{}\n")
+    with pytest.raises(HgnerError, match="part-00099.jsonl: a part file that this job does not write"):
+        run()
+    (out / "part-00099.jsonl").unlink()
+    with open(out / ".hgner-tag.lock", "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(HgnerError, match="another job is tagging into this folder"):
+            run()
+    assert run()["counts"]["parts_this_run"] == 0
+    skip.save(skip_training.estimate(load_corpus(str(FIXTURE)), CrfModel.load(model)), model)  # another model there
+    with pytest.raises(HgnerError, match=r"another job \(different model_files\)"):
+        run()

@@ -4,11 +4,14 @@ docstring)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,9 +20,11 @@ from tqdm import tqdm
 
 from ..core.errors import HgnerError, named, warn
 from ..core.fileio import atomic_write, file_sha256, write_text
+from ..core.integrity import META_FILE, verify
 from ..core.validation import check, read_json
 from ..core.version import __version__
-from ..crf.modelfiles import model_directory, model_language, model_name, read_metadata
+from ..core.wording import counted
+from ..crf.modelfiles import SEALED_FILES, model_directory, model_language, model_name, read_metadata
 from ..tagging.inputs import DEFAULT_GLOB
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import Tagger, add_to_language_sample, language_warning
@@ -30,6 +35,10 @@ from .workers import for_workers, tag_texts, worker_tagger
 
 if TYPE_CHECKING:
     from distributed import Client
+
+
+LOCK_FILE = ".hgner-tag.lock"  # held by the job writing into the folder
+_PART_FILE = re.compile(r"part-\d{5}\.(?:jsonl|parquet|done\.json)")
 
 
 @dataclass(frozen=True)
@@ -143,20 +152,31 @@ def tag_to_folder(client: Client, inputs: list[str], out: str | Path, settings: 
     if message is not None:
         warn(message)
     job = PartJob(settings, str(out.resolve()), text_column, include_text, part_format)
+    if not out.exists():
+        _create(out)
     description = {"hgner_version": __version__, "inputs": _describe_inputs(inputs, paths), "text_column": text_column,
-                   **job_settings(settings), "include_text": include_text, "part_format": part_format,
-                   "part_bytes": part_bytes}
-    _claim_folder(out, description)
+                   **job_settings(settings), "model_files": _model_files(settings), "include_text": include_text,
+                   "part_format": part_format, "part_bytes": part_bytes}
+    with _holding(out):
+        return _run_job(client, out, job, parts, description, progress)
+
+
+def _run_job(client: Client, out: Path, job: PartJob, parts: list[Part], description: dict[str, Any],
+             progress: bool) -> dict[str, Any]:
+    """:func:`tag_to_folder` once its folder is held: claim it, run the parts not committed yet, and
+    write the manifest (with each part's counts, which a resumed run checks the markers against)."""
+    recorded = _claim_folder(out, description, parts)
+    counts = {p.name: _checked_counts(out, p, recorded) for p in parts}
     manifest: dict[str, Any] = {"job": description, "parts": [p.name for p in parts], "complete": False,
-                                "counts": None}
+                                "counts": None, "part_counts": recorded}
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    counts = {p.name: committed_counts(out, p) for p in parts}
     pending = [p for p in parts if counts[p.name] is None]
     counts.update(_run_parts(client, job, pending, progress))
     for stale in out.glob(".part-*.part"):  # temporary files of workers that died mid-write
         stale.unlink(missing_ok=True)
     totals = {key: sum(c[key] for c in counts.values() if c is not None) for key in ("documents", "tokens", "entities")}
-    manifest.update(complete=True, counts={"parts": len(parts), "parts_this_run": len(pending), **totals})
+    manifest.update(complete=True, counts={"parts": len(parts), "parts_this_run": len(pending), **totals},
+                    part_counts=counts)
     write_text(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest
 
@@ -189,35 +209,99 @@ def _language_warning(settings: TagSettings, parts: list[Part], text_column: str
     return language_warning(words, model_language(metadata), model_name(directory, metadata))
 
 
+def _model_files(settings: TagSettings) -> dict[str, str]:
+    """The sha256 of each of the model's files, as its seal records them (its ``meta.json``
+    checked against it): a model folder replaced between two runs is another job."""
+    sealed = verify(model_directory(settings.model), SEALED_FILES, [META_FILE])
+    return {name: entry["sha256"] for name, entry in sorted(sealed.items())}
+
+
 def _describe_inputs(arguments: list[str], paths: list[str]) -> dict[str, Any]:
     """The inputs as given, and how many files and bytes they named, with a sha256 of the listing
-    (path, size, modification time of every file), so a changed input is a different job."""
+    (path, size and sha256 of every file's content), so a changed input is a different job, even
+    with its size and modification time kept (``cp -p``)."""
     digest = hashlib.sha256()
     total = 0
     for path in paths:
-        info = os.stat(path)
-        total += info.st_size
-        digest.update(f"{path}\t{info.st_size}\t{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+        size = os.path.getsize(path)
+        total += size
+        digest.update(f"{path}\t{size}\t{file_sha256(path)}\n".encode("utf-8", "surrogateescape"))
     return {"arguments": list(arguments), "files": len(paths), "bytes": total, "sha256": digest.hexdigest()}
 
 
-def _claim_folder(out: Path, description: dict[str, Any]) -> None:
-    """Create ``out``, or check that it holds this job's output (a resumed run), not another's."""
+def _claim_folder(out: Path, description: dict[str, Any], parts: list[Part]) -> dict[str, Any]:
+    """Check that ``out`` holds this job's output (a resumed run), not another's, nor part files
+    that the job would not write; returns the part counts an earlier run recorded (none: {})."""
     manifest = out / MANIFEST
-    if manifest.is_file():
-        recorded = read_json(manifest, raises=HgnerError)
-        check(recorded, "tag-manifest", manifest, raises=HgnerError)
-        earlier = recorded["job"]
-        if earlier != description:
-            changed = sorted(k for k in {*description, *earlier} if earlier.get(k) != description.get(k))
-            raise HgnerError(f"{named('out')} {out}: holds the output of another job (different {', '.join(changed)}); "
-                             "choose another folder, or delete it to start again")
-    elif out.is_dir() and any(out.iterdir()):
-        raise HgnerError(f"{named('out')} {out}: folder is not empty and has no {MANIFEST}; choose another folder")
+    if not manifest.is_file():
+        if any(p.name != LOCK_FILE for p in out.iterdir()):
+            raise HgnerError(f"{named('out')} {out}: folder is not empty and has no {MANIFEST}; choose another folder")
+        return {}
+    recorded = read_json(manifest, raises=HgnerError)
+    check(recorded, "tag-manifest", manifest, raises=HgnerError)
+    earlier = recorded["job"]
+    if earlier != description:
+        changed = sorted(k for k in {*description, *earlier} if earlier.get(k) != description.get(k))
+        raise HgnerError(f"{named('out')} {out}: holds the output of another job (different {', '.join(changed)}); "
+                         "choose another folder, or delete it to start again")
+    expected = {name for p in parts for name in (p.name, marker_path(out, p).name)}
+    stray = sorted(p.name for p in out.iterdir() if _PART_FILE.fullmatch(p.name) and p.name not in expected)
+    if stray:
+        raise HgnerError(f"{out / stray[0]}: a part file that this job does not write ({counted(len(stray), 'such file')} "
+                         f"in {named('out')} {out}); remove it to resume the job")
+    counts = recorded.get("part_counts")
+    return counts if isinstance(counts, dict) else {}
+
+
+def _create(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise HgnerError(f"{named('out')} {out}: cannot create ({error.strerror or error})") from None
+
+
+def _checked_counts(out: Path, part: Part, recorded: dict[str, Any]) -> dict[str, int] | None:
+    """A committed part's counts (:func:`committed_counts`), refused when they are not counts,
+    do not match the documents its file holds, or differ from those the manifest recorded."""
+    counts = committed_counts(out, part)
+    if counts is None:
+        return None
+    target = Path(out) / part.name
+    problem = None
+    if any(value < 0 for value in counts.values()):
+        problem = "negative counts"
+    elif counts["documents"] != _documents_in(target):
+        problem = f"{counts['documents']} documents, but {part.name} holds {_documents_in(target)}"
+    elif recorded.get(part.name) not in (None, counts):
+        problem = f"counts other than the ones {MANIFEST} recorded"
+    if problem is not None:
+        raise HgnerError(f"{marker_path(out, part)}: {problem}; delete it and {part.name} to tag the part again")
+    return counts
+
+
+def _documents_in(target: Path) -> int:
+    """The records of a part file."""
+    if target.suffix == ".parquet":
+        return int(_pyarrow_parquet().ParquetFile(target).metadata.num_rows)
+    with open(target, "rb") as stream:
+        return sum(1 for line in stream if line.strip())
+
+
+@contextmanager
+def _holding(out: Path) -> Iterator[None]:
+    """Hold ``out`` for this job (an exclusive lock on its :data:`LOCK_FILE`, released when the
+    process ends however it ends): another job on the same folder is refused."""
+    try:
+        stream = open(out / LOCK_FILE, "a+b")  # noqa: SIM115  (held open for the job)
+    except OSError as error:
+        raise HgnerError(f"{named('out')} {out}: cannot write ({error.strerror or error})") from None
+    with stream:
+        try:
+            fcntl.flock(stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise HgnerError(f"{named('out')} {out}: another job is tagging into this folder (it holds "
+                             f"{out / LOCK_FILE}); wait for it to end, or choose another folder") from None
+        yield
 
 
 def _run_parts(client: Client, job: PartJob, parts: list[Part], progress: bool) -> dict[str, dict[str, int]]:
