@@ -439,7 +439,7 @@ def test_decoders_lists_capabilities_and_settings(capsys):
 def test_models_lists_and_describes(capsys):
     from hgner.api import available_models, model_info
 
-    assert main(["models"]) == 0
+    assert main(["models", "-v"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["name", "language", "labels", "scheme", "dev", "F1", "test", "F1", "size", "path"]
     assert [line.split()[0] for line in lines[1:]] == available_models()
@@ -467,7 +467,7 @@ def test_one_damaged_model_in_the_data_home_hides_none_of_the_others(tiny_model,
         shutil.copytree(tiny_model.directory, tmp_path / "models" / name)
     with open(tmp_path / "models" / "broken" / "meta.json", "a") as meta:
         meta.write(" ")
-    assert main(["models"]) == 0
+    assert main(["models", "-v"]) == 0
     captured = capsys.readouterr()
     assert str(tmp_path / "models" / "mine") in captured.out and "broken" not in captured.out
     assert "broken: left out of the list: " in captured.err and "damaged or edited" in captured.err
@@ -548,7 +548,7 @@ def test_a_model_trained_by_name_is_saved_in_the_data_home_and_found_by_name(cor
     saved = tmp_path / "home" / "models" / "my-model"
     assert (saved / "meta.json").is_file() and not (tmp_path / "my-model").exists()
     capsys.readouterr()
-    assert main(["models"]) == 0
+    assert main(["models", "-v"]) == 0
     rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
     assert "my-model" in rows and str(saved) in rows["my-model"]
     assert main(["tag", "--model", "my-model", "Jim Smith flew to Paris ."]) == 0

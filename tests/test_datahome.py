@@ -196,11 +196,15 @@ def test_the_data_home_is_hgner_data_else_the_user_data_folder(monkeypatch, tmp_
 
 def test_corpora_fetch_verify_list_info(server, home, use_sources, capsys):
     use_sources(url(server, "good"))
-    assert main(["corpora", "list"]) == 0
+    assert main(["corpora", "list", "-v"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["name", "documents", "sentences", "tokens", "present", "license", "path"]
     assert out[1].split() == ["tiny", "-", "-", "-", "no", "test", str(home / "tiny" / CORPUS_FILE.name)]
     assert out[2] == f"data home: {home}"
+    assert main(["corpora", "list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["name", "documents", "sentences", "tokens", "present", "license"]
+    assert out[1].split() == ["tiny", "-", "-", "-", "no", "test"]
 
     assert main(["corpora", "fetch", "tiny"]) == 0
     assert capsys.readouterr().out == f"tiny: verified (size and sha256) {home / 'tiny' / CORPUS_FILE.name}\n"

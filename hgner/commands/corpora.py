@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +18,7 @@ from ..data.corpus import load_corpus
 from .arguments import OFFLINE_HELP
 
 NAME = "corpora"
+_LICENSE_DETAILS = re.compile(r" \(|, ")  # "CC-BY 4.0 (https://...)": the license's name comes first
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -25,7 +27,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "folder). A missing corpus is fetched from $HGNER_MIRROR (a folder or URL laid out as "
                     "CORPUS/FILE) first, then its public sources; every file's size and sha256 are verified.")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", help="every corpus split: counts once present, license, present or not, path")
+    list_parser = actions.add_parser("list", help="every corpus split: counts once present, present or not, license")
+    list_parser.add_argument("-v", "--verbose", action="store_true",
+                             help="the licenses in full and each split's path (wider than a terminal)")
     fetch_parser = actions.add_parser("fetch", help="fetch and verify corpora (a corpus name fetches all its splits)")
     fetch_parser.add_argument("names", nargs="+", metavar="NAME",
                               help="corpus or split, e.g. conll2003 wikigold nltk:ieer")
@@ -67,9 +71,10 @@ def _selected(names: Iterable[str]) -> list[tuple[Manifest, list[Split]]]:
     return chosen
 
 
-def list_corpora(out: TextIO) -> int:
-    """One row per split: name, counts once present, license, present or not, path."""
-    rows = [("name", "documents", "sentences", "tokens", "present", "license", "path")]
+def list_corpora(out: TextIO, verbose: bool = False) -> int:
+    """One row per split: name, counts once present, present or not, license (its first words;
+    in full and the split's path with ``verbose``)."""
+    rows = [("name", "documents", "sentences", "tokens", "present", "license", *(("path",) if verbose else ()))]
     for manifest in catalogue().values():
         for split in manifest.splits.values():
             present, where = _split_location(manifest, split)
@@ -83,7 +88,8 @@ def list_corpora(out: TextIO) -> int:
                     status = "changed"
                 else:
                     counts = (f"{len(corpus.documents):,}", f"{len(corpus.sentences):,}", f"{corpus.n_tokens:,}")
-            rows.append((name, *counts, status, manifest.license, where))
+            license = manifest.license if verbose else _LICENSE_DETAILS.split(manifest.license, 1)[0]
+            rows.append((name, *counts, status, license, *((where,) if verbose else ())))
     out.writelines(line + "\n" for line in aligned(rows))
     out.write(f"data home: {datahome.data_home()}\n")
     return 0
@@ -158,7 +164,7 @@ def info(name: str, out: TextIO) -> int:
 
 
 ACTIONS = {
-    "list": lambda args: list_corpora(sys.stdout),
+    "list": lambda args: list_corpora(sys.stdout, args.verbose),
     "fetch": lambda args: fetch(args.names, datahome.is_offline(args.offline), sys.stdout),
     "verify": lambda args: verify(args.names, sys.stdout),
     "info": lambda args: info(args.name, sys.stdout),

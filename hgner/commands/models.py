@@ -1,5 +1,6 @@
-"""``hgner models``: the shipped models and those saved in the data home's ``models/`` folder, one
-row each; ``hgner models info NAME``: one model in full."""
+"""``hgner models``: the shipped models and those saved in the data home's ``models/`` folder, a
+row per model and scored corpus (``-v``: a wide row per model, with its folder); ``hgner models
+info NAME``: one model in full."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ log = logging.getLogger("hgner")
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME])
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="one line per model, with its folder (wider than a terminal)")
     actions = parser.add_subparsers(dest="models_command", metavar="info")
     info = actions.add_parser("info", help="everything meta.json says about one model")
     info.add_argument("name", metavar="NAME", help="a model name or a model directory")
@@ -37,17 +40,34 @@ def run(args: argparse.Namespace) -> int:
         CrfModel.load(info.path)  # a damaged or inconsistent model is the one-line error loading it gives
         sys.stdout.write(format_model_info(info))
         return 0
-    rows = [("name", "language", "labels", "scheme", "dev F1", "test F1", "size", "path")]
+    rows = [WIDE_HEADER if args.verbose else HEADER]
     for name in available_models():
         try:
             info = model_info(name)
         except HgnerError as error:  # one damaged model in the data home hides none of the others
             log.warning("%s: left out of the list: %s", name, error)
             continue
-        rows.append((info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev),
-                     _scores(info.test), f"{info.size / 1e6:.1f} MB", str(info.path)))
+        rows.extend(_wide_rows(info) if args.verbose else _rows(info))
     sys.stdout.writelines(printable(line) + "\n" for line in aligned(rows))
     return 0
+
+
+HEADER = ("name", "language", "labels", "scheme", "size", "F1 (corpus)")
+WIDE_HEADER = ("name", "language", "labels", "scheme", "dev F1", "test F1", "size", "path")
+
+
+def _rows(info: ModelInfo) -> list[tuple[str, ...]]:
+    """A model's rows in ``hgner models``: the first with its F1 on its first corpus, then a row per other corpus."""
+    scores = [f"{f1:.2f} {corpus} ({kind})" for kind, scored in (("dev", info.dev), ("test", info.test))
+              for corpus, f1 in scored.items()] or ["-"]
+    first = (info.name, info.language, ",".join(info.labels), info.scheme, f"{info.size / 1e6:.1f} MB", scores[0])
+    return [first, *(("",) * 5 + (score,) for score in scores[1:])]
+
+
+def _wide_rows(info: ModelInfo) -> list[tuple[str, ...]]:
+    """A model's row in ``hgner models -v``."""
+    return [(info.name, info.language, ",".join(info.labels), info.scheme, _scores(info.dev), _scores(info.test),
+             f"{info.size / 1e6:.1f} MB", str(info.path))]
 
 
 def _scores(scores: dict[str, float]) -> str:
