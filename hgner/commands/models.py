@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         CrfModel.load(info.path)  # a damaged or inconsistent model is the one-line error loading it gives
         sys.stdout.write(format_model_info(info))
         return 0
-    rows = [WIDE_HEADER if args.verbose else HEADER]
+    rows: list[tuple[str, ...]] = [WIDE_HEADER if args.verbose else HEADER]
     for name in available_models():
         try:
             info = model_info(name)
