@@ -204,6 +204,14 @@ class AnnotationSession:
         self.skipped.add(index)
         self.history.append(("skip", index))
 
+    def last_decision(self) -> tuple[str, int, list[str]] | None:
+        """What :meth:`undo` would take back: ``("accept" or "skip", index, tags)``, the tags it
+        was accepted with (a skipped sentence's own), or None."""
+        if not self.history:
+            return None
+        decision, index = self.history[-1]
+        return decision, index, list(self.saved[-1][1] if decision == "accept" else self.items[index].tags or [])
+
     def undo(self) -> int | None:
         """Take back the last decision of this session (its sentence is shown again, with the tags
         it was accepted with); the index, or None when there is none."""

@@ -118,10 +118,14 @@ async def _pre_annotate(service: Service, session: AnnotationSession) -> None:
 
 
 def _state(session: AnnotationSession) -> dict[str, Any]:
-    """What the page shows: types and keys, progress, the sentence to annotate and the next ones."""
+    """What the page shows: types and keys, progress, the sentence to annotate and the next ones,
+    and the last decision (which the page shows again at once when it is taken back)."""
     shown = [{"id": index, "tokens": session.items[index].tokens, "tags": session.items[index].tags}
              for index in session.pending(SHOWN)]
+    last = session.last_decision()
     return {"types": [{"type": name, "keys": session.keys[name]} for name in session.types],
             "progress": session.progress(), "file": session.path,
-            "sentence": shown[0] if shown else None, "upcoming": shown[1:]}
+            "sentence": shown[0] if shown else None, "upcoming": shown[1:],
+            "last": None if last is None else {"decision": last[0], "id": last[1], "tokens": session.items[last[1]].tokens,
+                                               "tags": last[2]}}
 

@@ -97,12 +97,13 @@ def test_undo_takes_back_an_accept_and_a_skip(queue, tmp_path):
     with client(queue, saved) as api:
         assert "nothing to undo" in error(api.post("/v1/annotate/undo"), 409, "conflict")
         edited = ["O", "O", "O", "O", "B-LOC", "O"]
-        api.post("/v1/annotate/accept", json={"id": 0, "tags": edited})
-        api.post("/v1/annotate/skip", json={"id": 1})
+        assert api.post("/v1/annotate/accept", json={"id": 0, "tags": edited}).json()["last"] == {
+            "decision": "accept", "id": 0, "tokens": tokens(SENTENCES[0]), "tags": edited}
+        assert api.post("/v1/annotate/skip", json={"id": 1}).json()["last"]["decision"] == "skip"
         assert api.post("/v1/annotate/undo").json()["sentence"]["id"] == 1
         state = api.post("/v1/annotate/undo").json()
         assert state["sentence"] == {"id": 0, "tokens": tokens(SENTENCES[0]), "tags": edited}  # as it was accepted
-        assert state["progress"]["saved"] == 0 and not saved.read_text().strip()
+        assert state["progress"]["saved"] == 0 and not saved.read_text().strip() and state["last"] is None
 
 
 def test_bad_decisions_are_one_clear_error_and_lose_nothing(queue, tmp_path):
@@ -214,6 +215,7 @@ def test_a_killed_server_loses_no_accepted_sentence(tmp_path):
         process.wait()
         sender.join()
     kept = read_conll(saved).sentences  # a whole file, never half of one
+    print(f"SIGKILL after {len(acknowledged)} acknowledged accepts: {len(kept)} sentences in the file")
     assert len(kept) >= len(acknowledged) and len(kept) < 400
     assert [s.tokens[0] for s in kept] == [f"Word{n}" for n in range(len(kept))]
     assert all(s.tags == ["O", "B-LOC"] for s in kept)

@@ -28,6 +28,16 @@ TIMING = """() => {
   }).observe(document.querySelector("main"), {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
 
+# from the key press to the sentence's change (the server's answer drawn)
+SENTENCE_TIMING = """() => {
+  let pressed = null;
+  window.addEventListener("keydown", () => { pressed = performance.now(); }, true);
+  new MutationObserver((changes, observer) => {
+    document.body.dataset.sentenceMs = String(performance.now() - pressed);
+    observer.disconnect();
+  }).observe(document.querySelector("#sentence"), {subtree: true, childList: true});
+}"""
+
 
 @pytest.fixture(scope="module")
 def browser():
@@ -96,6 +106,18 @@ def test_three_sentences_with_the_keyboard_only_survive_a_reload(browser, tmp_pa
         tab.wait_for_selector("#sentence .token")
         assert tab.inner_text("#sentence").startswith("Angela")
         assert tab.inner_text("#progress").startswith("Sentence 4 of 4 · 3 accepted · 0 skipped")
+        tab.evaluate(SENTENCE_TIMING)
+        press(tab, "u")  # no change to take back: the last accept, shown at once, then taken back by the server
+        tab.locator("body[data-sentence-ms]").wait_for()
+        undo_ms = float(tab.get_attribute("body", "data-sentence-ms"))
+        print(f"u taking back an accept, ms: {undo_ms:.1f}")
+        assert tab.inner_text("#sentence").startswith("John") and undo_ms < KEY_MS
+        assert entities(tab) == [("PER", ["John", "Smith"]), ("ORG", ["IBM"])]  # as accepted
+        settled(tab)
+        assert tab.inner_text("#progress").startswith("Sentence 3 of 4 · 2 accepted")
+        assert len(read_conll(saved).sentences) == 2
+        press(tab, "Enter")
+        settled(tab)
         assert not errors, errors
     kept = read_conll(saved).sentences
     assert [s.tags for s in kept] == [["B-PER", "I-PER", "O", "O", "B-ORG", "O"], ["O", "O", "B-MISC", "O", "O"],

@@ -11,6 +11,7 @@ const RETRY_MS = 1000;  // between attempts while the model loads (503) or a fir
 const state = {
   types: [], keyType: new Map(), file: "", progress: null,
   sentence: null, upcoming: [],  // {id, tokens, tags}: shown, and those after it
+  decided: [],  // the decisions the page can take back at once ({decision, id, tokens, tags}), the last last
   spans: [], edits: [],  // the entities shown ({start, end, type}, end exclusive) and their earlier states
   cursor: 0, anchor: 0, dragging: false,
   pending: 0, queue: Promise.resolve(), epoch: 0,  // decisions sent in order; a refusal drops those after it
@@ -154,8 +155,10 @@ function apply(answer) {
     state.progress = answer.progress;
     if (!answer.sentence || shown !== answer.sentence.id) show(answer.sentence);
     state.upcoming = answer.upcoming;
+    state.decided = answer.last ? [answer.last] : [];
   } else if (answer.sentence && shown === answer.sentence.id) {  // (the page is ahead of this answer)
     state.upcoming = answer.upcoming;
+    state.decided = answer.last ? [answer.last] : [];
   } else if (ids.includes(shown)) {
     state.upcoming = answer.upcoming.slice(ids.indexOf(shown) + 1);
   }
@@ -209,7 +212,16 @@ function pending(change) {  // aria-busy: decisions on their way to the server
 
 function snapshot() {
   const { sentence, upcoming, spans, edits, cursor, anchor, progress } = state;
-  return { sentence, upcoming, spans, edits, cursor, anchor, progress: { ...progress } };
+  return { sentence, upcoming, spans, edits, cursor, anchor, progress: { ...progress }, decided: [...state.decided] };
+}
+
+function advance(decision, step) {  // the progress after a decision (step 1), or after taking it back (-1)
+  const p = state.progress;
+  const remaining = p.remaining - step;
+  const counts = (kind) => (decision === kind ? step : 0);
+  state.progress = { ...p, remaining, position: Math.min(p.total - remaining + 1, p.total),
+    accepted: p.accepted + counts("accept"), skipped: p.skipped + counts("skip"), saved: p.saved + counts("accept") };
+  renderProgress();
 }
 
 function decide(kind) {
@@ -217,14 +229,12 @@ function decide(kind) {
   const body = { id: state.sentence.id };
   if (kind === "accept") body.tags = tagsOf(state.spans, state.sentence.tokens.length);
   const before = snapshot();
-  const p = state.progress;
-  state.progress = { ...p, position: Math.min(p.position + 1, p.total), remaining: p.remaining - 1,
-    accepted: p.accepted + (kind === "accept" ? 1 : 0), skipped: p.skipped + (kind === "skip" ? 1 : 0),
-    saved: p.saved + (kind === "accept" ? 1 : 0) };
+  const { id, tokens } = state.sentence;
+  state.decided.push({ decision: kind, id, tokens, tags: tagsOf(state.spans, tokens.length) });
   const [next, ...rest] = state.upcoming;
   state.upcoming = rest;
   show(next || null);
-  renderProgress();
+  advance(kind, 1);
   status(kind === "accept" ? "Accepted." : "Skipped.");
   send(`/v1/annotate/${kind}`, body, before);
 }
@@ -263,8 +273,17 @@ function undo() {
     status("Undone.");
     return;
   }
-  status("Taking back the last decision…");
-  send("/v1/annotate/undo", {}, snapshot());
+  const before = snapshot();
+  const last = state.decided.pop();
+  if (last) {  // shown at once, as it was decided
+    if (state.sentence) state.upcoming = [state.sentence, ...state.upcoming];
+    show(last);
+    advance(last.decision, -1);
+    status(`Undone: the sentence is back (${last.decision === "accept" ? "no longer saved" : "no longer skipped"}).`);
+  } else {
+    status("Taking back the last decision…");
+  }
+  send("/v1/annotate/undo", {}, before);
 }
 
 function move(to, extend) {
