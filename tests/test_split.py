@@ -126,3 +126,14 @@ def test_the_hint_once_per_run(tag_model, tmp_path):
     assert "hgner tag: hint: a.txt has many short lines" in result.stderr and "--split lines" in result.stderr
     split = run_hgner(["tag", "--model", str(tag_model), "--split", "lines", *map(str, files)])
     assert split.returncode == 0 and "hint" not in split.stderr
+
+
+def test_the_api_takes_split(tag_model):
+    import hgner
+
+    lines = short_lines(20)
+    text = "\n".join(lines)
+    tagger = hgner.load(str(tag_model), split="lines")
+    assert [(e.start, e.end, e.label, e.text) for e in tagger.tag(text)] == per_line(hgner.load(str(tag_model)), lines)
+    assert [len(entities) for entities in tagger.pipe([text, lines[0]], batch_size=3)] == \
+        [len(tagger.tag(text)), len(tagger.tag(lines[0]))]
