@@ -75,3 +75,10 @@ def test_cluster_refuses_a_repeated_key(tag_model, tmp_path):
     result = run_hgner(["tag", "--model", str(tag_model), "--cluster", "local:1", "--out", str(tmp_path / "out"),
                         str(source)])
     assert result.returncode == 2 and f"{source}:1: not a JSON line (key 'text' appears twice in one object)" in result.stderr
+
+
+def test_a_missing_record_file_is_an_error_not_text():
+    with pytest.raises(HgnerError, match="missing.jsonl: no such file"):
+        resolve_inputs(["missing.jsonl"])
+    with pytest.raises(HgnerError, match="missing.csv: no such file"):
+        resolve_inputs(["missing.csv"])

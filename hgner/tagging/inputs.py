@@ -16,7 +16,7 @@ from .records import DEFAULT_TEXT_FIELD, record_reader
 
 DEFAULT_GLOB = "*.txt"  # files read from a directory input
 MAX_GLOB_PARTS = 32  # folder levels a glob pattern may name (pathlib's matching recurses per part)
-_PATH_SUFFIXES = (".txt", ".text", ".md", ".rst", ".conll")
+_PATH_SUFFIXES = (".txt", ".text", ".md", ".rst", ".conll", ".jsonl", ".ndjson", ".csv")
 
 
 @dataclass(frozen=True)
