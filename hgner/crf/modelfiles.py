@@ -7,7 +7,10 @@ No pickle anywhere.
 
 **Where.** A model is named by its directory, or by a bare name: a shipped model
 (:func:`shipped_models_dir`) or one saved in the data home's ``models/`` folder
-(:func:`user_models_dir`; ``hgner train --out NAME`` saves there).
+(:func:`user_models_dir`; ``hgner train --out NAME`` saves there; a misspelt name is answered
+with the closest one). A new model is never written into the installed package (a shipped
+model's folder, ``models/``, ``hgner/``: :func:`model_target`) nor into a folder that is not an
+hgner model's (:func:`check_model_target`).
 
 **Never trusted.** ``meta.json`` is checked against ``hgner/schemas/meta.schema.json`` (unknown
 top-level fields are allowed and ignored; the fields hgner reads are checked strictly), and its
