@@ -34,7 +34,7 @@ def reseal(directory: Path) -> None:
     left as it was."""
     directory = Path(directory)
     if not directory.is_dir():
-        raise ModelError(f"{directory}: not a model folder (no such directory)")
+        raise ModelError(f"{directory}: not a model folder ({'not a directory' if directory.exists() else 'no such directory'})")
     metadata = raw_metadata(directory)
     with tempfile.TemporaryDirectory(prefix="hgner-reseal-") as scratch:
         trial = Path(scratch) / directory.name

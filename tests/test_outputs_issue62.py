@@ -190,3 +190,15 @@ def test_sigint_to_python_m_hgner_reseal_is_one_line_and_keeps_the_seal(tmp_path
     assert child.returncode == 130, (out, err)
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err
     assert (model / SEAL_FILE).read_bytes() == seal and (model / META_FILE).read_bytes() == meta
+
+
+@pytest.mark.parametrize("what", ["missing", "file"])
+def test_reseal_of_what_is_no_folder_is_one_line(tmp_path, capsys, what):
+    from hgner.reseal import main as reseal
+
+    target = tmp_path / "x"
+    if what == "file":
+        target.write_text("x")
+    assert reseal([str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hgner.reseal: error: {target}: not a model folder ({'not a directory' if what == 'file' else 'no such directory'})\n"
