@@ -95,7 +95,7 @@ def test_a_small_training_corpus_gets_a_hint_about_base(tmp_path, capsys):
     assert main(["train", "--train", str(_user_file(tmp_path)), "--out", str(tmp_path / "m"),
                  "--max-iterations", "5"]) == 0
     err = capsys.readouterr().err
-    assert "24 sentences, a small training corpus" in err and "--base en-conll03 adapts a shipped model" in err
+    assert "24 sentences, a small training corpus" in err and "--base en-conll03 adapts a model trained on a large corpus" in err
 
 
 def test_the_recorded_corpus_name_gives_the_copies():

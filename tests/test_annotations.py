@@ -68,6 +68,10 @@ def test_formats_are_told_by_extension_content_or_name(tmp_path):
     corpus, _ = read_tagged(f"doccano:{copy}", documents="corpus", announce=False)
     assert _sentences(corpus) == EXPECTED
     assert detect("conll2003:train") is None and detect(str(tmp_path / "x.conll")) is None
+    conll = tmp_path / "named.json"
+    conll.write_text("Angela B-PER\n", encoding="utf-8")
+    assert detect(str(conll)) is None  # a CoNLL file whatever its name
+    assert detect(f"label-studio:{conll}") == ("label-studio", str(conll))
 
 
 def _write(tmp_path, name, text):
@@ -91,7 +95,8 @@ def _write(tmp_path, name, text):
     ("f.json", '[{"data": {"text": "Angela"}, "annotations": [{"result": [{"type": "labels", "value": '
      '{"start": 0, "end": 99, "labels": ["PER"]}}]}]}]', r"f.json: task 1: entity 'PER' at 0-99: expected 0 <= start"),
     ("g.json", '[{"data": {"text": "Angela"}, "annotations": [', r"g.json: not valid JSON"),
-    ("h.json", '{"data": {}}', r"h.json: \"tasks\": expected a list, got an object"),
+    ("h.json", '{"data": {}}', r"h.json:1: \"text\": expected a string, got null"),
+    ("i.json", '[1]', r"i.json: task 1: task: expected an object, got 1"),
 ])
 def test_bad_exports_are_one_error_naming_the_file_and_record(tmp_path, capsys, name, content, expected):
     path = _write(tmp_path, name, content)

@@ -214,10 +214,10 @@ def run(args: argparse.Namespace) -> int:
     train_corpus, documents = read(args.train, documents=args.documents, what="training corpus")
     dev_corpus, dev_documents = (read(args.dev, documents=args.dev_documents or args.documents,
                                       what="development corpus", argument="dev_documents") if args.dev else (None, None))
-    train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, options.language)
-    hint = small_corpus_hint(train_corpus)
+    hint = small_corpus_hint(train_corpus, options.language)  # (before its copies)
     if hint is not None:
         log.info("%s", hint)
+    train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, options.language)
     build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
                 dev_documents=dev_documents, progress=sys.stderr.isatty())
     log.info("wrote %s", out)

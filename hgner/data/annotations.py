@@ -21,8 +21,8 @@ Formats (corpus readers of :data:`hgner.core.registry.corpus_readers`, by name):
   document per pair).
 
 :func:`detect` tells the format from a name: ``FORMAT:PATH`` names it, else the file's extension
-(``.spacy``, ``.json``, ``.ann``, a ``.txt`` or folder with ``.ann`` files) or, for ``.jsonl``,
-its first record's fields.
+(``.spacy``, ``.ann``, a ``.txt`` or folder with ``.ann`` files) or, for ``.json`` and
+``.jsonl``, its first character and record.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from .corpus import Corpus, Document, Sentence
 
 Span = tuple[int, int, Any]  # (the label is checked when it is tagged)
 FORMATS = ("spacy", "prodigy", "doccano", "label-studio", "brat")
-_SUFFIXES = {".spacy": "spacy", ".json": "label-studio", ".ann": "brat"}
+_SUFFIXES = {".spacy": "spacy", ".ann": "brat"}
 _SKIPPED_ANSWERS = ("reject", "ignore")
 
 
@@ -314,7 +314,9 @@ for _name in FORMATS:
 
 def detect(name: str) -> tuple[str, str] | None:
     """``(format, path)`` of an annotation export named ``name`` (``FORMAT:PATH``, or told by the
-    path), or None for a CoNLL file or a catalogue name (``conll:PATH`` is a CoNLL file)."""
+    path and content), or None for a CoNLL file or a catalogue name (``conll:PATH`` is a CoNLL
+    file). A ``.json`` or ``.jsonl`` file is one when it starts with ``[`` (Label Studio) or ``{``
+    (a JSON line: Prodigy's when it has ``spans``, else doccano's)."""
     head, _, rest = name.partition(":")
     if head in (*FORMATS, "conll") and rest:
         return None if head == "conll" else (head, rest)
@@ -325,14 +327,17 @@ def detect(name: str) -> tuple[str, str] | None:
         return _SUFFIXES[path.suffix], name
     if path.suffix == ".txt" and path.with_suffix(".ann").is_file():
         return "brat", name
-    if path.suffix == ".jsonl" and path.is_file():
-        return _jsonl_format(path), name
-    return None
+    form = _json_format(path) if path.suffix in (".json", ".jsonl") and path.is_file() else None
+    return (form, name) if form is not None else None
 
 
-def _jsonl_format(path: Path) -> str:
-    """prodigy when the first record has ``spans``, else doccano."""
+def _json_format(path: Path) -> str | None:
+    """The format of a ``.json`` or ``.jsonl`` file by its first character and record, or None."""
+    first = _read_text(path).lstrip()[:1]
+    if first == "[":
+        return "label-studio"
+    if first != "{":
+        return None
     for _, record in _json_lines(path):
         return "prodigy" if "spans" in record else "doccano"
-    raise HgnerError(f"{path}: no record (expected JSON lines with a \"text\" and its entities)")
-
+    return None

@@ -262,12 +262,13 @@ def train_adapted(user: Corpus, out: str | Path, base: str | BaseRecipe, method:
                        progress=progress, adapted=Adapted(mixture.source_documents, record))
 
 
-def small_corpus_hint(corpus: Corpus) -> str | None:
+def small_corpus_hint(corpus: Corpus, language: str) -> str | None:
     """A line for a small training corpus: adapting a model (``base``) learns more from it."""
     if len(corpus.sentences) >= SMALL_CORPUS:
         return None
+    model = {"en": "en-conll03", "es": "es-conll02", "nl": "nl-conll02"}.get(language, "MODEL")
     return (f"{corpus.name} has {len(corpus.sentences)} sentences, a small training corpus: a model trained on it "
-            f"alone knows little else; {named('base')} en-conll03 adapts a shipped model to it instead")
+            f"alone knows little else; {named('base')} {model} adapts a model trained on a large corpus to it instead")
 
 
 def _types(corpus: Corpus) -> list[str]:
