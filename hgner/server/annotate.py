@@ -10,7 +10,7 @@ Sentences of a plain-text queue are tagged with the default model when they come
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
@@ -21,6 +21,7 @@ from ..api import model_info
 from ..core.process import say
 from .engine import TagOptions
 from .limits import Refused
+from .schemas import ErrorResponse
 from .service import Service
 
 Decided = TypeVar("Decided")
@@ -49,6 +50,50 @@ class Acceptance(Decision):
     tags: list[str] = Field(max_length=100_000, description="IOB2 tags, one per token")
 
 
+class Sentence(BaseModel):
+    id: int = Field(description="the sentence's place in the queue")
+    tokens: list[str]
+    tags: list[str] = Field(description="IOB2, one per token")
+
+
+class LastDecision(Sentence):
+    decision: Literal["accept", "skip"] = Field(description="what undo takes back; tags: as accepted")
+
+
+class TypeKeys(BaseModel):
+    type: str
+    keys: list[str] = Field(description="the page's keys for the type: its digit, and its first letter when free")
+
+
+class Progress(BaseModel):
+    position: int = Field(description="1-based, of total")
+    total: int = Field(description="sentences in the queue (each once)")
+    before: int = Field(description="of the queue's, saved in the file by earlier sessions")
+    accepted: int
+    skipped: int
+    remaining: int
+    saved: int = Field(description="sentences in the file")
+
+
+class AnnotationState(BaseModel):
+    """Every answer of the annotation API."""
+
+    types: list[TypeKeys]
+    progress: Progress
+    file: str = Field(description="the annotations file")
+    sentence: Sentence | None = Field(description="the sentence to annotate; null once the queue is done")
+    upcoming: list[Sentence] = Field(description="the sentences after it, in order")
+    last: LastDecision | None = Field(description="the decision undo takes back")
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorResponse, "description": text} for status, text in (
+    (409, "not the sentence shown (decided elsewhere), or nothing to undo"),
+    (422, "malformed JSON, unknown field, tags that are not IOB2 of the types, one per token"),
+    (503, "the model is still loading (a plain-text queue)"), (504, "over the timeout (a plain-text queue)"),
+    (507, "the annotations file could not be written: it is as it was"))}
+ANSWER: dict[str, Any] = {"response_model": AnnotationState, "responses": ERRORS}
+
+
 def annotation_router(service: Service, static: Any) -> APIRouter:
     """The routes of the annotation loop that ``service``'s settings name (its queue and file are
     read here: a bad one is the error of ``hgner serve``, before it listens); ``static``: the
@@ -70,21 +115,21 @@ def annotation_router(service: Service, static: Any) -> APIRouter:
     async def page() -> FileResponse:
         return FileResponse(str(static / PAGE), media_type="text/html; charset=utf-8")
 
-    @router.get("/v1/annotate", summary="the annotation loop: types and keys, progress, the sentence to annotate")
+    @router.get("/v1/annotate", **ANSWER, summary="the annotation loop: types and keys, progress, the sentence to annotate")
     async def show() -> dict[str, Any]:
         return await state()
 
-    @router.post("/v1/annotate/accept", summary="save the sentence shown with its tags (the file is rewritten atomically)")
+    @router.post("/v1/annotate/accept", **ANSWER, summary="save the sentence shown with its tags (rewrites the file atomically)")
     async def accept(body: Acceptance) -> dict[str, Any]:
         _decide(lambda: session.accept(body.id, body.tags))
         return await state()
 
-    @router.post("/v1/annotate/skip", summary="pass the sentence shown for this session")
+    @router.post("/v1/annotate/skip", **ANSWER, summary="pass the sentence shown for this session")
     async def skip(body: Decision) -> dict[str, Any]:
         _decide(lambda: session.skip(body.id))
         return await state()
 
-    @router.post("/v1/annotate/undo", summary="take back the last accept or skip of this session")
+    @router.post("/v1/annotate/undo", **ANSWER, summary="take back the last accept or skip of this session")
     async def undo() -> dict[str, Any]:
         if _decide(session.undo) is None:
             raise Conflict("nothing to undo: no sentence was accepted or skipped since the server started")

@@ -238,3 +238,14 @@ def test_a_file_that_cannot_be_written_is_a_507_and_the_sentence_stays(tmp_path)
         (tmp_path / "moved").rename(folder)
         assert saved.read_bytes() == before
         assert api.post("/v1/annotate/accept", json={"id": 1, "tags": ["O"] * 5}).status_code == 200
+
+
+def test_the_schema_documents_the_annotation_api(queue, tmp_path):
+    with client(queue, tmp_path / "out.conll") as api:
+        schema = api.get("/openapi.json").json()
+    for path in ("/v1/annotate", "/v1/annotate/accept", "/v1/annotate/skip", "/v1/annotate/undo"):
+        operation = next(iter(schema["paths"][path].values()))
+        assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/AnnotationState")
+        assert "409" in operation["responses"] and "507" in operation["responses"]
+    assert "/annotate" not in schema["paths"]
+
