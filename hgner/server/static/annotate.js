@@ -158,7 +158,6 @@ function apply(answer) {
     state.decided = answer.last ? [answer.last] : [];
   } else if (answer.sentence && shown === answer.sentence.id) {  // (the page is ahead of this answer)
     state.upcoming = answer.upcoming;
-    state.decided = answer.last ? [answer.last] : [];
   } else if (ids.includes(shown)) {
     state.upcoming = answer.upcoming.slice(ids.indexOf(shown) + 1);
   }
