@@ -72,12 +72,13 @@ def test_models_page_gives_meta_scores_and_the_size_hgner_models_prints(pages, n
     from hgner.cli import main
 
     meta = json.loads((ROOT / "models" / name / "meta.json").read_text(encoding="utf-8"))
-    rows = [line for line in pages["results/models.md"].splitlines() if line.startswith(f"| `{name}` (")]
-    scored = [figure for kind in ("dev", "test") for figure in meta["scores"][kind].values()]
+    section = pages["results/models.md"].split(f"## `{name}`\n", 1)[1].split("\n## ", 1)[0]
+    scored = [(f"{corpus} ({kind})", figure) for kind in ("dev", "test") for corpus, figure in meta["scores"][kind].items()]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "**" in line]
     assert len(rows) == len(scored)
-    for row, figure in zip(rows, scored):
-        assert f"**{figure['f1']:.2f}**" in row
+    for row, (corpus, figure) in zip(rows, scored):
+        assert row.startswith(f"| {corpus} |") and f"**{figure['f1']:.2f}**" in row
     assert main(["models"]) == 0
     (listed,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{name} ")]
-    size = rows[0].split(" | ")[-1].rstrip(" |")
-    assert size.endswith(" MB") and f"  {size}  " in listed
+    size = re.search(r"; ([\d.]+ MB); trained on", section).group(1)
+    assert f"  {size}  " in listed

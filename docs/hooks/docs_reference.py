@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+HELP_COLUMNS = 80
 
 
 def _help(parser: argparse.ArgumentParser) -> str:
-    """A parser's help at a fixed width, so the page does not depend on the terminal."""
+    """A parser's help at a fixed width, so the page does not depend on the terminal: HELP_COLUMNS,
+    what a code block of the site shows whole beside the navigation on a 1440-pixel-wide screen."""
     previous = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"
+    os.environ["COLUMNS"] = str(HELP_COLUMNS)
     try:
         return parser.format_help()
     finally:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import docs_models as models  # noqa: E402
 import docs_reference as reference  # noqa: E402
 import docs_results as results  # noqa: E402
 
@@ -29,7 +30,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/table3.md": results.table3_page,
     "results/skip-chain.md": results.skip_page,
     "results/herded-family.md": results.variants_page,
-    "results/models.md": results.models_page,
+    "results/models.md": models.models_page,
     "results/tuning.md": results.tuning_page,
     "results/speed.md": results.speed_page,
     "results/reliability.md": results.reliability_page,
