@@ -178,6 +178,13 @@ def test_an_annotations_file_that_is_not_ours_is_left_as_it_is(capsys, queue, tm
     assert saved.read_bytes() == before
 
 
+@pytest.mark.parametrize("name, message", [("no-folder/a.conll", "does not exist"), (".", "is a directory")])
+def test_an_annotations_file_that_cannot_be_written_exits_2(capsys, queue, tmp_path, name, message):
+    assert cli.main(["serve", "--port", "0", "--annotate", str(queue), "--annotations", str(tmp_path / name)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--annotations" in lines[0] and message in lines[0]
+
+
 @pytest.mark.parametrize("arguments", [["--annotate", "q.conll"], ["--annotations", "a.conll"],
                                        ["--annotate", "q.conll", "--annotations", "a.conll", "--workers", "2"]])
 def test_annotate_and_annotations_go_together_with_one_worker(capsys, arguments):
