@@ -70,8 +70,9 @@ def bisecting_paths(vectors: np.ndarray, leaves: int, seed: int) -> np.ndarray:
     done: list[tuple[str, np.ndarray]] = []
     while heap and len(heap) + len(done) < leaves:
         _, path, members = heapq.heappop(heap)
-        labels = (KMeans(n_clusters=2, n_init=1, random_state=seed).fit_predict(vectors[members])
-                  if len(members) > 1 and len(path) < MAX_PATH else np.zeros(len(members), dtype=int))
+        part = vectors[members]
+        labels = (KMeans(n_clusters=2, n_init=1, random_state=seed).fit_predict(part)
+                  if np.ptp(part, axis=0).any() and len(path) < MAX_PATH else np.zeros(len(members), dtype=int))
         if labels.min() == labels.max():
             done.append((path, members))
             continue
