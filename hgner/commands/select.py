@@ -16,9 +16,9 @@ from .arguments import OFFLINE_HELP, file_name, name, positive_int
 NAME = "select"
 DESCRIPTION = """Rank the sentences of unlabelled text by how much labelling them would teach the
 model, and write the top N as IOB2 CoNLL (token<TAB>tag), each its own document.
-INPUTs: text files (one document each), folders of them (--glob's *.txt, and *.jsonl), JSONL files
-(one document per record, its "text" field); or a labelled corpus: CoNLL files (.conll) or a
-catalogue name (hgner corpora list). From raw text the output carries the model's entities, to
+INPUTs: text files (one document each; with --lines, one per line), folders (their *.txt and *.jsonl
+files), JSONL files (one document per record, its "text" field); or a labelled corpus: CoNLL files
+(.conll, .iob, .bio) or a catalogue name (hgner corpora list). From raw text the output carries the model's entities, to
 correct; from a labelled corpus, the gold tags (a simulated annotation). No sentence is written twice."""
 
 
