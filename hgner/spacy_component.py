@@ -49,6 +49,7 @@ import inspect
 import json
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -174,12 +175,16 @@ _guard("create_pipe", _check_new_pipe)
 _guard("to_disk", _check_destination)
 
 
+LOAD_LOCK_WAIT = 600.0  # seconds a process waits for another's loading before it loads anyway
+
+
 @contextmanager
 def _one_at_a_time() -> Iterator[None]:
-    """Hold a lock shared by this user's processes (a file in the temporary folder, ``flock``) while
-    a model loads and its kernels compile or load from numba's cache: worker processes of
-    ``nlp.pipe(n_process=...)`` start together, and numba's cache is not safe for two processes
-    compiling the same kernels at once. Without ``flock`` (or the file), no lock."""
+    """Hold a lock shared by this user's processes (a file of theirs in the temporary folder,
+    ``flock``) while a model loads and its kernels compile or load from numba's cache: worker
+    processes of ``nlp.pipe(n_process=...)`` start together, and numba's cache is not safe for two
+    processes compiling the same kernels at once. Without ``flock`` or the file, or after
+    :data:`LOAD_LOCK_WAIT` seconds (a process stuck while loading), no lock."""
     try:
         import fcntl
 
@@ -189,7 +194,16 @@ def _one_at_a_time() -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_uid == os.getuid():  # (another user's file: never waited on)
+            deadline = time.monotonic() + LOAD_LOCK_WAIT
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
         yield
     finally:
         os.close(fd)  # (releases the lock)

@@ -167,3 +167,19 @@ def test_pipe_under_spawn_with_empty_and_blank_texts_finishes(tag_model):
                             env=subprocess_env())
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.startswith("12 ") and time.time() - started < 300
+
+
+def test_a_process_stuck_while_loading_holds_the_others_back_for_a_bounded_time(monkeypatch):
+    code = ("import time\nfrom hgner.spacy_component import _one_at_a_time\n"
+            "with _one_at_a_time():\n    print('held', flush=True); time.sleep(30)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=subprocess_env())
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(component, "LOAD_LOCK_WAIT", 0.5)
+        started = time.monotonic()
+        with component._one_at_a_time():
+            waited = time.monotonic() - started
+        assert 0.4 < waited < 10
+    finally:
+        holder.kill()
+        holder.wait()
