@@ -90,9 +90,9 @@ def _raw_documents(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Seq
                    lines: bool) -> Iterable[list[Candidate]]:
     for part in plan_parts(find_inputs(inputs), TEXT_COLUMN):
         for piece in part:
-            for source, text in read_piece(piece, TEXT_COLUMN):
-                texts = [(f"{source}:{number}", line) for number, line in enumerate(text.split("\n"), 1)] \
-                    if lines and piece.kind == "text" else [(source, text)]
+            for record in read_piece(piece, TEXT_COLUMN):
+                texts = [(f"{record.source}:{number}", line) for number, line in enumerate(record.text.split("\n"), 1)] \
+                    if lines and piece.kind == "text" else [(record.source, record.text)]
                 for where, each in texts:
                     sentences = [tuple(tokens) for tokens in tokenize(each) if tokens]
                     if lines and sentences:  # a line is one candidate, whatever sentences the tokenizer finds
