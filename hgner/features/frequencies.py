@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import HgnerError, ModelError, named
 from .packed import check_array, pack_strings, read_arrays, unpack_strings, write_arrays
+from .wordcache import SMALL_ENTRIES, word_cache
 
 TABLE_WIDTH = 20  # the longest word the table holds, in UTF-8 bytes (34 of English's 289,023 words are longer)
 TABLE_DIGITS = 4  # the table holds every number of up to this many digits
@@ -60,7 +60,7 @@ def _latin_letters() -> frozenset[str]:
 LATIN_LETTERS = _latin_letters()
 
 
-@lru_cache(maxsize=200_000)
+@word_cache(SMALL_ENTRIES)
 def frequency_attribute(word: str, language: str) -> str:
     """``zf=B``: the word's Zipf frequency in ``language`` (``wordfreq``, which folds case; log10 of
     occurrences per billion words) rounded down, 0 for a word wordfreq does not know, ``zf=-``

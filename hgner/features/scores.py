@@ -18,7 +18,9 @@ from .typecache import TypeCache
 from .vocabulary import _MARKS, PAIR_ATTRIBUTES, SLOT_ATTRIBUTES, Vocabulary, _Table, pair_keys, ragged_attribute
 from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
 
-ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds before the tagging path starts again (as word_attributes)
+ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds at most before the tagging path starts again
+ID_CACHE_BYTES = 48 * 2**20  # and at most about this many bytes of word types beyond the model's type cache
+TYPE_BYTES = 600  # per word type beside its table rows: the word, its lowercase form and their entries (about)
 
 
 def given_width(config: FeatureConfig) -> int:
@@ -42,7 +44,9 @@ class AttributeScores:
     :meth:`_Document.ragged_keys`). Unary rows are built by whole-document array operations, adding
     weights in the order of the attribute strings, so they equal the string path's rows
     (:meth:`~hgner.crf.model.CrfModel.unary` of :func:`document_features`) bit for bit. The caches
-    start again when the vocabulary holds :data:`ID_CACHE_TYPES` word types, or a cache of ids
+    start again when the vocabulary holds :data:`ID_CACHE_TYPES` word types, or the types seen
+    beyond the model's type cache take :data:`ID_CACHE_BYTES` (their table rows and
+    :data:`TYPE_BYTES` each: :attr:`restart_at`), or a cache of ids
     :data:`NGRAM_CACHE_ENTRIES` keys (bounded memory). With ``caseless_features`` each word type
     also has the rows of its attributes marked for caseless sentences (:data:`CASELESS_MARK`).
 
@@ -65,6 +69,9 @@ class AttributeScores:
         self.offset_array = np.array(self.offsets, np.int64)
         self.width = context_width(config)  # neighbour attribute ids per offset
         self.edge_ids = np.array([index.get("BOS", -1), index.get("EOS", -1)], np.int64)
+        row_bytes = len(self.marks) * 8 * (self.weights.shape[1] + self.given_width + 1) + 3 * 8 + TYPE_BYTES
+        start = 0 if types is None else len(types.words)
+        self.restart_at = start + ID_CACHE_BYTES // row_bytes  # word types, at most (and ID_CACHE_TYPES)
         self._clear()
 
     @property
@@ -162,7 +169,7 @@ class AttributeScores:
         """(n, K) state scores of a document's tokens (all sentences, in order); with ``documents``
         (S,), each sentence's document number, of several documents' at once, each featurised as
         if alone."""
-        if len(self.vocabulary) >= ID_CACHE_TYPES:
+        if len(self.vocabulary) >= min(ID_CACHE_TYPES, self.restart_at):
             self._clear()
         document = _Document(sentences, self.config, self.vocabulary, documents)
         self._type_rows(document.rows, "")

@@ -1,16 +1,17 @@
 """Attributes of one word type (shapes, affixes, flags, clusters, frequency), what it gives its
-neighbours, and the corpus-level tables learned from words (truecasing, fitted gazetteers)."""
+neighbours, and the corpus-level tables learned from words (truecasing, fitted gazetteers). The
+functions of one word are cached, bounded in bytes (:mod:`~hgner.features.wordcache`)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 import numpy as np
 
 from .config import CLUSTER_PREFIXES, GAZETTEER_MAX_TOKENS, FeatureConfig, FeatureResources
+from .wordcache import SMALL_ENTRIES, TUPLE_ENTRIES, word_cache
 
 _NOT_WORD = re.compile(r"[^\w]")
 # matched against the word's shape, so that any upper-case letter counts (``É.``, ``Ö.S.``)
@@ -28,7 +29,7 @@ def _shape_char(c: str) -> str:
     return "a" if c.isalpha() else c  # a letter without case (e.g. CJK); anything else is kept
 
 
-@lru_cache(maxsize=200_000)
+@word_cache(SMALL_ENTRIES)
 def word_shape(word: str) -> str:
     """``"McDonald's" -> "XxXxxxxx'x"``, ``"Zürich" -> "Xxxxxx"``: upper-case letter X, lower-case
     letter x, digit d, a letter without case a (``str.isupper`` / ``islower`` / ``isdigit`` /
@@ -38,7 +39,7 @@ def word_shape(word: str) -> str:
     return "".join(map(_shape_char, word))
 
 
-@lru_cache(maxsize=200_000)
+@word_cache(SMALL_ENTRIES)
 def short_shape(word: str) -> str:
     """``word_shape`` with runs collapsed: ``"McDonald's" -> "XxXx'x"``."""
     shape = word_shape(word)
@@ -49,7 +50,7 @@ def _length_bucket(n: int) -> str:
     return "1" if n == 1 else "2" if n == 2 else "3" if n == 3 else "4-5" if n <= 5 else "6-8" if n <= 8 else "9+"
 
 
-@lru_cache(maxsize=200_000)
+@word_cache(TUPLE_ENTRIES)
 def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
     """Attributes of the word itself, independent of context."""
     lower = word.lower()
@@ -126,7 +127,7 @@ def context_width(config: FeatureConfig) -> int:
             + (2 if config.capitalised_share and config.neighbour_shares else 0))
 
 
-@lru_cache(maxsize=400_000)
+@word_cache(2 * TUPLE_ENTRIES)
 def neighbour_attributes(word: str, offset: int) -> tuple[str, ...]:
     """What a word contributes to the token ``offset`` positions away."""
     return (f"{offset}:l={word.lower()}", f"{offset}:s={short_shape(word)}")
@@ -159,7 +160,7 @@ JOINER = 128  # its lowercase form may join the words of a gazetteer entry (``of
 NAME_CASE = 256  # written as a name: CAPITALISED, or after a leading non-letter ('s-Hertogenbosch)
 
 
-@lru_cache(maxsize=200_000)
+@word_cache(SMALL_ENTRIES)
 def word_flags(word: str) -> int:
     """The word's flags (``CAPITALISED | CASED | ...``), which the document-level rules read."""
     lower = word.lower()
