@@ -118,21 +118,34 @@ def check_settings(settings: ServerSettings) -> None:
     if not is_loopback(s.host) and s.api_key is None and not s.insecure:
         raise HgnerError(f"--host {s.host}: other machines could connect; give --api-key (or {API_KEY_VARIABLE}) "
                          "so that requests need a bearer token, or --insecure to serve without one")
-    for origin in s.cors_origins:
-        if origin != "*" and not _is_origin(origin):
-            raise HgnerError(f"--cors-origin {origin!r}: expected an origin such as https://example.org "
-                             "(scheme, host and optional port; no path or trailing slash), or *")
+    origins = tuple(origin if origin == "*" else browser_origin(origin) for origin in s.cors_origins)
+    object.__setattr__(s, "cors_origins", origins)  # (frozen: the check's own normal form)
 
 
-def _is_origin(origin: str) -> bool:
-    """Whether ``origin`` is what a browser sends in ``Origin``: ``scheme://host[:port]``."""
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def browser_origin(origin: str) -> str:
+    """``origin`` as a browser sends it in ``Origin`` (``scheme://host[:port]``: lower case, no
+    default port), which is what CORS compares; an :class:`HgnerError` for anything else (a path,
+    a space, a wildcard, port 0)."""
+    problem = "expected an origin such as https://example.org (scheme, host and optional port; no path or trailing " \
+              "slash), or *"
     try:
         parts = urlsplit(origin)
-        parts.port  # noqa: B018  (a bad port raises ValueError)
+        port = parts.port
     except ValueError:
-        return False
-    return (parts.scheme in ("http", "https") and bool(parts.hostname) and not parts.path and not parts.query
-            and not parts.fragment and not parts.username and origin == f"{parts.scheme}://{parts.netloc}")
+        port, parts = -1, None
+    host = (parts.hostname or "") if parts else ""
+    if (parts is None or port == -1 or parts.scheme.lower() not in DEFAULT_PORTS or not host or parts.path
+            or parts.query or parts.fragment or parts.username or parts.password is not None or origin.endswith(":")
+            or origin.lower() != f"{parts.scheme}://{parts.netloc}".lower() or any(c.isspace() or c in "*%" for c in origin)):
+        raise HgnerError(f"--cors-origin {origin!r}: {problem}")
+    if port == 0:
+        raise HgnerError(f"--cors-origin {origin!r}: port 0 is no port a page is served from")
+    scheme = parts.scheme.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{netloc}" if port in (None, DEFAULT_PORTS[scheme]) else f"{scheme}://{netloc}:{port}"
 
 
 def check_address(host: str, port: int) -> None:

@@ -193,3 +193,16 @@ def test_the_page_waits_for_a_server_that_is_starting(page):
     assert refused and tab.locator("#model option").count() >= 1
     assert tab.inner_text("#status").startswith("Ready")
     context.close()
+
+
+def test_first_view_is_the_default_and_a_huge_seed_is_refused(page):
+    page.goto(page.url)
+    page.wait_for_selector("#decoders input")
+    page.wait_for_function("document.querySelector('#model').value !== ''")
+    assert (page.input_value("#model"), page.input_value("#graph")) == ("en-conll03", "chain")
+    page.evaluate("document.querySelector('#seed').removeAttribute('max')")  # the script's own check, too
+    for seed in ("9007199254740993", "9007199254740992"):
+        page.fill("#seed", seed)
+        run(page, "#compare", TEXT)
+        assert "Seed" in page.inner_text("#status") and "cannot send" in page.inner_text("#status")
+    page.fill("#seed", "0")

@@ -96,6 +96,12 @@ function noTokens() {
 // What a request needs before it is sent: valid fields, a text, a decoder; false (said in the status) if not.
 function ready(text, decoders) {
   if (!$("form").reportValidity()) return false;  // the form's invalid listener says which field
+  const seed = $("seed").value.trim();  // a number above 2^53 - 1 would be sent rounded: refused instead
+  if (seed && !(/^\d+$/.test(seed) && Number.isSafeInteger(Number(seed)))) {
+    status(`Error: Seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}; this page cannot send ${seed} `
+      + "exactly.", true);
+    return false;
+  }
   if (!text.trim()) { noTokens(); return false; }
   if (!decoders.length) { status("Pick at least one decoder.", true); return false; }
   return true;
