@@ -42,8 +42,11 @@ def reseal(directory: Path) -> None:
         for name in MODEL_FILES:
             if os.path.lexists(directory / name):
                 _place(directory / name, trial / name)
-        write_metadata(trial, metadata)
-        load_fully(trial)
+        try:
+            write_metadata(trial, metadata)
+            load_fully(trial)
+        except ModelError as error:  # named by the folder given, not the trial copy's
+            raise ModelError(str(error).replace(str(trial), str(directory))) from None
         with signals_deferred():  # the two files replaced together, never one without the other
             for name in (META_FILE, integrity.SEAL_FILE):
                 with atomic_write(directory / name, binary=True) as out:
