@@ -90,6 +90,7 @@ def test_tag_to_folder_equals_one_process(client, tag_model, tmp_path):
     sources = [r["source"] for r in records]
     assert sources[:4] == [f"{tmp_path / 'in' / 'more.jsonl'}:{line}" for line in (1, 2, 4, 5)]
     assert sources[4] == str(tmp_path / "in" / "news" / "doc000.txt")
+    assert [r.get("id") for r in records[:5]] == [0, 1, 2, 3, None]  # a record's id is kept
     expected = local_records(tag_model, [r["text"] for r in records])
     assert [r["entities"] for r in records] == [e["entities"] for e in expected]
     assert any(r["entities"] for r in records)
@@ -281,7 +282,8 @@ def test_parquet_in_and_out(client, tag_model, tmp_path):
     import pyarrow.parquet
 
     texts = documents(5)
-    pyarrow.parquet.write_table(pyarrow.table({"body": texts}), tmp_path / "news.parquet", row_group_size=2)
+    pyarrow.parquet.write_table(pyarrow.table({"body": texts, "id": [f"n{i}" for i in range(5)]}),
+                                tmp_path / "news.parquet", row_group_size=2)
     settings = TagSettings(tag_model)
     manifest = tag_to_folder(client, [str(tmp_path / "news.parquet")], tmp_path / "out", settings,
                              text_column="body", part_format="parquet")
@@ -289,6 +291,7 @@ def test_parquet_in_and_out(client, tag_model, tmp_path):
     rows = [row for part in sorted((tmp_path / "out").glob("part-*.parquet"))
             for row in pyarrow.parquet.read_table(part).to_pylist()]
     assert [r["source"] for r in rows] == [f"{tmp_path / 'news.parquet'}:{i}" for i in range(5)]
+    assert [r["id"] for r in rows] == [f"n{i}" for i in range(5)]  # a record's id is kept
     assert [r["entities"] for r in rows] == [r["entities"] for r in local_records(tag_model, texts)]
     with pytest.raises(HgnerError, match="no column 'text'"):
         tag_to_folder(client, [str(tmp_path / "news.parquet")], tmp_path / "out2", settings)

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..core.errors import HgnerError, named
 from ..tagging.encoding import SNIFF_BYTES, check_not_utf16
 from ..tagging.inputs import DEFAULT_GLOB, Input, folder_files
-from ..tagging.records import JSONL_SUFFIXES, jsonl_lines, jsonl_record
+from ..tagging.records import ID_FIELD, JSONL_SUFFIXES, Record, jsonl_lines, jsonl_record
 
 PART_BYTES = 256_000  # input text per part (one task, one output file): about 48,000 tokens of news, a few
 # seconds of one core, so that parts share out evenly among the workers (a 1M-token job is 22 parts)
@@ -165,33 +165,36 @@ PIECE_SPLITTERS: dict[str, Callable[[str, int, str], list[Piece]]] = {
 bytes and the text column (text files are not split: consecutive ones share a part)."""
 
 
-def _read_text(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
-    yield piece.path, Input(piece.path, path=piece.path).read()
+def _read_text(piece: Piece, text_column: str) -> Iterator[Record]:
+    yield Record(piece.path, Input(piece.path, path=piece.path).read())
 
 
-def _read_jsonl(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
+def _read_jsonl(piece: Piece, text_column: str) -> Iterator[Record]:
     with open(piece.path, "rb") as stream:
         stream.seek(piece.start)
         # lines end at \n only, as _jsonl_pieces counts them
         for number, raw in jsonl_lines(stream.read(piece.stop - piece.start), piece.first):
-            record = jsonl_record(raw, text_column, piece.path, number)
-            yield record.source, record.text
+            yield jsonl_record(raw, text_column, piece.path, number)
 
 
-def _read_parquet(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
-    table = _pyarrow_parquet().ParquetFile(piece.path).read_row_group(piece.start, columns=[text_column])
-    for row, text in enumerate(table.column(text_column).to_pylist(), piece.first):
+def _read_parquet(piece: Piece, text_column: str) -> Iterator[Record]:
+    file = _pyarrow_parquet().ParquetFile(piece.path)
+    ids = ID_FIELD in file.schema_arrow.names and text_column != ID_FIELD
+    table = file.read_row_group(piece.start, columns=[text_column, *([ID_FIELD] if ids else [])])
+    identities = table.column(ID_FIELD).to_pylist() if ids else [None] * table.num_rows
+    for row, (text, identity) in enumerate(zip(table.column(text_column).to_pylist(), identities), piece.first):
         if text is not None and not isinstance(text, str):
             raise HgnerError(f"{piece.path}: row {row}: column {text_column!r} holds {type(text).__name__}, "
                              "expected text")
-        yield f"{piece.path}:{row}", text or ""
+        yield Record(f"{piece.path}:{row}", text or "", identity if isinstance(identity, (str, int)) else None)
 
 
-PIECE_READERS: dict[str, Callable[[Piece, str], Iterator[tuple[str, str]]]] = {
+PIECE_READERS: dict[str, Callable[[Piece, str], Iterator[Record]]] = {
     "text": _read_text, "jsonl": _read_jsonl, "parquet": _read_parquet}
-"""Each input kind's reader: ``(source, text)`` of every document in a piece, given the text column."""
+"""Each input kind's reader: the :class:`~hgner.tagging.records.Record` (source, text, id) of
+every document in a piece, given the text column."""
 
 
-def read_piece(piece: Piece, text_column: str) -> Iterator[tuple[str, str]]:
-    """``(source, text)`` of every document in ``piece``."""
+def read_piece(piece: Piece, text_column: str) -> Iterator[Record]:
+    """The record of every document in ``piece``."""
     return PIECE_READERS[piece.kind](piece, text_column)

@@ -123,11 +123,11 @@ PART_REQUIREMENTS: dict[str, Callable[[], Any]] = {"parquet": _pyarrow_parquet}
 
 def _part_records(tagger: Tagger, job: PartJob, part: Part, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
     documents = [document for piece in part.pieces for document in read_piece(piece, job.text_column)]
-    for (source, text), (entities, tokens) in zip(documents, tag_texts(tagger, (text for _, text in documents))):
+    for document, (entities, tokens) in zip(documents, tag_texts(tagger, (d.text for d in documents))):
         counts["documents"] += 1
         counts["tokens"] += tokens
         counts["entities"] += len(entities)
-        yield jsonl_record(source, text if job.include_text else None, entities)
+        yield jsonl_record(document.source, document.text if job.include_text else None, entities, document.id)
 
 
 def tag_to_folder(client: Client, inputs: list[str], out: str | Path, settings: TagSettings, *,
@@ -200,7 +200,7 @@ def _language_warning(settings: TagSettings, parts: list[Part], text_column: str
     """:func:`~hgner.tag.language_warning` for the first words of ``parts``, read as ``hgner tag``
     reads them (the start of each document in turn), with the model's ``meta.json`` only."""
     words: list[str] = []
-    documents = (text for part in parts for piece in part.pieces for _, text in read_piece(piece, text_column))
+    documents = (record.text for part in parts for piece in part.pieces for record in read_piece(piece, text_column))
     for text in documents:
         if add_to_language_sample(words, text):
             break
