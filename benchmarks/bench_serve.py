@@ -22,6 +22,9 @@ Parts (``--only``, comma-separated; default latency,throughput,identical,fuzz):
 * identical: the entities of ``/v1/tag`` equal ``hgner tag --format jsonl``'s on eng.testb's raw
   text, document by document, and the whole text as one document;
 * fuzz: schemathesis against the live server's OpenAPI schema [0 server errors, 0 schema violations];
+* memory: one worker's resident memory at start-up (ready, one request answered) and after
+  20,000 requests of 10 random words each from 8 clients (every word new: the per-word caches and
+  the word types fill) [within 25% of the start-up figure];
 * soak (``--soak SECONDS``, 600 in the issue; or part ``soak``, 600 s): 16 clients, 10% hostile
   requests; counts the 500s and the dropped connections, and the server's resident memory after
   the first minute and at the end [0, 0, growth < 5%]. It needs no quiet machine.
@@ -501,7 +504,39 @@ async def soak(url: str, process: psutil.Process, seconds: float, sentences: lis
             "rss_growth_percent": round(100 * (end / after_minute - 1), 2), "load_after": load()}
 
 
-PARTS = ("latency", "throughput", "identical", "fuzz", "soak")
+PARTS = ("latency", "throughput", "identical", "fuzz", "soak", "memory")
+MEMORY_REQUESTS = 20_000
+MEMORY_CLIENTS = 8
+
+
+def random_words(rng: random.Random) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return " ".join("".join(rng.choice(letters) for _ in range(rng.randint(3, 10))) for _ in range(10)) + " ."
+
+
+async def memory_growth(url: str, process: psutil.Process) -> dict[str, Any]:
+    """Resident memory of the server at start-up and after :data:`MEMORY_REQUESTS` of random words."""
+    rng = random.Random(0)
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        assert (await client.post("/v1/tag", json={"text": "Warm up in London ."})).status_code == 200
+        start = process.memory_info().rss
+        left, failed, samples = MEMORY_REQUESTS, 0, []
+
+        async def one_client() -> None:
+            nonlocal left, failed
+            while left > 0:
+                left -= 1
+                if (await client.post("/v1/tag", json={"text": random_words(rng)})).status_code != 200:
+                    failed += 1
+                if left % 2000 == 0:
+                    samples.append(round(process.memory_info().rss / 2**20))
+
+        started = time.monotonic()
+        await asyncio.gather(*(one_client() for _ in range(MEMORY_CLIENTS)))
+    end = process.memory_info().rss
+    return {"requests": MEMORY_REQUESTS, "failed": failed, "start_mib": round(start / 2**20),
+            "end_mib": round(end / 2**20), "growth": round(end / start - 1, 3), "samples_mib": samples,
+            "seconds": round(time.monotonic() - started, 1), "within_25_percent": end <= 1.25 * start, "load": load()}
 SOAK_SECONDS = 600.0
 
 
@@ -545,6 +580,10 @@ def main() -> None:
         with server("--timeout", "10") as (url, process):
             results["soak"] = asyncio.run(soak(url, process, args.soak or SOAK_SECONDS, sentences))
         print(json.dumps(results["soak"]), flush=True)
+    if "memory" in parts:
+        with server() as (url, process):
+            results["memory"] = asyncio.run(memory_growth(url, process))
+        print(json.dumps(results["memory"]), flush=True)
     if args.json:
         path = Path(args.json)
         merged = json.loads(path.read_text()) if path.exists() else {}
