@@ -357,6 +357,8 @@ def speed_page() -> str:
         lines.extend(fixed_costs_section())
     if (RESULTS / "serve.json").is_file():
         lines.extend(serve_section())
+    if (RESULTS / "first-run.json").is_file():
+        lines.extend(first_run_section())
     for path in sorted(RESULTS.glob("bench-*.json")):
         lines.extend(["", f"## `{path.name}`", "", "```json",
                       json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=2), "```"])
@@ -368,8 +370,28 @@ def speed_page() -> str:
                   "| `benchmarks/bench_scale.py --json FILE` | 1M tokens in one process and on `--cluster local:2`, Dask's overhead |",
                   "| `benchmarks/bench_fixed.py --baseline DIR --json FILE` | fixed costs: a process, a short text, a Dask worker |",
                   "| `benchmarks/bench_memory.py` | peak resident memory of `hgner evaluate` |",
+                  "| `benchmarks/bench_first_run.py --json FILE` | `hgner tag` just after a fresh install: numba's one-off compile |",
                   "| `benchmarks/bench_rawtext.py` | the raw-text figures, and tagging speed against an earlier checkout |", ""])
     return "\n".join(lines)
+
+
+def first_run_section() -> list[str]:
+    """The first ``hgner tag`` after a fresh install against the second, from ``first-run.json``."""
+    run = load("first-run")
+    terminal, pipe = run["terminal"], run["pipe"]
+    return ["", "## The first run after an install", "",
+            "`python benchmarks/bench_first_run.py --json docs/results/first-run.json` installs this checkout as a",
+            "wheel into a fresh virtual environment, numba's caches empty, and times `hgner tag` on one sentence:",
+            "the first call compiles hgner's numba kernels, once; the second loads them from numba's cache. On a",
+            "terminal the first call prints a line saying so. Wall seconds on "
+            f"{run['cpus']} cores (load average {run['load_average_before']} before, {run['load_average_after']} after):", "",
+            "| standard error | first call | its line on stderr after | second call | first / second |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            f"| a terminal | {terminal['first']['wall_seconds']:.1f} s | {terminal['first']['first_stderr_line_seconds']:.1f} s | "
+            f"{terminal['second']['wall_seconds']:.1f} s | "
+            f"{terminal['first']['wall_seconds'] / terminal['second']['wall_seconds']:.1f} |",
+            f"| a pipe | {pipe['first_wall_seconds']:.1f} s | - | {pipe['second_wall_seconds']:.1f} s | {pipe['ratio']:.1f} |",
+            "", f"The line: `{terminal['first']['stderr']}`.", ""]
 
 
 FUZZ_RUNS = ("fuzz-crfsuite", "fuzz-crfsuite-seed2", "fuzz-crfsuite-rerun", "fuzz-crfsuite-unchecked")
