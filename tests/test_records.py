@@ -82,3 +82,13 @@ def test_a_missing_record_file_is_an_error_not_text():
         resolve_inputs(["missing.jsonl"])
     with pytest.raises(HgnerError, match="missing.csv: no such file"):
         resolve_inputs(["missing.csv"])
+
+
+def test_a_folders_record_files_are_records(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_text('{"id": "x", "body": "Jim Smith flew ."}\n', encoding="utf-8")
+    (tmp_path / "in" / "b.txt").write_text("Jim Smith flew .", encoding="utf-8")
+    inputs = resolve_inputs([str(tmp_path / "in")], pattern="*.*", text_field="body")
+    assert [(i.source, i.id, i.read()) for i in inputs] == [
+        (f"{tmp_path / 'in' / 'a.jsonl'}:1", "x", "Jim Smith flew ."),
+        (str(tmp_path / "in" / "b.txt"), None, "Jim Smith flew .")]

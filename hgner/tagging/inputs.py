@@ -121,10 +121,10 @@ def _unlistable_folders(root: Path) -> list[OSError]:
     return problems
 
 
-def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB) -> list[Input]:
-    """The inputs of a folder: its :func:`folder_files`."""
+def directory_inputs(directory: str, pattern: str = DEFAULT_GLOB, text_field: str = DEFAULT_TEXT_FIELD) -> list[Input]:
+    """The inputs of a folder: those of its :func:`folder_files` (:func:`file_inputs`)."""
     root = Path(directory)
-    return [Input(str(p), path=str(p), relative=str(p.relative_to(root))) for p in folder_files(root, pattern)]
+    return [i for p in folder_files(root, pattern) for i in file_inputs(str(p), str(p.relative_to(root)), text_field)]
 
 
 def file_inputs(path: str, relative: str, text_field: str = DEFAULT_TEXT_FIELD) -> list[Input]:
@@ -151,7 +151,7 @@ def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = D
         elif reading == "text" or (reading == "auto" and not os.path.exists(argument) and not _looks_like_path(argument)):
             inputs.append(Input("<text>", text=argument))
         elif os.path.isdir(argument):
-            inputs += directory_inputs(argument, pattern)
+            inputs += directory_inputs(argument, pattern, text_field)
         elif os.path.isfile(argument):
             inputs += file_inputs(argument, Path(argument).name, text_field)
         else:
