@@ -25,7 +25,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME],
         description="The corpus catalogue (corpora/*.json) and the data home ($HGNER_DATA, else the user data "
                     "folder). A missing corpus is fetched from $HGNER_MIRROR (a folder or URL laid out as "
-                    "CORPUS/FILE) first, then its public sources; every file's size and sha256 are verified.")
+                    "CORPUS/FILE, NLTK packages as nltk_data/corpora/PACKAGE.zip) first, then its public sources; "
+                    "every file's size and sha256 are verified.")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     list_parser = actions.add_parser("list", help="every corpus split: counts once present, present or not, license")
     list_parser.add_argument("-v", "--verbose", action="store_true",
