@@ -92,3 +92,11 @@ def test_a_folders_record_files_are_records(tmp_path):
     assert [(i.source, i.id, i.read()) for i in inputs] == [
         (f"{tmp_path / 'in' / 'a.jsonl'}:1", "x", "Jim Smith flew ."),
         (str(tmp_path / "in" / "b.txt"), None, "Jim Smith flew .")]
+
+
+def test_output_never_overwrites_a_record_file(tag_model, tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"text": "Jim Smith flew ."}\n', encoding="utf-8")
+    result = run_hgner(["tag", "--model", str(tag_model), "--format", "jsonl", "-o", str(source), str(source)])
+    assert result.returncode == 2 and "is also an input" in result.stderr
+    assert source.read_text() == '{"text": "Jim Smith flew ."}\n'

@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         tagger = Tagger(settings)
     options = replace(options, language=tagger.tokenizer.language)
     if writer.stream != "files":
-        read = [i.path for i in inputs if i.path not in (None, "-")]
+        read = list(dict.fromkeys(i.file for i in inputs if i.file is not None))
         refuse_inputs(args.output, [*read, *tagger.pipeline.model.files()], named("output"),
                       read_stdin=any(i.path == "-" for i in inputs))
     if any(i.path == "-" for i in inputs) and sys.stdin.isatty():

@@ -29,13 +29,13 @@ class Input:
     text: str | None = None
     relative: str | None = None
     id: str | int | None = None  # a record's id (JSONL, CSV: records.ID_FIELD)
-    record: bool = False  # a record of a JSONL or CSV file (source: FILE:LINE)
+    record_file: str | None = None  # the JSONL or CSV file of a record (its source: FILE:LINE)
 
     @property
     def name(self) -> str:
         """A short name for headings: the file name, ``FILE:LINE`` of a record, ``text`` or ``standard input``."""
         if self.path is None:
-            return self.source if self.record else "text"
+            return "text" if self.record_file is None else self.source
         return "standard input" if self.path == "-" else Path(self.path).name
 
     def read(self) -> str:
@@ -49,6 +49,11 @@ class Input:
             except OSError as error:
                 raise HgnerError(f"{self.path}: cannot read ({error.strerror or error})") from None
         return decode_input(raw, self.source)
+
+    @property
+    def file(self) -> str | None:
+        """The file read for this input: its own, or its record's; None for text and standard input."""
+        return self.record_file if self.path in (None, "-") else self.path
 
     def size(self) -> int:
         """Bytes to tag, for the progress bar (0 when unknown: standard input)."""
@@ -132,7 +137,7 @@ def file_inputs(path: str, relative: str, text_field: str = DEFAULT_TEXT_FIELD) 
     reader = record_reader(path)
     if reader is None:
         return [Input(path, path=path, relative=relative)]
-    return [Input(r.source, text=r.text, id=r.id, record=True) for r in reader(path, text_field)]
+    return [Input(r.source, text=r.text, id=r.id, record_file=path) for r in reader(path, text_field)]
 
 
 def resolve_inputs(arguments: list[str], reading: str = "auto", pattern: str = DEFAULT_GLOB,
