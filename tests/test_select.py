@@ -143,3 +143,18 @@ def test_gibbs_decoders_run_only_for_the_strategies_that_read_them(tag_model, mo
     assert decoded == ["viterbi"] and not strategies.strategy("entropy").uses_rivals
     select(SelectSettings(model=tag_model, n=3, strategy="disagreement"), [str(FIXTURE)])
     assert decoded[1:] == ["viterbi", *signals.RIVALS]
+
+
+def test_skip_edges_of_documents_side_by_side_stay_inside_each():
+    """Two documents' skip graphs in one graph: each document's edges, its tokens numbered after
+    the earlier document's, none across them."""
+    from hgner.crf import skip
+    from hgner.graph.factor_graph import FactorGraph
+
+    first = [["Tokyo", "is", "big", "."], ["Tokyo", "."]]
+    second = [["Tokyo", "again", "."]]
+    chain = FactorGraph.chain(np.zeros((9, 2)), np.zeros((2, 2)), [4, 2, 3])
+    potential = skip.SkipModel(skip.SkipConfig(), ("O", "LOC"), np.ones((2, 2)), np.eye(2), 1.0)
+    graph = signals.with_skip_edges(chain, [first, second], potential)
+    extra = graph.edges[graph.n_chain_edges:].tolist()
+    assert extra == skip.skip_edges(first, potential.config).tolist() and extra == [[0, 4]]

@@ -7,12 +7,16 @@ batch's chain graph:
 * Viterbi with forward-backward marginals (as ``hgner tag`` gets its confidences) gives the tags
   and, per token, the entropy of the marginal and the margin between the two likeliest labels;
 * herded Gibbs and annealed Gibbs (``sweeps`` each) decode the same graph: where their labels and
-  Viterbi's differ, the model's distribution has rival modes.
+  Viterbi's differ, the model's distribution has rival modes;
+* with a model that has a skip potential, ``exact`` decodes the skip graph (the chain plus each
+  document's skip edges between repeated names): where it differs from Viterbi on the chain, the
+  document's other mentions pull a token another way.
 
 Per sentence (every figure a sum over its tokens, so a longer sentence, which costs more to label,
 counts more): ``entropy``; ``margin``, the entity-confidence margins: one minus the margin of each
 predicted entity (the smallest over its tokens, as an entity's confidence is its least sure token)
-and of each token outside them; ``disagreement``, the vote entropy of the three decoders' labels."""
+and of each token outside them; ``disagreement``, the vote entropy of the decoders' labels (three,
+or four with the skip graph's)."""
 
 from __future__ import annotations
 
@@ -22,8 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import schemes
+from ..crf import skip
 from ..crf.model import CrfModel, numbered_sentences
 from ..decoders import make_decoder
+from ..graph.factor_graph import FactorGraph
 from .pool import Candidate, Pool
 
 BATCH_TOKENS = 20_000  # tokens decoded at once (as hgner tag's chain groups)
@@ -87,6 +93,22 @@ def unit_margins(tags: Sequence[str], margin: np.ndarray) -> float:
     return total + float((1.0 - margin[~inside]).sum())
 
 
+def skip_potential(model: CrfModel) -> skip.SkipModel | None:
+    """The model's skip potential, or None when it has none (one recorded but damaged is an error)."""
+    return skip.load(model) if skip.SKIP_ARRAYS in model.metadata.get("files", {}) else None
+
+
+def with_skip_edges(chain: FactorGraph, documents: Sequence[Sequence[Sequence[str]]],
+                    potential: skip.SkipModel) -> FactorGraph:
+    """The chain graph of several documents (their tokens numbered in order) plus each document's
+    skip edges: the skip graphs of the documents side by side, decoded in one call."""
+    edges, start = [], 0
+    for sentences in documents:
+        edges.append(skip.skip_edges(sentences, potential.config) + start)
+        start += sum(map(len, sentences))
+    return chain.with_edges(np.concatenate(edges) if edges else np.zeros((0, 2), np.int64), potential.potential)
+
+
 def compute(model: CrfModel, pool: Pool, seed: int, sweeps: int = 50,
             advance: Callable[[int], object] | None = None, rivals: bool = True) -> Signals:
     """The :class:`Signals` of every candidate of ``pool`` (in pool order), decoded by ``model``;
@@ -94,6 +116,8 @@ def compute(model: CrfModel, pool: Pool, seed: int, sweeps: int = 50,
     0 everywhere). ``advance(n)`` is told of every n sentences done."""
     viterbi = make_decoder("viterbi", marginals=True)
     others = [make_decoder(name, shared={"sweeps": sweeps, "seed": seed}) for name in RIVALS] if rivals else []
+    potential = skip_potential(model) if rivals else None
+    exact = make_decoder("exact") if potential is not None and potential.weight else None
     tags: list[list[str]] = []
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per batch: (n,) entropy, margin, vote entropy
     lengths: list[int] = []
@@ -102,9 +126,11 @@ def compute(model: CrfModel, pool: Pool, seed: int, sweeps: int = 50,
         graph = model.chain_graph(*numbered_sentences(sentences))
         decoded = viterbi.decode(graph)
         assert decoded.marginals is not None  # (viterbi with marginals=True)
-        votes = np.stack([decoded.labels] + [rival.decode(graph).labels for rival in others])
+        votes = [decoded.labels] + [rival.decode(graph).labels for rival in others]
+        if exact is not None and potential is not None:
+            votes.append(exact.decode(with_skip_edges(graph, sentences, potential)).labels)
         parts.append((token_entropy(decoded.marginals), token_margin(decoded.marginals),
-                      vote_entropy(votes, len(model.labels))))
+                      vote_entropy(np.stack(votes), len(model.labels))))
         flat = [sentence for document in sentences for sentence in document]
         start = len(lengths)
         lengths += [len(s) for s in flat]
