@@ -38,7 +38,10 @@ if _started_as_command():  # from this line on, SIGINT, SIGTERM and SIGHUP wait 
     if hasattr(_signal, "pthread_sigmask"):
         _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP})
 
+from .core.numba_cache import ensure_cache_dir as _ensure_cache_dir  # noqa: E402
 from .core.version import __version__  # noqa: E402
+
+_ensure_cache_dir()  # before any kernel is defined: numba needs somewhere to cache it
 
 TYPE_CHECKING = False  # (typing not imported: the console script's first import stays small, see hgner.core.process)
 

@@ -96,3 +96,34 @@ def test_an_unwritable_package_caches_in_the_user_cache_and_says_so_once(tmp_pat
     finally:
         for folder in [site / "hgner", *(p for p in (site / "hgner").rglob("*") if p.is_dir())]:
             folder.chmod(stat.S_IRWXU)
+
+
+def test_with_nowhere_to_cache_the_kernels_go_to_the_temporary_directory(tmp_path, monkeypatch):
+    """A read-only install and home: numba would refuse to define the kernels ("no locator available")."""
+    import tempfile
+
+    from hgner.core.numba_cache import ensure_cache_dir
+
+    blocked = tmp_path / "blocked"
+    blocked.write_text("")  # a file where the folders would go: unwritable even for root
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")  # (unset for numba; restored after the test)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)
+    kernels = str(blocked / "decoders" / "__pycache__")
+    folder = ensure_cache_dir(kernels)
+    assert folder is not None and folder.startswith(str(tmp_path))
+    assert os.environ["NUMBA_CACHE_DIR"] == folder and folder == numba.config.CACHE_DIR
+    assert ensure_cache_dir(kernels) is None  # given (here by the first call): numba's to use
+
+
+def test_numba_keeps_its_own_places_when_it_has_them(tmp_path, monkeypatch):
+    from hgner.core.numba_cache import ensure_cache_dir
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("")
+    assert ensure_cache_dir(str(tmp_path / "pkg" / "__pycache__")) is None  # the package's folder
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert ensure_cache_dir(str(blocked / "__pycache__")) is None  # numba's user-wide folder
+    assert not os.environ["NUMBA_CACHE_DIR"]
