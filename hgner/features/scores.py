@@ -19,7 +19,7 @@ from .vocabulary import _MARKS, PAIR_ATTRIBUTES, SLOT_ATTRIBUTES, Vocabulary, _T
 from .words import CASELESS_MARK, context_attributes, context_width, marked, type_attributes
 
 ID_CACHE_TYPES = 200_000  # word types a Vocabulary holds at most before the tagging path starts again
-ID_CACHE_BYTES = 48 * 2**20  # and at most about this many bytes of word types beyond the model's type cache
+ID_CACHE_BYTES = 16 * 2**20  # and at most about this many bytes of word types beyond the model's type cache
 TYPE_BYTES = 600  # per word type beside its table rows: the word, its lowercase form and their entries (about)
 
 

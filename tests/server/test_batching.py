@@ -91,3 +91,14 @@ def test_a_slow_request_stops_at_its_deadline_and_keeps_its_504(engine):
     assert time.monotonic() - started < 3, "the decode went on past both deadlines"
     assert isinstance(patient.error, TimedOut) and later.answer is None
     assert batches.answer(later)[2] == "gibbs"
+
+
+def test_a_tagger_whose_spacy_vocabulary_grows_is_built_again(engine, monkeypatch):
+    from hgner.server import engine as engine_module
+
+    options = TagOptions(MODEL, min_confidence=0.1)
+    first = engine.tag(TEXTS[1], options, Deadline.after(60))
+    tagger = engine._tagger(options)
+    monkeypatch.setattr(engine_module, "TOKENIZER_WORDS", 1)  # (bounded memory: a new vocabulary)
+    assert engine.tag(TEXTS[1], options, Deadline.after(60)) == first
+    assert engine._tagger(options) is not tagger
