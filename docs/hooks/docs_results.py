@@ -391,7 +391,7 @@ def first_run_section() -> list[str]:
             f"{terminal['second']['wall_seconds']:.1f} s | "
             f"{terminal['first']['wall_seconds'] / terminal['second']['wall_seconds']:.1f} |",
             f"| a pipe | {pipe['first_wall_seconds']:.1f} s | - | {pipe['second_wall_seconds']:.1f} s | {pipe['ratio']:.1f} |",
-            "", f"The line: `{terminal['first']['stderr']}`.", ""]
+            "", "The line it printed:", "", "```text", terminal["first"]["stderr"], "```", ""]
 
 
 FUZZ_RUNS = ("fuzz-crfsuite", "fuzz-crfsuite-seed2", "fuzz-crfsuite-rerun", "fuzz-crfsuite-unchecked")
