@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Every figure and table of the README's decoder sections, one hgner evaluate command each.
-# Writes docs/results/*.json, *.txt (the printed tables) and docs/*.png. About 15 minutes on 2 cores.
+# Writes docs/results/*.json, *.txt (the printed tables) and docs/*.png, or all of them into the
+# folder given as the one argument (to compare with the committed ones). About 15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=docs/results
+out=${1:-docs/results}
+plots=${1:-docs}
 mkdir -p "$out"
 run() {  # name, then hgner evaluate arguments
     local name=$1; shift
@@ -13,8 +15,8 @@ run() {  # name, then hgner evaluate arguments
 VARIANTS=herded,herded-shared,dhg,rdhg,beg,min-gibbs,mgpmh,doublemin-gibbs,meanfield,exact
 
 # Issue 4: the herded Gibbs paper's Table 3 (linear chain)
-run table3-ieer --model en-3class --corpus nltk:ieer --decoders viterbi,gibbs,herded --sweeps 100,400,800 --seeds 5 --plot docs/table3-ieer.png
-run table3-testb --model en-conll03 --corpus conll2003:testb --decoders viterbi,gibbs,herded --sweeps 100,400,800 --seeds 5 --plot docs/table3-testb.png
+run table3-ieer --model en-3class --corpus nltk:ieer --decoders viterbi,gibbs,herded --sweeps 100,400,800 --seeds 5 --plot "$plots/table3-ieer.png"
+run table3-testb --model en-conll03 --corpus conll2003:testb --decoders viterbi,gibbs,herded --sweeps 100,400,800 --seeds 5 --plot "$plots/table3-testb.png"
 # Issue 5: skip-chain graphs against the certified optimum
 run skip-testb --model en-conll03 --corpus conll2003:testb --graph skip --decoders viterbi,gibbs,herded,exact --sweeps 100,400,800 --seeds 5
 run skip-ieer --model en-3class --corpus nltk:ieer --graph skip --decoders viterbi,gibbs,herded,exact --sweeps 100,400,800 --seeds 5
