@@ -155,7 +155,7 @@ def test_the_command_is_told_from_a_library_import(monkeypatch, argv0, orig_argv
 
 
 FINALIZER_SCRIPT = """import os, signal, sys, time
-from hgner import process
+from hgner.core import process
 
 class Finalized:
     def __del__(self):  # the signal lands here, where Python would print its exception and drop it
