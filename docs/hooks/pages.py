@@ -23,6 +23,8 @@ not exist).
 def on_files(files: Files, config) -> Files:
     for uri, make in render.PAGES.items():
         files.append(File.generated(config, uri, content=make()))
+    for uri, draw in render.IMAGES.items():
+        files.append(File.generated(config, uri, content=draw()))
     if files.get_file_from_path("serve.md") is None:
         files.append(File.generated(config, "serve.md", content=SERVE_STANDIN))
     return files

@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import docs_adapt as adapt  # noqa: E402
 import docs_models as models  # noqa: E402
 import docs_reference as reference  # noqa: E402
 import docs_results as results  # noqa: E402
@@ -34,4 +35,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/tuning.md": results.tuning_page,
     "results/speed.md": results.speed_page,
     "results/reliability.md": results.reliability_page,
+    "results/adapting.md": adapt.adapt_page,
 }
+# images drawn from the results when the site is built
+IMAGES: dict[str, Callable[[], bytes]] = {"results/adapt-curve.png": adapt.adapt_curve_png}
