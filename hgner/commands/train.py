@@ -59,7 +59,9 @@ def _method(text: str) -> str:
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(NAME, help=commands.COMMANDS[NAME])
     parser.add_argument("--train", required=True, metavar="CORPUS",
-                        help="training corpus (file, conll2003:train, nltk:...)")
+                        help="training corpus: a CoNLL file, a catalogue name (conll2003:train, nltk:...) or an "
+                             "annotation tool's export (spaCy .spacy, Prodigy or doccano .jsonl, Label Studio .json, "
+                             "brat .ann/.txt or a folder of them; FORMAT:PATH names the format)")
     parser.add_argument("--dev", metavar="CORPUS",
                         help="development corpus: scored with Viterbi, tunes the skip potential's weight and fits the "
                              "calibration factor on every potential (without it neither is written)")

@@ -1,4 +1,5 @@
-"""How ``hgner train`` and ``hgner evaluate`` read a tagged corpus: its tag scheme and its documents,
+"""How ``hgner train`` and ``hgner evaluate`` read a tagged corpus (a CoNLL file, a catalogue name
+or an annotation tool's export, :mod:`hgner.data.annotations`): its tag scheme and its documents,
 both reported on stderr.
 
 **Scheme.** Tags are always read as conlleval reads them: an ``I-`` after ``O`` or after another
