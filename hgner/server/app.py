@@ -363,7 +363,7 @@ def _add_api_routes(app: FastAPI, service: Service) -> None:
             raise TooLarge(f"{len(texts)} documents; this server takes at most {settings.max_documents} in one "
                            "request (--max-documents)")
         options = TagOptions(body.model or service.default_model, body.decoder, body.graph, body.sweeps, body.seed,
-                             body.settings, body.min_confidence, body.tokens)
+                             body.settings, body.min_confidence, body.tokens, body.split)
 
         deadline = service.deadline()
         waiting = service.batches.add(texts, options, deadline)  # tagged with the requests waiting beside it

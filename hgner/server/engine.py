@@ -28,6 +28,7 @@ from ..crf.modelfiles import SKIP_FILES
 from ..crf.pipeline import Pipeline
 from ..decoders import available_decoders, decoder_class, decoder_settings, describe_decoder, make_decoder, settings_per_decoder
 from ..graph.kinds import check_graph_kind
+from ..tagging.defaults import DEFAULT_SPLIT
 from ..tagging.settings import TagSettings
 from ..tagging.tagger import Tagger, add_to_language_sample, entities
 from .limits import Deadline
@@ -52,12 +53,13 @@ class TagOptions:
     settings: Mapping[str, Any] = field(default_factory=dict)
     min_confidence: float | None = None
     tokens: bool = False
+    split: str = DEFAULT_SPLIT
 
     def key(self) -> tuple:
         """The options as a cache key of what makes the tagging settings (each setting's value
         with its type: ``1``, ``1.0`` and ``true`` may be read differently)."""
         given = tuple(sorted((name, type(value).__name__, value) for name, value in self.settings.items()))
-        return (self.model, self.decoder, self.graph, self.sweeps, self.seed, given, self.min_confidence)
+        return (self.model, self.decoder, self.graph, self.sweeps, self.seed, given, self.min_confidence, self.split)
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ class Engine:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 settings = TagSettings(self.paths[options.model], options.decoder, options.graph, options.sweeps,
-                                       options.seed, dict(options.settings), options.min_confidence)
+                                       options.seed, dict(options.settings), options.min_confidence, split=options.split)
                 known = decoder_settings(str(settings.decoder))
                 if "time_limit" in known:
                     limit = bounded_time_limit(known["time_limit"], options.settings.get("time_limit"), self.timeout)

@@ -10,6 +10,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from ..core.errors import HgnerError
 from ..decoders.settings import MAX_SWEEPS
 from ..graph.kinds import GRAPH_KINDS
+from ..tagging.defaults import DEFAULT_SPLIT
+from ..tagging.splitting import SPLITS
 from ..tagging.tagger import check_text
 from .engine import COMPARE_DECODERS
 
@@ -17,6 +19,8 @@ MAX_SEED = 2**63 - 1
 
 SettingValue = Union[StrictBool, StrictInt, StrictFloat, StrictStr, None]  # noqa: UP007  (a runtime alias)
 Graph = Literal[GRAPH_KINDS]  # type: ignore[valid-type]
+SPLIT_NAMES = tuple(SPLITS)
+Split = Literal[SPLIT_NAMES]  # type: ignore[valid-type]
 
 
 def _unicode_text(text: str) -> str:
@@ -65,6 +69,8 @@ class TagRequest(Options):
     min_confidence: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)] | None = Field(
         None, description="leave out entities below this confidence (0 to 1)")
     tokens: StrictBool = Field(False, description="also return the tokens with the marginal of each tag")
+    split: Split = Field(DEFAULT_SPLIT, description="none: each text is one document; lines: each non-blank line "
+                                                     "is a document of its own (hgner tag --split lines)")
 
     @model_validator(mode="after")
     def _one_input(self) -> TagRequest:

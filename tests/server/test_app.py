@@ -113,6 +113,21 @@ def test_batch_with_ids_and_tokens(client):
     assert answer["documents"][2]["entities"] == single["entities"]
 
 
+def test_split_lines_tags_each_line_as_its_own_document(client):
+    """``split: lines`` (as hgner tag --split lines): each line's entities are those of the line
+    sent alone, at offsets into the whole text; the default keeps the text one document."""
+    lines = ["Angela Merkel visited Paris .", "", "Google opened an office in Berlin ."]
+    text = "\n".join(lines)
+    split = client.post("/v1/tag", json={"text": text, "split": "lines"}).json()["entities"]
+    expected, offset = [], 0
+    for line in lines:
+        for entity in client.post("/v1/tag", json={"text": line}).json()["entities"]:
+            expected.append({**entity, "start": entity["start"] + offset, "end": entity["end"] + offset})
+        offset += len(line) + 1
+    assert [(e["start"], e["end"], e["label"]) for e in split] == [(e["start"], e["end"], e["label"]) for e in expected]
+    assert client.post("/v1/tag", json={"text": text, "split": "words"}).status_code == 422
+
+
 def test_compare_decoders_on_the_skip_graph(client):
     answer = client.post("/v1/compare", json={"text": TEXT, "graph": "skip", "sweeps": 100, "seed": 0,
                                               "decoders": ["viterbi", "exact", "gibbs", "herded"]}).json()
