@@ -114,7 +114,7 @@ def test_load_takes_decoder_settings_and_refuses_unknown_ones(tag_model):
         (lambda model: hgner.evaluate(model, calibration="a"), "calibration: expected a number or None, got 'a'"),
         (lambda model: hgner.evaluate(model, predictions=5), "predictions: expected a file name or None, got 5"),
         (lambda model: hgner.evaluate(model, predictions=""), "predictions: expected a file name or None, got ''"),
-        (lambda model: hgner.evaluate(model, sweep=[5]), "unknown evaluate option 'sweep'; expected one of: calibration"),
+        (lambda model: hgner.evaluate(model, sweep=[5]), "unknown evaluate option 'sweep'; expected one of: bootstrap, bootstrap_seed, calibration"),
     ],
 )
 def test_api_misuse_is_an_hgner_error_saying_what_was_expected(tag_model, misuse, message):
