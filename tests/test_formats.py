@@ -82,7 +82,7 @@ def test_glob_patterns_stay_inside_the_folder(tag_model, files, capsys, pattern)
 
 def test_brat_beside_the_inputs(tag_model, files, capsys):
     code, out, err = tag(tag_model, capsys, "--format", "brat", "a.txt", "sub")
-    assert (code, out) == (0, "") and err == ""
+    assert (code, out) == (0, "") and err == "hgner tag: wrote 2 .ann files beside the input files\n"
     assert sorted(str(p) for p in Path(".").rglob("*.ann")) == ["a.ann", "sub/b.ann"]
     lines = Path("sub/b.ann").read_text(encoding="utf-8").splitlines()
     entities = [line.split("\t") for line in lines if line.startswith("T")]

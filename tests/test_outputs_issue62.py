@@ -187,8 +187,13 @@ def test_sigint_to_python_m_hgner_reseal_is_one_line_and_keeps_the_seal(tmp_path
     time.sleep(delay)
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=120)
+    assert "Traceback" not in err
+    if out.startswith("sealed"):  # on a quiet machine the work can end before the signal comes: no harm then
+        assert child.returncode in (0, -signal.SIGINT) and err == ""
+        CrfModel.load(model)
+        return
     assert child.returncode == 130, (out, err)
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "interrupted" in err
+    assert len(err.strip().splitlines()) == 1 and "interrupted" in err
     assert (model / SEAL_FILE).read_bytes() == seal and (model / META_FILE).read_bytes() == meta
 
 
