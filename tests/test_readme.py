@@ -48,8 +48,8 @@ def check_command(text: str) -> int:
         args = parse(argv)
         names = [v for o, v in zip(argv, argv[1:]) if o in CORPUS_OPTIONS] + list(getattr(args, "names", []) or [])
         for name in names:
-            if not check_readme.PLACEHOLDER.search(name):
-                assert catalog.resolve(name) is not None, f"{name!r} is not a catalogue name"
+            if not check_readme.PLACEHOLDER.search(name) and not (ROOT / name).is_file():  # (a file of the checkout)
+                assert catalog.resolve(name) is not None, f"{name!r} is not a catalogue name or a file of the checkout"
     return len(argvs)
 
 
