@@ -10,7 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["guide/data.md", "guide/tagging.md", "guide/python.md", "guide/decoders.md", "guide/skip-chain.md",
-         "guide/training.md", "guide/scoring.md", "index.md"]  # (models, spaCy and scaling have their own owners)
+         "guide/training.md", "guide/scoring.md", "guide/models.md", "guide/spacy.md", "guide/scaling.md",
+         "guide/adapting.md", "serve.md", "index.md"]
 MOST_WORDS = 150
 _FENCE = re.compile(r"^ *```.*?^ *```", re.M | re.S)
 _ITEM = re.compile(r"^ *(?:[*+-]|\d+\.) ", re.M)  # a list item starts a paragraph of its own
