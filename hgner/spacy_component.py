@@ -8,7 +8,7 @@ sentence annotation is left alone).
 Decoding is :class:`hgner.tag.Tagger`'s, so entities equal ``hgner tag``'s for the same tokens.
 The component never re-tokenizes: for the tokens the model was trained on (as ``hgner tag``
 makes them), give the pipeline hgner's tokenizer, ``nlp.tokenizer =
-hgner.text.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v2"`` in a config);
+hgner.text.tokenizer.make_tokenizer(nlp)`` (or ``@tokenizers = "hgner.conll.v3"`` in a config);
 spaCy's default English tokenizer splits ``AL-AIN`` and ``1996-12-06``.
 
 The model's language (``meta.json``) should be the pipeline's (``spacy.blank("es")`` for
