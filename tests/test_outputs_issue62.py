@@ -95,9 +95,9 @@ def test_tag_output_into_a_model_folder_is_refused(copy, tmp_path, capsys):
 def test_an_unsealed_hgner_model_folder_is_a_model_folder_too(copy):
     (copy / SEAL_FILE).unlink()
     assert integrity.is_model_folder(copy)
-    with pytest.raises(HgnerError, match="inside the model folder"), output_stream(copy / "x.txt"):
+    with pytest.raises(HgnerError, match="inside the model folder"), output_stream(copy / "x.txt", refuse=integrity.refuse_model_folder):
         pass
-    with pytest.raises(HgnerError, match="inside the model folder"), outputs_together():
+    with pytest.raises(HgnerError, match="inside the model folder"), outputs_together(integrity.refuse_model_folder):
         write_text(copy / "y.txt", "y")
     assert not (copy / "x.txt").exists() and not (copy / "y.txt").exists()
 

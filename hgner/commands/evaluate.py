@@ -11,6 +11,7 @@ from typing import Any
 from .. import commands
 from ..core.errors import HgnerError, named
 from ..core.fileio import STANDARD_OUTPUT, check_writable, outputs_together, refuse_inputs
+from ..core.integrity import refuse_model_folder
 from ..core.scoring import MODES
 from ..data.reading import NO_DOCUMENTS, check_documents
 from ..graph.kinds import GRAPH_KINDS
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     model, corpus = load_inputs(options)  # (a corpus fetched into the data home is in place before the block)
     for option in ("json", "plot"):  # (evaluate refuses them as each run's predictions file)
         refuse_inputs(getattr(args, option), [corpus.file, *model.files()], named(option))
-    with outputs_together():  # the predictions, JSON and plot replace earlier ones together, or none do
+    with outputs_together(refuse_model_folder):  # the predictions, JSON and plot replace earlier ones together, or none do
         return _evaluate(args, options, to_stdout, model, corpus)
 
 

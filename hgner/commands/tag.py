@@ -13,6 +13,7 @@ from .. import commands
 from ..core import registry
 from ..core.errors import HgnerError, named
 from ..core.fileio import outputs_together, refuse_inputs
+from ..core.integrity import refuse_model_folder
 from ..core.process import lasting
 from ..core.wording import counted
 from ..graph.kinds import GRAPH_KINDS
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
                       read_stdin=any(i.path == "-" for i in inputs))
     if any(i.path == "-" for i in inputs) and sys.stdin.isatty():
         print(f"hgner tag: reading standard input; end it with {EOF_KEYS}", file=sys.stderr)
-    with outputs_together(), opened(writer, args.output) as out:  # brat's files: all written, or none replaced
+    with outputs_together(refuse_model_folder), opened(writer, args.output) as out:  # brat's files: all written, or none replaced
         written = writer(out, options)
         tag_inputs(tagger, inputs, written, progress=sys.stderr.isatty(), jobs=args.jobs or 1)
     if written.written() is not None:

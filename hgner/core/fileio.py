@@ -7,8 +7,8 @@ only once it is complete. A failure or Ctrl-C leaves the previous file intact an
 behind. :func:`refuse_inputs` is checked before anything is opened for writing, so an output path
 that names an input is an error, not data loss. A command that writes several files writes them
 inside :func:`outputs_together`: they replace their destinations together at its end, or none do.
-No output written through :func:`output_stream` or inside :func:`outputs_together` goes into a
-model's folder (:func:`refuse_model_folder`).
+A command passes both a check of where it writes (``refuse``: never into a model's folder,
+:func:`hgner.core.integrity.refuse_model_folder`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -54,8 +54,9 @@ def atomic_write(path: str | os.PathLike, *, binary: bool = False, encoding: str
     link kept; with ``follow_links=False`` (a path hgner chose, such as a file inside ``-o DIR``)
     the link itself is replaced, never what it points to."""
     target = check_writable(path)
-    if _TOGETHER.get() is not None:  # a command's output (brat's files in -o DIR): never among a model's files
-        refuse_model_folder(target)
+    refuse = _REFUSE.get()
+    if refuse is not None:  # a command's output (brat's files in -o DIR): the command's check of where it writes
+        refuse(target)
     if not follow_links and target.is_symlink():
         pass  # replaced by the rename below, as a regular file
     elif target.exists() and not target.is_file():  # a device or pipe (/dev/null, /dev/stdout): write to it as it is
@@ -93,18 +94,21 @@ STANDARD_OUTPUT = "-"  # the output file name that means standard output
 
 # the (temporary file, destination) pairs written inside outputs_together, waiting for its end
 _TOGETHER: ContextVar[list[tuple[str, Path]] | None] = ContextVar("outputs_together", default=None)
+# what refuses a destination inside outputs_together (e.g. hgner.core.integrity.refuse_model_folder)
+_REFUSE: ContextVar[Callable[[Path], None] | None] = ContextVar("outputs_refuse", default=None)
 
 
 @contextmanager
-def outputs_together() -> Iterator[None]:
+def outputs_together(refuse: Callable[[Path], None] | None = None) -> Iterator[None]:
     """Every file :func:`atomic_write` completes inside the block replaces its destination when the
     block ends without an exception, all of them then; none if it fails, so a command that fails
     after writing one output (``--predictions``) and before another (``--json``) leaves both as
     they were. Standard output and devices are written as they come. Only a command's outputs are
     written inside the block: a file it must read back (a corpus fetched into the data home) would
-    not be there yet."""
+    not be there yet. ``refuse`` is called with each destination before it is written (it raises
+    to refuse one)."""
     pending: list[tuple[str, Path]] = []
-    token = _TOGETHER.set(pending)
+    token, refusing = _TOGETHER.set(pending), _REFUSE.set(refuse)
     try:
         yield
     except BaseException:
@@ -113,6 +117,7 @@ def outputs_together() -> Iterator[None]:
         raise
     finally:
         _TOGETHER.reset(token)
+        _REFUSE.reset(refusing)
     with signals_deferred():
         for number, (temporary, target) in enumerate(pending):
             try:
@@ -124,30 +129,19 @@ def outputs_together() -> Iterator[None]:
 
 
 @contextmanager
-def output_stream(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
-    """Standard output for ``-`` (:data:`STANDARD_OUTPUT`), else ``path`` written atomically."""
+def output_stream(path: str | os.PathLike, *, binary: bool = False,
+                  refuse: Callable[[Path], None] | None = None) -> Iterator[IO]:
+    """Standard output for ``-`` (:data:`STANDARD_OUTPUT`), else ``path`` written atomically
+    (``refuse`` first checks where, as in :func:`outputs_together`)."""
     if str(path) == STANDARD_OUTPUT:
         stream = sys.stdout.buffer if binary else sys.stdout
         yield stream
         stream.flush()
         return
-    refuse_model_folder(path)
+    if refuse is not None:
+        refuse(Path(path))
     with atomic_write(path, binary=binary) as out:
         yield out
-
-
-def refuse_model_folder(output: str | os.PathLike) -> None:
-    """An :class:`HgnerError` when ``output`` is a model folder or a file in one (a folder holding
-    a seal or an hgner ``meta.json``: :func:`hgner.core.integrity.is_model_folder`): a command's
-    output never replaces or joins a model's files. Model files are written by their own code,
-    outside :func:`output_stream` and :func:`outputs_together`."""
-    from .integrity import is_model_folder  # (integrity reads and writes its files through this module)
-
-    target = Path(output)
-    folder = target if target.is_dir() else target.parent
-    if is_model_folder(folder):
-        raise HgnerError(f"{output}: inside the model folder {folder}; refusing to write among a model's files "
-                         "(choose another folder)")
 
 
 def _write_special(target: Path, binary: bool, encoding: str) -> Iterator[IO]:

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import ModelError
+from .errors import HgnerError, ModelError
 from .fileio import stream_sha256, write_text
 from .validation import check, parse_json, read_json
 
@@ -81,6 +81,18 @@ def is_model_folder(folder: str | os.PathLike) -> bool:
     except ModelError:
         return False
     return True
+
+
+def refuse_model_folder(output: str | os.PathLike) -> None:
+    """An :class:`HgnerError` when ``output`` is a model folder or a file in one
+    (:func:`is_model_folder`): a command's output never replaces or joins a model's files (the
+    ``refuse`` of :func:`~hgner.core.fileio.output_stream` and
+    :func:`~hgner.core.fileio.outputs_together`). Model files are written by their own code."""
+    target = Path(output)
+    folder = target if target.is_dir() else target.parent
+    if is_model_folder(folder):
+        raise HgnerError(f"{output}: inside the model folder {folder}; refusing to write among a model's files "
+                         "(choose another folder)")
 
 
 def seal(directory: str | os.PathLike, names: Iterable[str]) -> None:

@@ -35,6 +35,7 @@ from tqdm import tqdm
 from ..core import schemes
 from ..core.errors import HgnerError, named, warn
 from ..core.fileio import STANDARD_OUTPUT, check_writable, output_stream, refuse_inputs
+from ..core.integrity import refuse_model_folder
 from ..core.scoring import Score, consistency_disagreement
 from ..crf.model import CrfModel
 from ..crf.modelfiles import model_advice, model_language
@@ -124,7 +125,7 @@ def evaluate(model: CrfModel, corpus: Corpus, options: EvaluateOptions | None = 
     certified_documents, build_seconds = 0, 0.0
     with ExitStack() as stack:
         paths = _prediction_paths(options.predictions, runs, corpus, model)
-        outputs = [stack.enter_context(output_stream(path)) for path in paths]
+        outputs = [stack.enter_context(output_stream(path, refuse=refuse_model_folder)) for path in paths]
         documents = tqdm(corpus.documents, desc="decoding", unit="doc", disable=not progress, leave=False)
         for document, outcome in zip(documents, outcomes(model, plan, corpus.documents, keep)):
             build_seconds += outcome.build_seconds

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from ..core.errors import HgnerError, named
 from ..core.fileio import atomic_write, output_stream
+from ..core.integrity import refuse_model_folder
 from ..core.wording import counted, name_width
 from .results import Report, RunResult
 
@@ -124,7 +125,7 @@ def _blank(value: Any) -> str:
 
 def write_json(report: Report, path: str) -> None:
     """The report as JSON to ``path`` (``-``: standard output)."""
-    with output_stream(path) as out:
+    with output_stream(path, refuse=refuse_model_folder) as out:
         out.write(json.dumps(report.to_json(), indent=2) + "\n")
 
 

@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from ..core.errors import named
 from ..core.fileio import STANDARD_OUTPUT, output_stream
+from ..core.integrity import refuse_model_folder
 from .defaults import DEFAULT_SPLIT
 from .inputs import Input
 from .splitting import looks_like_lines
@@ -115,5 +116,6 @@ def opened(writer: type[Writer], output: str | None) -> Iterator[IO | None]:
     if writer.stream == "files":
         yield None
     else:
-        with output_stream(STANDARD_OUTPUT if output is None else output, binary=writer.stream == "bytes") as out:
+        with output_stream(STANDARD_OUTPUT if output is None else output, binary=writer.stream == "bytes",
+                           refuse=refuse_model_folder) as out:
             yield out
