@@ -2,7 +2,8 @@
 teach a model most.
 
     python benchmarks/bench_adapt.py [--sizes 100] [--strategies entropy,margin,disagreement,diverse]
-        [--random-seeds 5] [--seeds 1] [--base MODEL] [--json docs/results/adapt.json]
+        [--random-seeds 5] [--seeds 1] [--base MODEL] [--domains re3d,sec] [--json docs/results/adapt.json]
+    python benchmarks/bench_adapt.py --merge A.json B.json --json OUT.json
 
 Data: the four out-of-domain training files of ``$HGNER_MIRROR/adapt`` (wnut17, re3d, gum, sec;
 their test splits are never read). Each file's documents are shuffled (seed 0) and the first ones,
@@ -23,7 +24,11 @@ loses to ``diverse`` (which also keeps near-copies apart). The default is then a
 other seeds, and compared with random's mean over its seeds: the issue's target is a gain of at
 least 2.0 F1 averaged over the four domains (measured outside on the test splits).
 
-Runs are sequential, in this process (the model loaded once); every select is timed (wall).
+Runs are sequential, in this process (the model loaded once); every select is timed (wall), every
+training too (wall and CPU, with the load average). With ``--json``, the file is rewritten after
+each run, and a run already in it is not run again: a benchmark stopped part way resumes. Runs
+split by ``--domains`` over several processes are put together with ``--merge A.json B.json --json
+OUT.json``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -107,32 +113,43 @@ def one_run(model: CrfModel, pool: Path, heldout: Path, work: Path, n: int, stra
     chosen = work / f"{strategy}-{n}-{seed}.conll"
     write_selection(selection, chosen)
     out = work / f"model-{strategy}-{n}-{seed}"
+    wall, cpu = time.perf_counter(), time.process_time()
     if hgner(["train", "--train", str(chosen), "--out", str(out), *(["--base", base] if base else [])]) != 0:
         raise SystemExit(f"hgner train failed on {chosen}")
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     entities = sum(1 for tags in selection.tags for t in tags if t.startswith("B-"))
     return {"n": n, "strategy": strategy, "seed": seed, "f1": f1(out, heldout, work / "report.json"),
             "sentences": len(selection.candidates), "tokens": selection.tokens, "entities": entities,
-            "select_seconds": seconds}
+            "select_seconds": seconds, "train_seconds": round(wall, 1), "train_cpu_seconds": round(cpu, 1),
+            "load_average": round(os.getloadavg()[0], 1)}
 
 
-def domain(name: str, files: Path, work: Path, model: CrfModel, args: argparse.Namespace) -> dict:
+def domain(name: str, files: Path, work: Path, model: CrfModel, args: argparse.Namespace,
+           record: dict | None, save: Callable[[str, dict], None]) -> dict:
+    """Every run of one domain, appended to ``record`` (runs already in it are kept, not run again),
+    ``save`` called with the domain's record after each."""
     corpus = load_corpus(str(files / DOMAINS[name]))
     pool, heldout, sizes = split(corpus, work)
-    record = {**sizes, "zero_shot_f1": f1(MODEL, heldout, work / "report.json"), "runs": []}
+    if record is None:
+        record = {**sizes, "zero_shot_f1": f1(MODEL, heldout, work / "report.json"), "runs": []}
+    done = {(r["n"], r["strategy"], r["seed"]) for r in record["runs"]}
     for n in args.sizes:
-        plans = [(strategy, s, None) for strategy in args.strategies for s in range(args.seeds)]
-        plans += [("random", s, None) for s in range(args.random_seeds)]
-        for strategy, seed, _ in plans:
-            _add(record, name, one_run(model, pool, heldout, work, n, strategy, seed, args.base))
+        plans = [(strategy, s) for strategy in args.strategies for s in range(args.seeds)]
+        plans += [("random", s) for s in range(args.random_seeds)]
+        for strategy, seed in plans:
+            if (n, strategy, seed) not in done:
+                _add(record, name, one_run(model, pool, heldout, work, n, strategy, seed, args.base), save)
         matched = [r["tokens"] for r in record["runs"] if r["n"] == n and r["strategy"] == args.match]
         for seed in range(args.random_seeds if matched else 0):  # random sentences, as many tokens as args.match's
-            _add(record, name, one_run(model, pool, heldout, work, n, "random", seed, args.base,
-                                       budget=int(statistics.mean(matched))))
+            if (n, "random-tokens", seed) not in done:
+                _add(record, name, one_run(model, pool, heldout, work, n, "random", seed, args.base,
+                                           budget=int(statistics.mean(matched))), save)
     return record
 
 
-def _add(record: dict, name: str, run: dict) -> None:
+def _add(record: dict, name: str, run: dict, save: Callable[[str, dict], None]) -> None:
     record["runs"].append(run)
+    save(name, record)
     print(f"{name} n={run['n']} {run['strategy']} seed {run['seed']}: F1 {run['f1']:.2f} ({run['sentences']} sentences, "
           f"{run['tokens']} tokens, {run['entities']} entities; select {run['select_seconds']:.1f} s)", flush=True)
 
@@ -148,6 +165,17 @@ def summary(domains: dict) -> dict:
                 for strategy, per in by_strategy.items()} for n, by_strategy in table.items()}
 
 
+def merge(parts: list[Path], out: Path | None) -> None:
+    """Write into ``out`` the domains of ``parts``, files this script wrote for the same training."""
+    if out is None:
+        raise SystemExit("--merge needs --json, the file to write")
+    loaded = [json.loads(part.read_text(encoding="utf-8")) for part in parts]
+    if len({part["training"] for part in loaded}) != 1:
+        raise SystemExit("--merge: the files hold runs of different trainings")
+    domains = {name: record for part in loaded for name, record in part["domains"].items()}
+    write_text(out, json.dumps({**loaded[0], "domains": domains, "summary": summary(domains)}, indent=2) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=lambda t: [int(v) for v in t.split(",")], default=[100])
@@ -159,23 +187,37 @@ def main() -> None:
     parser.add_argument("--domains", type=lambda t: t.split(","), default=list(DOMAINS))
     parser.add_argument("--base", help="adapt this model (hgner train --base) instead of training on the sentences alone")
     parser.add_argument("--json", type=Path, help="write the figures here (e.g. docs/results/adapt.json)")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                        help="write into --json the domains of these files (runs split by --domains) and stop")
     args = parser.parse_args()
+    if args.merge:
+        merge(args.merge, args.json)
+        return
     files = Path(os.environ.get("HGNER_MIRROR", "")) / "adapt"
     if not files.is_dir():
         raise SystemExit(f"{files}: no such folder (set HGNER_MIRROR to the corpora mirror)")
     model = CrfModel.load(MODEL)
-    domains = {}
+    training = f"hgner train --base {args.base}" if args.base else "hgner train (selected sentences alone)"
+    earlier = json.loads(args.json.read_text(encoding="utf-8")) if args.json and args.json.is_file() else {}
+    if earlier and earlier.get("training") != training:
+        raise SystemExit(f"{args.json} holds runs of {earlier.get('training')!r}, not {training!r}")
+    domains: dict = dict(earlier.get("domains", {}))
+
+    def save(name: str | None = None, record: dict | None = None) -> None:
+        if name is not None:
+            domains[name] = record
+        result = {"model": MODEL, "training": training, "held_out_share": HELD_OUT, "domains": domains,
+                  "summary": summary(domains)}
+        if args.json:
+            write_text(args.json, json.dumps(result, indent=2) + "\n")
+
     with tempfile.TemporaryDirectory(prefix="bench-adapt-") as folder:
         for name in args.domains:
             work = Path(folder) / name
             work.mkdir()
-            domains[name] = domain(name, files, work, model, args)
-    training = f"hgner train --base {args.base}" if args.base else "hgner train (selected sentences alone)"
-    result = {"model": MODEL, "training": training, "held_out_share": HELD_OUT, "domains": domains,
-              "summary": summary(domains)}
-    print(json.dumps(result["summary"], indent=2))
-    if args.json:
-        write_text(args.json, json.dumps(result, indent=2) + "\n")
+            domains[name] = domain(name, files, work, model, args, domains.get(name), save)
+    save()
+    print(json.dumps(summary(domains), indent=2))
 
 
 if __name__ == "__main__":
