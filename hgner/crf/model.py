@@ -43,6 +43,8 @@ from .modelfiles import (
 )
 
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
+CONFIDENCE_GROUPS = ("known", "new")  # an entity of words the model knows (CrfModel.knows), or a new name
+CONFIDENCE_CLIP = 1e-6  # confidences are clipped to [CLIP, 1 - CLIP] before their log-odds are taken
 
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
 
@@ -60,6 +62,29 @@ def type_cache_key(metadata: dict[str, Any]) -> str:
     return made_for(metadata["features"], {k: v for k, v in metadata["files"].items() if k in depends})
 
 
+def log_odds(confidence: np.ndarray) -> np.ndarray:
+    """(N,) the log-odds of (N,) confidences, clipped to [:data:`CONFIDENCE_CLIP`, 1 - it] first."""
+    clipped = np.clip(confidence, CONFIDENCE_CLIP, 1 - CONFIDENCE_CLIP)
+    return np.log(clipped / (1 - clipped))
+
+
+class ConfidenceMap:
+    """The map of an entity's confidence fitted on a development corpus (``meta.json``'s
+    ``entity_confidence``, fitted by :func:`hgner.training.confidence.fit`): for each group of
+    :data:`CONFIDENCE_GROUPS`, ``p -> sigmoid(slope * logit(p) + intercept)``, increasing in ``p``
+    (``slope > 0``, checked by ``meta.schema.json``)."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.groups = {name: (float(record["groups"][name]["slope"]), float(record["groups"][name]["intercept"]))
+                       for name in CONFIDENCE_GROUPS}
+
+    def __call__(self, confidence: np.ndarray, known: np.ndarray) -> np.ndarray:
+        """(N,) the mapped confidences of (N,) ``confidence``s of entities of known words or not
+        (``known``, (N,) booleans)."""
+        slope, intercept = (np.where(known, self.groups["known"][k], self.groups["new"][k]) for k in (0, 1))
+        return 1 / (1 + np.exp(-(slope * log_odds(np.asarray(confidence, dtype=float)) + intercept)))
+
+
 class CrfModel:
     """A trained linear-chain CRF: its labels, feature configuration and weights as arrays.
 
@@ -72,6 +97,9 @@ class CrfModel:
             none). The weights above are crfsuite's as trained; :meth:`chain_graph` and the skip
             potential (:func:`hgner.crf.skip.load`) apply the factor, so MAP labellings do not change
             with it, while marginals, confidences and samplers do.
+        confidence_map: the map of entity confidences fitted on the development corpus
+            (:class:`ConfidenceMap`; ``meta.json``'s ``entity_confidence``), or None: a model without
+            one, or one loaded with another ``calibration`` than the one the map was fitted at.
     """
 
     def __init__(self, directory: Path, metadata: dict[str, Any], calibration: float | None = None) -> None:
@@ -90,8 +118,10 @@ class CrfModel:
             raise ModelError(f"{directory / WORD_FREQUENCY_FILE}: made for language {table.language!r}, "
                              f"expected the features' {self.feature_config.frequency!r}")
         self.scheme: str = metadata["scheme"]
-        self.calibration = float(calibration if calibration is not None
-                                 else metadata.get("calibration", {}).get("factor", 1.0))
+        recorded = float(metadata.get("calibration", {}).get("factor", 1.0))
+        self.calibration = float(calibration if calibration is not None else recorded)
+        self.confidence_map = (ConfidenceMap(metadata["entity_confidence"])
+                               if "entity_confidence" in metadata and self.calibration == recorded else None)
         try:
             labels, attributes, self.state_weights, self.transitions = read_crfsuite_weights(directory / MODEL_FILE)
         except ValueError as error:
@@ -151,6 +181,19 @@ class CrfModel:
         """The model's files (meta.json and every recorded file): inputs no output may overwrite."""
         return [self.directory / META_FILE, self.directory / SEAL_FILE,
                 *(self.directory / name for name in self.metadata["files"])]
+
+    def knows(self, tokens: Sequence[str]) -> bool:
+        """Whether training kept a weight for every one of ``tokens`` (its ``w=`` or ``l=`` attribute:
+        the word or its lowercase form): an entity of known words, not a new name."""
+        return all(f"w={token}" in self.attribute_index or f"l={token.lower()}" in self.attribute_index
+                   for token in tokens)
+
+    def entity_confidence(self, confidence: float, tokens: Sequence[str]) -> float:
+        """The confidence reported for an entity of ``tokens`` whose tokens' least marginal of its
+        label is ``confidence``: mapped by :attr:`confidence_map` when the model has one."""
+        if self.confidence_map is None:
+            return confidence
+        return float(self.confidence_map(np.array([confidence]), np.array([self.knows(tokens)]))[0])
 
     @property
     def name(self) -> str:
