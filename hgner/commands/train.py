@@ -49,6 +49,14 @@ def _language(text: str) -> str:
     return text
 
 
+def _folds(text: str) -> int:
+    """A number of cross-validation folds: 2 or more."""
+    value = positive_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"expected a whole number of folds, at least 2, got {text!r}")
+    return value
+
+
 def _method(text: str) -> str:
     """An adaptation method's name (checked when given)."""
     from ..training.adapt import check_method  # (startup: see hgner.commands)
@@ -102,6 +110,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "the corpus cuts it only where its score beats P (log-odds; default 3; lower cuts more, "
                              "as where bylines and section names run into the next sentence in a paragraph)")
     _add_feature_arguments(parser)
+    parser.add_argument("--folds", type=_folds, metavar="K",
+                        help="first cross-validate: split the training corpus's documents (its sentences when it is "
+                             "one document) into K folds, seed 0, train on K-1 folds as this command trains, tag the "
+                             "fold left out with Viterbi, each in turn; print the F1 of the pooled tags with a 95%% "
+                             "bootstrap interval over the documents and record it in meta.json (K+1 trainings)")
     parser.add_argument("--drop-type", action="append", default=[], metavar="TYPE",
                         help="map an entity type to O (repeatable), e.g. --drop-type MISC for a 3-class model")
     parser.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
@@ -219,10 +232,27 @@ def run(args: argparse.Namespace) -> int:
     hint = small_corpus_hint(train_corpus, options.language)  # (before its copies)
     if hint is not None:
         log.info("%s", hint)
-    train_corpus = augmented(train_corpus, args.case_augment, args.prose_augment, options.language)
-    build_model(train_corpus, out, replace(options, documents=documents), tables, dev=dev_corpus,
-                dev_documents=dev_documents, progress=sys.stderr.isatty())
+
+    def train(corpus: Any, into: Path, *, progress: bool) -> Any:
+        return build_model(augmented(corpus, args.case_augment, args.prose_augment, options.language), into,
+                           replace(options, documents=documents), tables, dev=dev_corpus, dev_documents=dev_documents,
+                           progress=progress)
+
+    return _trained(args, train_corpus, out, train)
+
+
+def _trained(args: argparse.Namespace, corpus: Any, out: Path, train: Any) -> int:
+    """The model ``train`` trains on ``corpus`` written to ``out``; with ``--folds``, cross-validated
+    first (:func:`hgner.training.crossval.train_cross_validated`) and the figures printed."""
+    from ..training.crossval import train_cross_validated  # (startup: see hgner.commands)
+
+    if args.folds is None:
+        train(corpus, out, progress=sys.stderr.isatty())
+    else:
+        _, result = train_cross_validated(corpus, out, args.folds, train, progress=sys.stderr.isatty())
     log.info("wrote %s", out)
+    if args.folds is not None:
+        sys.stdout.write(result.summary())
     return 0
 
 
@@ -251,8 +281,6 @@ def _run_adapted(args: argparse.Namespace) -> int:
     train_corpus, _ = read(args.train, documents=args.documents, what="training corpus")
     dev_corpus, dev_documents = (read(args.dev, documents=args.dev_documents or args.documents,
                                       what="development corpus", argument="dev_documents") if args.dev else (None, None))
-    train_adapted(train_corpus, out, recipe, args.adapt_method or DEFAULT_METHOD, dev=dev_corpus,
-                  dev_documents=dev_documents, changes=changes, language=args.lang, offline=args.offline,
-                  progress=sys.stderr.isatty())
-    log.info("wrote %s", out)
-    return 0
+    train = partial(train_adapted, base=recipe, method=args.adapt_method or DEFAULT_METHOD, dev=dev_corpus,
+                    dev_documents=dev_documents, changes=changes, language=args.lang, offline=args.offline)
+    return _trained(args, train_corpus, out, train)
