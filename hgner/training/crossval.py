@@ -236,7 +236,7 @@ def train_cross_validated(corpus: Corpus, out: str | Path, folds: int, train: Tr
     log.info("cross-validation: %s of %s, seed %d: %s, the last on all of them", counted(folds, "fold"),
              _units(len(units), by, len(corpus.sentences)), seed, counted(folds + 1, "training"))
     if len(units) < FEW_UNITS:
-        warn(f"cross-validation: its interval is a bootstrap over {counted(len(units), by)}, too few to show how "
+        warn(f"cross-validation: the interval is a bootstrap over {counted(len(units), by)}, too few to show how "
              "far the F1 would move (it comes out too narrow)" + (f"; {named('documents')} sentence resamples "
                                                                    "sentences" if by == "document" else ""))
     shown: set[str] = set()
