@@ -8,6 +8,7 @@ The Python API (``__all__``)::
     tagger.tag("Jim Smith flew to Paris.")          # [Entity(start=0, end=9, text='Jim Smith', ...), ...]
     tagger.pipe(texts, batch_size=64)               # an iterator of entity lists
     hgner.evaluate("en-conll03", "conll2003:testa", ["viterbi", "herded"])  # the report (.to_json(): the dict)
+    hgner.select("notes/", 200, exclude="round1.conll").write("round2.conll")  # the sentences to label next
     hgner.available_decoders(), hgner.available_models(), hgner.model_info("en-conll03")
 
 Importing ``hgner`` is cheap: everything loads on first use.
@@ -48,6 +49,7 @@ TYPE_CHECKING = False  # (typing not imported: the console script's first import
 __all__ = [
     "Entity",
     "ModelInfo",
+    "Selection",
     "Tagger",
     "__version__",
     "available_decoders",
@@ -55,14 +57,17 @@ __all__ = [
     "evaluate",
     "load",
     "model_info",
+    "select",
 ]
 
 if TYPE_CHECKING:
-    from .api import ModelInfo, available_decoders, available_models, evaluate, load, model_info
+    from .adaptation.select import Selection
+    from .api import ModelInfo, available_decoders, available_models, evaluate, load, model_info, select
     from .tagging.tagger import Entity, Tagger
 
 _HOMES = {"Entity": "tagging.tagger", "Tagger": "tagging.tagger", "ModelInfo": "api", "available_decoders": "api",
-          "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api"}
+          "available_models": "api", "evaluate": "api", "load": "api", "model_info": "api", "select": "api",
+          "Selection": "adaptation.select"}
 
 
 def __getattr__(name: str) -> object:

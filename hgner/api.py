@@ -1,19 +1,24 @@
 """The Python API, re-exported by :mod:`hgner` (``hgner.load``, ``hgner.evaluate``, ...): thin
 functions that build the settings objects the command line builds (:class:`TagSettings`,
-:class:`EvaluateOptions`) and call the same code. Listing models reads their ``meta.json`` only,
+:class:`EvaluateOptions`, :class:`SelectSettings`) and call the same code. Listing models reads their ``meta.json`` only,
 and numba and crfsuite load with the first model.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .adaptation.select import Selection
+from .adaptation.select import select as _select
+from .adaptation.settings import SelectSettings
 from .core import schemes
 from .core.errors import UnknownNameError
+from .core.validation import check_argument
 from .crf.modelfiles import builtin_models, model_directory, model_language, model_name, read_metadata, user_models
 from .decoders import available_decoders as _decoder_names
 from .evaluation import EvaluateOptions, Report, load_inputs
@@ -48,6 +53,34 @@ def evaluate(model: str | Path = DEFAULT_MODEL, corpus: str | Path = "conll2003:
     checked = EvaluateOptions(model=model, corpus=corpus, decoders=_listed(decoders), **options)
     loaded, tagged = load_inputs(checked)
     return _evaluate(loaded, tagged, checked, progress=progress)
+
+
+def select(inputs: str | Path | Sequence[str | Path], n: int, model: str | Path = DEFAULT_MODEL, *,
+           progress: bool = False, **settings: Any) -> Selection:
+    """Choose the ``n`` sentences of ``inputs`` (a file, folder or corpus name, or a list of them)
+    most worth labelling, as ``hgner select`` does: ``settings`` are the other fields of
+    :class:`~hgner.adaptation.settings.SelectSettings` (``strategy``, ``seed``, ``sweeps``,
+    ``lines``, ``offline``, ``exclude``: a file or a list of files of sentences already labelled).
+    The :class:`~hgner.adaptation.select.Selection`'s ``sentences`` are the chosen ones in order;
+    ``write(path)`` writes the CoNLL file the command writes."""
+    known = {f.name for f in dataclasses.fields(SelectSettings)} - {"model", "n"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise UnknownNameError("select setting", unknown[0], known)
+    names = _paths(inputs)
+    check_argument(isinstance(names, tuple) and bool(names), "inputs", "a file, folder or corpus name, or a list of them",
+                   inputs)
+    for name in names:
+        check_argument(isinstance(name, (str, os.PathLike)) and bool(str(name).strip()), "inputs",
+                       "a file, folder or corpus name", name)
+    if "exclude" in settings:
+        settings["exclude"] = _paths(settings["exclude"])
+    return _select(SelectSettings(model=model, n=n, **settings), names, progress=progress)
+
+
+def _paths(value: Any) -> Any:
+    """``value`` as a tuple of names: one name (a string or a Path) alone, a list of them as a tuple."""
+    return (value,) if isinstance(value, (str, os.PathLike)) else _listed(value)
 
 
 def _listed(values: Any) -> Any:

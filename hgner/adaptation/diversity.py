@@ -4,7 +4,8 @@ Each sentence is a TF-IDF vector of its lowercased words and word bigrams (sciki
 cosine likeness counts shared content, rare words most. Picking is greedy (maximal marginal
 relevance): each step takes the sentence of highest ``score - weight * likeness``, its likeness
 being its largest cosine to a sentence already taken; one at least :data:`NEAR_COPY` alike to a
-taken sentence is a near-copy and is skipped while others remain."""
+taken sentence is a near-copy and is skipped while others remain. Sentences already labelled
+(``hgner select --exclude``) count as taken from the start."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 NEAR_COPY = 0.8  # cosine likeness at which a sentence counts as a near-copy of one taken
+CHUNK_ROWS = 256  # rows of sentences already labelled compared at once (a (C, 256) product at a time)
 
 
 def _words(tokens: Sequence[str]) -> list[str]:
@@ -28,11 +30,21 @@ def vectors(sentences: Sequence[Sequence[str]]) -> Any:
     return TfidfVectorizer(analyzer=_words, lowercase=False).fit_transform(sentences).tocsr()
 
 
+def likeness_to(rows: Any, others: Any) -> np.ndarray:
+    """(C,) each of (C, V) ``rows``' largest cosine to one of (E, V) ``others`` (0 when E is 0)."""
+    most = np.zeros(rows.shape[0])
+    for start in range(0, others.shape[0], CHUNK_ROWS):
+        product = (rows @ others[start:start + CHUNK_ROWS].T).toarray()
+        most = np.maximum(most, product.max(axis=1))
+    return most
+
+
 def pick(scores: np.ndarray, rows: Any, n: int, weight: float, skip_near_copies: bool,
-         advance: Callable[[int], object] | None = None) -> list[int]:
-    """Up to ``n`` indices into (C,) ``scores``, in the order taken (greedy; see the module)."""
+         advance: Callable[[int], object] | None = None, taken: np.ndarray | None = None) -> list[int]:
+    """Up to ``n`` indices into (C,) ``scores``, in the order taken (greedy; see the module);
+    ``taken``: (C,) each sentence's likeness to those taken before (:func:`likeness_to`)."""
     count = len(scores)
-    likeness = np.zeros(count)
+    likeness = np.zeros(count) if taken is None else taken.astype(float)
     free = np.ones(count, dtype=bool)
     chosen: list[int] = []
     for _ in range(min(n, count)):

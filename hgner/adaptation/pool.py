@@ -7,18 +7,23 @@ document each; folders of them; JSONL files, one document per record with a ``te
 tokenized into sentences as ``hgner tag`` tokenizes it; with ``lines``, every line of a text file is
 a document of its own and one candidate (its tokens one sentence: a post of a file of posts). A
 sentence whose tokens repeat an earlier one's (case and spacing aside) is left out: the output
-never holds the same sentence twice."""
+never holds the same sentence twice. So is one whose tokens are those of a sentence already
+labelled (:func:`read_excluded`: the files of ``exclude``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import schemes
-from ..core.errors import HgnerError
+from ..core.errors import HgnerError, named
+from ..core.fileio import not_a_file
+from ..data.annotations import detect
 from ..data.catalog import resolve
 from ..data.corpus import convert_corpus, load_corpus
+from ..data.reading import read_tagged
 from ..distributed.inputs import find_inputs, plan_parts, read_piece
 
 LABELLED_SUFFIXES = (".conll", ".iob", ".bio")
@@ -37,18 +42,25 @@ class Candidate:
 
     @property
     def key(self) -> str:
-        """What two copies of a sentence share: its tokens, lowercased, one space apart."""
-        return " ".join(self.tokens).lower()
+        return token_key(self.tokens)
+
+
+def token_key(tokens: Sequence[str]) -> str:
+    """What two copies of a sentence share: its tokens, lowercased, one space apart."""
+    return " ".join(tokens).lower()
 
 
 @dataclass
 class Pool:
-    """The candidates in document order (duplicates left out), and how many documents they came from."""
+    """The candidates in document order (duplicates and excluded sentences left out), how many
+    documents they came from, and how many sentences were left out as copies of earlier ones
+    (``duplicates``) or of excluded ones (``excluded``)."""
 
     candidates: list[Candidate]
     documents: int
     labelled: bool
     duplicates: int = 0
+    excluded: int = 0
 
     def by_document(self) -> list[list[Candidate]]:
         """The candidates grouped by document, in order: (D,) lists."""
@@ -65,9 +77,10 @@ def is_labelled(argument: str) -> bool:
 
 
 def read_pool(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence[str]]], *,
-              offline: bool = False, lines: bool = False) -> Pool:
+              offline: bool = False, lines: bool = False, exclude: Iterable[Sequence[str]] = ()) -> Pool:
     """The pool of ``inputs``: all labelled corpora or all raw text (an :class:`HgnerError` for a
-    mix or for none); raw text is cut into sentences of tokens by ``tokenize``."""
+    mix or for none); raw text is cut into sentences of tokens by ``tokenize``. A sentence with the
+    tokens of one of ``exclude`` (token sequences) is left out."""
     if not inputs:
         raise HgnerError("no input: give text files, folders, JSONL files, or a labelled CoNLL corpus")
     labelled = [is_labelled(argument) for argument in inputs]
@@ -75,7 +88,7 @@ def read_pool(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Sequence
         mixed = next(a for a, flag in zip(inputs, labelled) if flag)
         raise HgnerError(f"{mixed}: a labelled corpus among raw-text inputs; select from one kind at a time")
     documents = _labelled_documents(inputs, offline) if all(labelled) else _raw_documents(inputs, tokenize, lines)
-    return _unique(documents, all(labelled))
+    return _unique(documents, all(labelled), {token_key(tokens) for tokens in exclude})
 
 
 def _labelled_documents(inputs: Sequence[str], offline: bool) -> Iterable[list[Candidate]]:
@@ -100,11 +113,12 @@ def _raw_documents(inputs: Sequence[str], tokenize: Callable[[str], Iterable[Seq
                     yield [Candidate(tokens, None, -1, where) for tokens in sentences]
 
 
-def _unique(documents: Iterable[list[Candidate]], labelled: bool) -> Pool:
-    """The pool of ``documents``, each sentence once (its first copy), documents numbered from 0."""
+def _unique(documents: Iterable[list[Candidate]], labelled: bool, excluded: set[str]) -> Pool:
+    """The pool of ``documents``, each sentence once (its first copy) unless its key is
+    ``excluded``, documents numbered from 0."""
     seen: set[str] = set()
     kept: list[Candidate] = []
-    duplicates = number = 0
+    duplicates = left_out = number = 0
     for document in documents:
         added = False
         for candidate in document:
@@ -112,12 +126,37 @@ def _unique(documents: Iterable[list[Candidate]], labelled: bool) -> Pool:
                 duplicates += 1
                 continue
             seen.add(candidate.key)
+            if candidate.key in excluded:
+                left_out += 1
+                continue
             kept.append(Candidate(candidate.tokens, candidate.tags, number, candidate.source))
             added = True
         number += added
     if not kept:
-        raise HgnerError("the inputs hold no sentence to select")
-    return Pool(kept, number, labelled, duplicates)
+        raise HgnerError(f"every sentence of the inputs is among the {named('exclude')} files' ({left_out} left out)"
+                         if left_out else "the inputs hold no sentence to select")
+    return Pool(kept, number, labelled, duplicates, left_out)
+
+
+def read_excluded(names: Sequence[str], language: str, offline: bool = False) -> list[tuple[str, ...]]:
+    """The sentences (token sequences, each once) of the files ``names``: CoNLL files, annotation
+    tools' exports (tokenized in ``language``) or catalogue names, read as ``hgner train --train``
+    reads them, their tags ignored; one :class:`HgnerError` naming the file for one that cannot be read."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name in names:
+        export = detect(name)
+        path = export[1] if export else name.removeprefix("conll:")
+        if resolve(name) is None and not (os.path.exists(path) if export else os.path.isfile(path)):
+            raise HgnerError(f"{named('exclude')} {name}: {not_a_file(path)}; expected a CoNLL file or an annotation "
+                             "tool's export of sentences already labelled")
+        try:
+            corpus, _ = read_tagged(name, "IOB2", "corpus", announce=False, language=language, offline=offline)
+        except HgnerError as error:  # (named once: a format error starts with the file's name)
+            where = "" if str(error).startswith(path) else f" {name}"
+            raise HgnerError(f"{named('exclude')}{where}: {error}") from None
+        for sentence in corpus.sentences:
+            found.setdefault(token_key(sentence.tokens), tuple(sentence.tokens))
+    return list(found.values())
 
 
 def iob2(tags: Sequence[str]) -> list[str]:
