@@ -8,6 +8,7 @@ on a development machine ``HGNER_MIRROR=../shared/corpora``)::
     python tools/build_models.py es-conll02 nl-conll02  # some of them
     python tools/build_models.py --dev-only             # score the dev set only (interim builds)
     python tools/build_models.py --calibrate-only       # refit the calibration factor, no retraining
+    python tools/build_models.py --confidence-only      # refit the entity confidence map, no retraining
     python tools/build_models.py --conditions-only      # measure the raw-text and case conditions again
     python tools/build_models.py --types-only           # save the word-type caches again, no retraining
 
@@ -18,7 +19,8 @@ spacy-lookups-data).
 Each model is built by :func:`hgner.training.build_model`, as ``hgner train`` builds one (the
 command line is recorded in its ``meta.json``, ``build_command``): the CRF, then its skip
 potential with the weight tuned on the dev set by ``exact``, then its calibration factor fitted
-on the dev set (:mod:`hgner.calibration`). Training is deterministic (L-BFGS, no sampling), so
+on the dev set (:mod:`hgner.calibration`), and the map of its entity confidences
+(:mod:`hgner.training.confidence`). Training is deterministic (L-BFGS, no sampling), so
 the same corpora give the same models. Every setting below was chosen on the dev sets only
 (eng.testa with Wikigold, esp.testa, ned.testa; see ``docs/development/research-log.md``,
 ``experiments/tune_features.py``, ``experiments/tune_english.py``, ``experiments/tune_conll02.py``);
@@ -66,6 +68,7 @@ from hgner.training import (  # noqa: E402
     WordTables,
     build_model,
     calibration,  # noqa: E402
+    confidence,  # noqa: E402
 )
 from hgner.training.crf import write_type_cache  # noqa: E402
 
@@ -465,6 +468,20 @@ def calibrate(name: str) -> None:
     print(json.dumps({"model": name, "calibration": fitted}), flush=True)
 
 
+def fit_confidence(name: str) -> None:
+    """Fit the entity confidence map of the built model ``name`` on its dev corpus, as its
+    ``meta.json`` records it (``dev``: corpus and documents), and record it there
+    (:func:`hgner.training.confidence.fit`; the model's other files are unchanged: no retraining).
+    Reseal the model afterwards: ``python -m hgner.reseal models/NAME``."""
+    model = CrfModel.load(ROOT / "models" / name)
+    dev = read_tagged(model.metadata["dev"]["corpus"], documents=model.metadata["dev"]["documents"])[0]
+    fitted = confidence.fit(model, dev)
+    if fitted is not None:
+        model.metadata["entity_confidence"] = fitted
+        write_metadata(model.directory, model.metadata, changed=())
+    print(json.dumps({"model": name, "entity_confidence": fitted}), flush=True)
+
+
 def measure_conditions(name: str, tests: dict[str, Corpus]) -> None:
     """Measure again the case and raw-text conditions of the built model ``name`` (after a change
     to the tokenizer's or the sentence rules) and record them in its ``meta.json`` (the model's
@@ -494,6 +511,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--dev-only", action="store_true", help="score the dev set only (interim builds while tuning)")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the built models' calibration factors on their dev sets, without retraining")
+    parser.add_argument("--confidence-only", action="store_true",
+                        help="fit the built models' entity confidence maps on their dev sets, without retraining "
+                             "(reseal them after: python -m hgner.reseal models/NAME)")
     parser.add_argument("--types-only", action="store_true",
                         help="save the built models' word-type caches (types.npz), without retraining")
     parser.add_argument("--conditions-only", action="store_true",
@@ -504,9 +524,10 @@ def main(argv: list[str]) -> None:
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; expected {', '.join(MODELS)}")
     names = args.models or list(MODELS)
-    if args.calibrate_only or args.types_only:
+    only = calibrate if args.calibrate_only else fit_confidence if args.confidence_only else write_types
+    if args.calibrate_only or args.confidence_only or args.types_only:
         for name in names:
-            (calibrate if args.calibrate_only else write_types)(name)
+            only(name)
         return
     tests = {} if args.dev_only else {t: load_corpus(t) for t in sorted({t for n in names for t in MODELS[n]["tests"]})}
     for name in names:

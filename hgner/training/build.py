@@ -1,6 +1,6 @@
 """``hgner train``'s work in one call: a complete model directory from a training and a development
 corpus (the crfsuite CRF, its skip potential with the weight tuned on the development corpus, its
-calibration factor fitted there, and ``meta.json`` with the language, documents mode and
+calibration factor and entity confidence map fitted there, and ``meta.json`` with the language, documents mode and
 development figures). Progress notes go to the ``hgner`` logger, warnings to :mod:`warnings`."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..data.corpus import Corpus
 from ..evaluation import EvaluateOptions, evaluate, unknown_types_warning
 from ..features.clusters import ClusterTable
 from ..text.languages import likelier_language
-from . import calibration
+from . import calibration, confidence
 from . import skip as skip_training
 from .crf import Adapted, fit_into
 from .options import TrainOptions, WordTables
@@ -34,7 +34,8 @@ def build_model(train_corpus: Corpus, out: str | Path, options: TrainOptions | N
     ``dev`` (:func:`hgner.training.skip.build`, decoded by ``exact``; weight 0 when skip edges do
     not beat the chain, or when the weight picked on half of ``dev``'s documents does not beat it
     on the other half), and fit the calibration factor on ``dev``
-    (:func:`hgner.training.calibration.fit`). Without ``dev`` no skip potential is written (its
+    (:func:`hgner.training.calibration.fit`), then the map of entity confidences
+    (:func:`hgner.training.confidence.fit`). Without ``dev`` no skip potential is written (its
     weight needs a development corpus) and the model is not calibrated. ``function_words``
     replaces the learned list of words never joined by skip edges. The model is built beside
     ``out`` and swapped in when complete. ``adapted``: the training adapts a base model
@@ -132,4 +133,18 @@ def _add_development(model: CrfModel, train_corpus: Corpus, dev: Corpus, documen
     if calibration.at_bound(fitted["factor"]):
         warn(f"the calibration factor is at its bound {fitted['factor']}: {dev.name} is fitted "
              "(almost) perfectly or not at all; is it the training corpus?")
+    model.calibration = fitted["factor"]  # the entity confidences are mapped as the model will give them
+    _add_confidence_map(model, dev)
     write_metadata(model.directory, model.metadata, changed=SKIP_FILES)  # skip.build wrote them
+
+
+def _add_confidence_map(model: CrfModel, dev: Corpus) -> None:
+    """Fit the map of ``model``'s entity confidences on ``dev`` into its metadata, and log it."""
+    fitted = confidence.fit(model, dev)
+    if fitted is None:
+        return
+    model.metadata["entity_confidence"] = fitted
+    log.info("entity confidence: mapped on the log-odds (%s; labels do not change); on %s's %s, "
+             "ECE %.3f before, %.3f after (the map of each half of its documents on the other half)",
+             ", ".join(f"{name} {g['slope']} x + {g['intercept']}" for name, g in fitted["groups"].items()),
+             dev.name, counted(fitted["entities"], "entity"), fitted["ece"], fitted.get("ece_cross_fitted", float("nan")))
