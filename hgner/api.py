@@ -1,7 +1,7 @@
 """The Python API, re-exported by :mod:`hgner` (``hgner.load``, ``hgner.evaluate``, ...): thin
 functions that build the settings objects the command line builds (:class:`TagSettings`,
-:class:`EvaluateOptions`, :class:`SelectSettings`) and call the same code. Listing models reads their ``meta.json`` only,
-and numba and crfsuite load with the first model.
+:class:`EvaluateOptions`, :class:`SelectSettings`) and call the same code. Listing models reads
+their ``meta.json`` only, and numba and crfsuite load with the first model.
 """
 
 from __future__ import annotations

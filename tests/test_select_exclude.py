@@ -55,7 +55,8 @@ def test_excluded_sentences_never_appear_even_when_the_pool_runs_short(tag_model
            "every one is chosen" in err
     exclude = [a for done in rounds[:3] for a in ("--exclude", str(done))]
     assert main(["select", "--model", str(tag_model), "--n", "2", "--out", str(rounds[3]), *exclude, str(FIXTURE)]) == 2
-    assert "every sentence of the inputs is among the --exclude files' (29 left out)" in capsys.readouterr().err
+    assert "every sentence of the inputs is already labelled (all 29 are in the --exclude files): none is left to " \
+           "select" in capsys.readouterr().err
     assert not rounds[3].exists()
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 NEAR_COPY = 0.8  # cosine likeness at which a sentence counts as a near-copy of one taken
-CHUNK_ROWS = 256  # rows of sentences already labelled compared at once (a (C, 256) product at a time)
+CHUNK_ROWS = 64  # rows of sentences already labelled compared at once: a dense (C, 64) product at a time
 
 
 def _words(tokens: Sequence[str]) -> list[str]:

@@ -133,8 +133,9 @@ def _unique(documents: Iterable[list[Candidate]], labelled: bool, excluded: set[
             added = True
         number += added
     if not kept:
-        raise HgnerError(f"every sentence of the inputs is among the {named('exclude')} files' ({left_out} left out)"
-                         if left_out else "the inputs hold no sentence to select")
+        raise HgnerError(f"every sentence of the inputs is already labelled (all {left_out} are in the "
+                         f"{named('exclude')} files): none is left to select" if left_out
+                         else "the inputs hold no sentence to select")
     return Pool(kept, number, labelled, duplicates, left_out)
 
 
