@@ -82,7 +82,7 @@ class ConfidenceMap:
         """(N,) the mapped confidences of (N,) ``confidence``s of entities of known words or not
         (``known``, (N,) booleans)."""
         slope, intercept = (np.where(known, self.groups["known"][k], self.groups["new"][k]) for k in (0, 1))
-        return 1 / (1 + np.exp(-(slope * log_odds(np.asarray(confidence, dtype=float)) + intercept)))
+        return np.exp(-np.logaddexp(0, -(slope * log_odds(np.asarray(confidence, dtype=float)) + intercept)))
 
 
 class CrfModel:

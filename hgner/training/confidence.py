@@ -57,15 +57,15 @@ class EntitySample:
                             self.known[chosen])
 
 
-def tagged_entities(model: CrfModel, corpus: Corpus, *, raw: bool = False) -> EntitySample:
+def tagged_entities(model: CrfModel, corpus: Corpus, *, raw: bool = False, decoder: str = "viterbi") -> EntitySample:
     """``model``'s entities on ``corpus``'s own tokens and sentences, with their confidences as
-    ``hgner tag`` reports them (Viterbi on the chain; the document laid out as text by
-    :func:`~hgner.text.rawtext.rebuild`, so the tokenizer plays no part); ``raw``: without the
-    model's confidence map."""
+    ``hgner tag`` reports them (``decoder`` on the chain; the document laid out as text by
+    :func:`~hgner.text.rawtext.rebuild`, so the tokenizer plays no part; NaN from a decoder without
+    confidences); ``raw``: without the model's confidence map."""
     if raw:
         model = copy.copy(model)
         model.confidence_map = None
-    tagger = Tagger(TagSettings(str(model.directory), "viterbi"), model=model)
+    tagger = Tagger(TagSettings(str(model.directory), decoder), model=model)
     types, confidences, right, documents, known = [], [], [], [], []
     for number, document in enumerate(corpus.documents):
         text = rebuild([s.tokens for s in document.sentences], [s.tags or [] for s in document.sentences])
