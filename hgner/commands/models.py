@@ -82,6 +82,22 @@ def _calibration(record: dict | None) -> str:
     return f"every potential times {record['factor']}{fitted}"
 
 
+def _adaptation(record: dict | None) -> str:
+    """``meta.json``'s adaptation record (``hgner train --base``)."""
+    if not isinstance(record, dict):
+        return "-"
+    return f"{record.get('base', '?')} by {record.get('method', '?')}"
+
+
+def _cross_validation(record: dict | None) -> str:
+    """``meta.json``'s cross-validation record (``hgner train --folds``)."""
+    if not isinstance(record, dict):
+        return "-"
+    low, high = record.get("interval", ("?", "?"))
+    return (f"F1 {record.get('f1')} [{low}, {high}] over {record.get('folds')} folds of "
+            f"{record.get('units')} {record.get('by', 'document')}s (Viterbi)")
+
+
 def _skip_potential(meta: dict) -> str:
     """Whether the model has a skip potential (as :func:`hgner.crf.skip.load` decides) and its weight
     (as ``meta.json``'s dev record gives it)."""
@@ -124,6 +140,8 @@ def format_model_info(info: ModelInfo) -> str:
         ("sentence starts", _sentence_starts(meta)),
         ("skip potential", _skip_potential(meta)),
         ("calibration", _calibration(meta.get("calibration"))),
+        ("adapted from", _adaptation(meta.get("adaptation"))),
+        ("cross-validated", _cross_validation(meta.get("cross_validation"))),
         ("hgner version", meta.get("hgner_version", "-")),
     ]
     width = max(len(key) for key, _ in lines)
