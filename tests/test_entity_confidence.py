@@ -17,7 +17,8 @@ from hgner.tagging.settings import TagSettings
 from hgner.tagging.tagger import Tagger
 from hgner.training import TrainOptions, build_model, confidence
 
-TEXT = "John Smith visited London on Monday .\nShares in Siemens rose 3 percent .\nHe met Kowalczyk at Fiat ."
+TEXT = ("John Smith visited London on Monday .\nShares in Siemens rose 3 percent .\n"
+        "John Kowalczyk visited Paris on Monday .")
 
 
 def record(known: tuple[float, float], new: tuple[float, float]) -> dict:
@@ -72,8 +73,19 @@ def test_the_map_changes_confidences_only(tiny_model, tmp_path):
         logit = np.log(old.confidence / (1 - old.confidence))
         assert new.confidence == pytest.approx(1 / (1 + np.exp(-(slope * logit + intercept))))
         assert new.confidence < old.confidence  # this map lowers every confidence
-    word = next(attribute[2:] for attribute in mapped.attribute_index if attribute.startswith("w="))
-    assert mapped.knows([word]) and not mapped.knows([word, "Kowalczyk"])
+    assert mapped.knows(["John", "Smith"]) and mapped.knows(["London"]) and not mapped.knows(["London", "Kowalczyk"])
+    assert {mapped.knows(e.text.split()) for e in after} == {True, False}  # both maps used
+
+
+def test_a_model_without_its_training_words_has_no_map(tiny_model, tmp_path):
+    mapped = with_map(tiny_model, tmp_path / "mapped", record((0.5, -1.0), (0.3, -2.0)))
+    metadata = json.loads((mapped.directory / "meta.json").read_text(encoding="utf-8"))
+    (mapped.directory / "types.npz").unlink()
+    del metadata["files"]["types.npz"]
+    write_metadata(mapped.directory, metadata, changed=())
+    unmapped = CrfModel.load(mapped.directory)
+    assert unmapped.training_words is None and unmapped.confidence_map is None
+    assert [e.confidence for e in tag(unmapped)] == [e.confidence for e in tag(tiny_model)]
 
 
 def test_another_calibration_factor_leaves_confidences_unmapped(tiny_model, tmp_path):

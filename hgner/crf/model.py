@@ -43,7 +43,7 @@ from .modelfiles import (
 )
 
 MAX_CALIBRATION = 100  # the largest calibration factor (meta.schema.json's calibration.factor too)
-CONFIDENCE_GROUPS = ("known", "new")  # an entity of words the model knows (CrfModel.knows), or a new name
+CONFIDENCE_GROUPS = ("known", "new")  # an entity of words of the training corpus (CrfModel.knows), or a new name
 CONFIDENCE_CLIP = 1e-6  # confidences are clipped to [CLIP, 1 - CLIP] before their log-odds are taken
 
 Features = list[list[list[str]]]  # sentences -> tokens -> attribute strings
@@ -99,7 +99,8 @@ class CrfModel:
             with it, while marginals, confidences and samplers do.
         confidence_map: the map of entity confidences fitted on the development corpus
             (:class:`ConfidenceMap`; ``meta.json``'s ``entity_confidence``), or None: a model without
-            one, or one loaded with another ``calibration`` than the one the map was fitted at.
+            one or without its training corpus's words (``types.npz``, which the map's groups need),
+            or one loaded with another ``calibration`` than the one the map was fitted at.
     """
 
     def __init__(self, directory: Path, metadata: dict[str, Any], calibration: float | None = None) -> None:
@@ -131,8 +132,11 @@ class CrfModel:
                              f"{sorted(metadata['labels'])}")
         self.labels: tuple[str, ...] = tuple(labels)
         self.attribute_index: dict[str, int] = dict(zip(attributes, range(len(attributes))))
+        self._types = self._type_cache(len(attributes))
         self.attribute_scores = AttributeScores(self.attribute_index, self.state_weights, self.feature_config,
-                                                self.resources, self._type_cache(len(attributes)))
+                                                self.resources, self._types)
+        if self._types is None:  # the map's groups need the training corpus's words
+            self.confidence_map = None
 
     @cached_property
     def sentence_starts(self) -> SentenceStarts | None:
@@ -182,11 +186,20 @@ class CrfModel:
         return [self.directory / META_FILE, self.directory / SEAL_FILE,
                 *(self.directory / name for name in self.metadata["files"])]
 
+    @cached_property
+    def training_words(self) -> frozenset[str] | None:
+        """The word types of the training corpus (``types.npz``, :mod:`hgner.features.typecache`;
+        read when first asked for in a model built before it), or None for a model without them."""
+        types = self._types
+        if types is None and TYPES_FILE in self.metadata.get("files", {}):
+            types = self._type_cache(len(self.attribute_index))
+        return None if types is None else frozenset(types.words)
+
     def knows(self, tokens: Sequence[str]) -> bool:
-        """Whether training kept a weight for every one of ``tokens`` (its ``w=`` or ``l=`` attribute:
-        the word or its lowercase form): an entity of known words, not a new name."""
-        return all(f"w={token}" in self.attribute_index or f"l={token.lower()}" in self.attribute_index
-                   for token in tokens)
+        """Whether every one of ``tokens`` is a word of the training corpus (:attr:`training_words`):
+        an entity of known words, not a new name. False for a model without its training words."""
+        words = self.training_words
+        return words is not None and all(token in words for token in tokens)
 
     def entity_confidence(self, confidence: float, tokens: Sequence[str]) -> float:
         """The confidence reported for an entity of ``tokens`` whose tokens' least marginal of its

@@ -11,9 +11,11 @@ development corpus, each right when the gold has the same span and type, and the
 
 of maximum likelihood (``a > 0``: increasing), recorded in ``meta.json``'s ``entity_confidence``
 (:class:`hgner.crf.model.ConfidenceMap` applies it). Two maps, chosen on the dev sets
-(experiments/entity_calibration.md): one for entities of words the model knows
-(:meth:`~hgner.crf.model.CrfModel.knows`), one for new names, which are right less often at the
-same confidence; a group of fewer than :data:`MIN_GROUP` entities gets the map of all of them.
+(experiments/entity_calibration.md): one for entities whose every token is a word of the training
+corpus (:meth:`~hgner.crf.model.CrfModel.knows`), one for new names, which are right less often at
+the same confidence (en-conll03 on eng.testa: 23% of its entities, mean confidence 0.877 against
+82.7% right); a group of fewer than :data:`MIN_GROUP` entities gets the map of all of them. A test
+set with more new names than the development corpus then gets lower confidences where it should.
 Labels, decoding and the marginals of tokens do not change; only the entity confidences reported
 (and so a minimum confidence) do.
 """
