@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import docs_adapt as adapt  # noqa: E402
+import docs_confidence as confidence  # noqa: E402
 import docs_models as models  # noqa: E402
 import docs_reference as reference  # noqa: E402
 import docs_results as results  # noqa: E402
@@ -31,11 +32,12 @@ PAGES: dict[str, Callable[[], str]] = {
     "results/table3.md": results.table3_page,
     "results/skip-chain.md": results.skip_page,
     "results/herded-family.md": results.variants_page,
-    "results/models.md": models.models_page,
+    "results/models.md": lambda: models.models_page() + "\n" + confidence.confidence_section(),
     "results/tuning.md": results.tuning_page,
     "results/speed.md": results.speed_page,
     "results/reliability.md": results.reliability_page,
     "results/adapting.md": adapt.adapt_page,
 }
 # images drawn from the results when the site is built
-IMAGES: dict[str, Callable[[], bytes]] = {"results/adapt-curve.png": adapt.adapt_curve_png}
+IMAGES: dict[str, Callable[[], bytes]] = {"results/adapt-curve.png": adapt.adapt_curve_png,
+                                          "results/confidence-curve.png": confidence.confidence_curve_png}
