@@ -163,8 +163,10 @@ class CrfModel:
         types = load_type_cache(path, type_cache_key(self.metadata), marks(config), len(self.labels), attributes,
                                 given_width(config))
         if types is None:
+            effect = ("slower at first, and its entity confidences are not mapped (the map needs the training words)"
+                      if "entity_confidence" in self.metadata else "slower at first, not different")
             warn(f"{path}: made for other features, weights or word tables than the model's "
-                 "(a meta.json edited by hand?): not used; tagging is then slower at first, not different")
+                 f"(a meta.json edited by hand?): not used; tagging is then {effect}")
         return types
 
     @classmethod

@@ -13,7 +13,8 @@ potential (state scores, transitions and the skip potential) leaves every MAP la
 (Viterbi, ``exact``) as it was; it changes marginals, so ``hgner tag``'s confidences, and what
 samplers visit: on the flatter model herded Gibbs makes the type swaps it missed on the sharp one.
 ``hgner train --dev`` fits the factor and records it in ``meta.json``; :class:`hgner.crf.model.CrfModel`
-applies it.
+applies it. The entity confidences stay over-confident on new names after it; a map of them is fitted
+next, at this factor (:mod:`hgner.training.confidence`).
 """
 
 from __future__ import annotations
