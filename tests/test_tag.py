@@ -220,6 +220,30 @@ def test_chunked_decoding_equals_whole(tag_model, monkeypatch):
     assert all(text[e.start:e.end] == e.text for e in whole)
 
 
+def test_spacy_vocabulary_stays_bounded_over_one_long_line(tag_model, monkeypatch):
+    """One line of ever new words (issue 62: spaCy keeps every word it sees) is tokenized block by
+    block; past ``max_words`` words the tokenizer starts a new vocabulary, with the same entities."""
+    words = [f"w{i}" if i % 40 else "Angela Merkel works in Tokyo ." for i in range(3_000)]
+    text = " ".join(words) + "\n"
+    monkeypatch.setattr(tag, "BLOCK_CHARS", 500)
+    unbounded = Tagger(TagSettings(tag_model), max_words=None)
+    expected = [e for groups in unbounded.tag_texts([text]) for g in groups for e in g.entities]
+    assert unbounded.tokenizer.words > 3_000
+    bounded = Tagger(TagSettings(tag_model), max_words=1_000)
+    sizes = []
+    bound = bounded.tokenizer.bound_vocabulary
+
+    def recorded() -> None:
+        sizes.append(bounded.tokenizer.words)
+        bound()
+
+    monkeypatch.setattr(bounded.tokenizer, "bound_vocabulary", recorded)
+    assert [e for groups in bounded.tag_texts([text]) for g in groups for e in g.entities] == expected
+    assert len(expected) > 50
+    assert len(sizes) > 20 and max(sizes) < 1_000 + 500  # (a block of 500 characters adds fewer than 500 words)
+    assert sum(after < before for before, after in zip(sizes, sizes[1:])) >= 2  # started afresh, more than once
+
+
 def test_confidence_null_without_marginals(tag_model):
     (group,) = Tagger(TagSettings(tag_model, decoder="crfsuite")).tag_text(SENTENCE)
     assert group.entities and all(e.confidence is None for e in group.entities)

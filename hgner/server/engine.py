@@ -34,8 +34,8 @@ from ..tagging.tagger import Tagger, add_to_language_sample, entities
 from .limits import Deadline
 
 TAGGER_CACHE = 64  # taggers kept per worker (one per model, decoder, graph and settings asked)
-TOKENIZER_WORDS = 20_000  # words a tagger's spaCy vocabulary holds (it keeps every word it has seen) before the
-# tagger is built again, with a new one: a worker fed new words keeps its memory bounded (same answers)
+TOKENIZER_WORDS = 20_000  # words a tagger's spaCy vocabulary holds (it keeps every word it has seen) before its
+# tokenizer starts a new one (TextTokenizer.bound_vocabulary): a worker fed new words keeps its memory bounded (same answers)
 WARM_UP_TEXT = "Warm up in London . London is warm ."  # a repeated name: skip edges too
 CERTIFY_TOLERANCE = 1e-9  # relative: a score this close to the certified optimum reaches it (as exact's)
 COMPARE_DECODERS = ("viterbi", "exact", "gibbs", "herded")  # the page's first choice
@@ -176,8 +176,8 @@ class Engine:
         settings = self._settings(options)
         key = (options.model, settings)
         tagger = self._taggers.get(key)
-        if tagger is None or _tokenizer_words(tagger) > TOKENIZER_WORDS:
-            tagger = self._taggers[key] = Tagger(settings, model)
+        if tagger is None:
+            tagger = self._taggers[key] = Tagger(settings, model, max_words=TOKENIZER_WORDS)
             if len(self._taggers) > TAGGER_CACHE:
                 self._taggers.popitem(last=False)
         self._taggers.move_to_end(key)
@@ -304,12 +304,6 @@ def decoder_infos() -> list[dict[str, Any]]:
     ``/v1/decoders`` would otherwise spend on the event loop at each request; the registry does not
     change while serving)."""
     return [describe_decoder(name) for name in available_decoders()]
-
-
-def _tokenizer_words(tagger: Any) -> int:
-    """The words in the spaCy vocabulary of ``tagger``'s tokenizer (0 before it is built)."""
-    nlp = vars(tagger.tokenizer).get("nlp")  # (a cached property: read without building it)
-    return 0 if nlp is None else len(nlp.vocab)
 
 
 def _has_skip(metadata: Mapping[str, Any]) -> bool:

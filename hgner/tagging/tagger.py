@@ -27,6 +27,7 @@ Importing this module is cheap: numpy, numba, scipy and crfsuite load with the f
 from __future__ import annotations
 
 import logging
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -42,7 +43,7 @@ from ..crf.modelfiles import model_advice, model_language, shipped_languages
 from ..crf.pipeline import DocumentResult, Pipeline
 from ..decoders import decoder_class
 from ..text.languages import language_defaults, likelier_language
-from ..text.tokenizer import VERSION, TextTokenizer, TokenizedSentence, describe, recorded_version
+from ..text.tokenizer import VERSION, VOCABULARY_WORDS, TextTokenizer, TokenizedSentence, describe, recorded_version
 from . import splitting
 from .defaults import CHAIN_GROUP_TOKENS, DEFAULT_SPLIT, SKIP_MAX_TOKENS
 from .settings import TagSettings
@@ -51,6 +52,7 @@ log = logging.getLogger("hgner")
 LANGUAGE_SAMPLE_WORDS = 2_000  # hgner tag checks the language of the first words it tags (Tagger.check_language)
 LANGUAGE_SAMPLE_CHARS = 20 * LANGUAGE_SAMPLE_WORDS  # read from the start of each document until then
 BLOCK_CHARS = 100_000  # text tokenized at once (spaCy refuses texts over 1,000,000 characters)
+_SURROGATE = re.compile("[\ud800-\udfff]")  # the code points UTF-8 cannot encode
 
 
 @dataclass(frozen=True)
@@ -103,31 +105,33 @@ def entities(text: str, sentences: list[TokenizedSentence], result: DocumentResu
     return found
 
 
-def text_blocks(text: str, size: int = BLOCK_CHARS) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` pieces of ``text`` of at most ``size`` characters, cut after a blank line,
-    else after a line break, else after a space, else anywhere."""
-    start = 0
-    while start < len(text):
-        end = min(start + size, len(text))
-        if end < len(text):
-            window = text[start:end]
+def text_blocks(text: str, size: int = BLOCK_CHARS, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` pieces of ``text[start:end]`` (offsets into ``text``, which is not copied) of
+    at most ``size`` characters, cut after a blank line, else after a line break, else after a
+    space, else anywhere."""
+    stop = len(text) if end is None else end
+    while start < stop:
+        cut_at = min(start + size, stop)
+        if cut_at < stop:
             for separator in ("\n\n", "\n", " "):
-                cut = window.rfind(separator)
-                if cut > 0:
-                    end = start + cut + len(separator)
+                cut = text.rfind(separator, start, cut_at)
+                if cut > start:
+                    cut_at = cut + len(separator)
                     break
-        yield start, end
-        start = end
+        yield start, cut_at
+        start = cut_at
 
 
 class Tagger:
     """A model and a decoder on a graph kind (:class:`TagSettings`), applied to raw text or to
     tokenized sentences. The model is loaded here (``model``: one already loaded instead), and the
     decoder built once; the text is tokenized for the model's ``"language"`` (``meta.json``;
-    English when it has none). Warnings (tokenizer mismatch, a
+    English when it has none), its spaCy vocabulary bounded by ``max_words``
+    (:meth:`~hgner.text.tokenizer.TextTokenizer.bound_vocabulary`). Warnings (tokenizer mismatch, a
     decoder without confidences) are :class:`~hgner.core.errors.HgnerWarning`."""
 
-    def __init__(self, settings: TagSettings | None = None, model: CrfModel | None = None) -> None:
+    def __init__(self, settings: TagSettings | None = None, model: CrfModel | None = None,
+                 max_words: int | None = VOCABULARY_WORDS) -> None:
         settings = TagSettings() if settings is None else settings
         check_argument(isinstance(settings, TagSettings), "settings", "a TagSettings", settings)
         crf = model if model is not None else CrfModel.load(settings.model)
@@ -146,7 +150,7 @@ class Tagger:
             version = VERSION
             warn(f"model {crf.name!r} was trained on text tokenized by {trained_with!r}, "
                  f"but tagging tokenizes with {describe()!r}; expect lower accuracy")
-        self.tokenizer = TextTokenizer(model_language(crf.metadata), version, crf.sentence_starts)
+        self.tokenizer = TextTokenizer(model_language(crf.metadata), version, crf.sentence_starts, max_words)
         try:
             language_defaults(self.tokenizer.language)  # before any text is read
         except ModelError as error:
@@ -162,9 +166,8 @@ class Tagger:
 
     def sentences(self, text: str, start: int = 0, end: int | None = None) -> Iterator[TokenizedSentence]:
         """Sentences of ``text[start:end]`` with offsets into ``text``, tokenized block by block."""
-        piece = text if start == 0 and end is None else text[start:end]
-        for first, last in text_blocks(piece):
-            yield from _shifted(self.tokenizer(piece[first:last]), start + first)
+        for first, last in text_blocks(text, BLOCK_CHARS, start, end):
+            yield from _shifted(self.tokenizer(text[first:last]), first)
 
     def tag_sentences(self, text: str, sentences: Iterable[TokenizedSentence]) -> Iterator[TaggedGroup]:
         """Decode ``sentences`` (offsets into ``text``) in groups of whole sentences, yielding each group."""
@@ -379,11 +382,10 @@ def check_text(text: str, name: str) -> None:
     """An :class:`HgnerError` naming the argument ``name`` unless ``text`` is a str that UTF-8 can
     encode (a lone surrogate, which no file or terminal gives, would fail inside spaCy)."""
     check_argument(isinstance(text, str), name, "a str", text)
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise HgnerError(f"{name}: not valid Unicode ({error.reason} at character {error.start})") from None
+    if not text.isascii():  # (searched, not encoded: a copy of a long text would double its memory)
+        surrogate = _SURROGATE.search(text)
+        if surrogate is not None:
+            raise HgnerError(f"{name}: not valid Unicode (surrogates not allowed at character {surrogate.start()})")
 
 
 

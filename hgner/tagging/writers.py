@@ -130,7 +130,7 @@ class InlineWriter(Writer):
         self.out.flush()
 
     def finish(self) -> None:
-        if self.text.strip():
+        if self.text and not self.text.isspace():  # (not strip(), which copies a long text)
             rest = self.text[self.cursor:]
             self.out.write(rest if rest.endswith("\n") else rest + "\n")
         super().finish()

@@ -39,6 +39,9 @@ NAME = "hgner.conll"
 VERSION = 3  # the newest rules; a model's tokenizer record may name any version from 1
 DEFAULT_LANGUAGE = "en"
 CACHED_CHUNKS = 100_000  # whitespace-separated chunks whose tokens a ChunkCachingTokenizer has spaCy cache
+# words a TextTokenizer's spaCy vocabulary holds before it starts a new one: spaCy keeps every word it has seen
+# (about 500 bytes each), so a long stream of new words (one 200 MB line of them) would grow without bound
+VOCABULARY_WORDS = 100_000
 # the most characters without whitespace that spaCy's tokenizer is given at once: its time grows with the
 # square of a run's length when the run is made of prefix or suffix characters (``((((...``, emoji)
 LONGEST_RUN = 100
@@ -211,15 +214,17 @@ SPACY_TOKENIZERS = {f"{NAME}.v1": create_tokenizer_v1, f"{NAME}.v2": create_toke
 
 
 class TextTokenizer:
-    """Splits text into sentences of non-whitespace tokens, keeping character offsets."""
+    """Splits text into sentences of non-whitespace tokens, keeping character offsets; spaCy's
+    vocabulary is bounded by ``max_words`` (:meth:`bound_vocabulary`)."""
 
     name = NAME
 
     def __init__(self, language: str = DEFAULT_LANGUAGE, version: int = VERSION,
-                 starts: SentenceStarts | None = None) -> None:
+                 starts: SentenceStarts | None = None, max_words: int | None = VOCABULARY_WORDS) -> None:
         self.language = language
         self.version = version
         self.starts = starts  # a model's learned sentence starts (hgner.text.sentence_starts), or the rules alone
+        self.max_words = max_words  # the vocabulary's bound (bound_vocabulary); None: none
 
     @cached_property
     def nlp(self) -> Language:
@@ -239,7 +244,21 @@ class TextTokenizer:
         nlp.vocab.lex_attr_getters = kept  # type: ignore[attr-defined]
         return nlp
 
+    @property
+    def words(self) -> int:
+        """The words in the spaCy vocabulary (0 before it is built)."""
+        nlp = vars(self).get("nlp")  # (a cached property: read without building it)
+        return 0 if nlp is None else len(nlp.vocab)
+
+    def bound_vocabulary(self) -> None:
+        """Drop the spaCy pipeline once its vocabulary holds more than ``max_words`` words: the
+        next text is tokenized by a new one (the same tokens: the vocabulary and the caches only
+        remember what was seen), so memory stays bounded however many new words a stream holds."""
+        if self.max_words is not None and self.words > self.max_words:
+            del self.nlp
+
     def __call__(self, text: str) -> list[TokenizedSentence]:
+        self.bound_vocabulary()
         return self.split(self.nlp.make_doc(text), text)
 
     def split(self, doc: Doc, text: str | None = None, language: str | None = None) -> list[TokenizedSentence]:
@@ -299,6 +318,7 @@ class SpacyDefaultTokenizer(TextTokenizer):
         return nlp
 
     def __call__(self, text: str) -> list[TokenizedSentence]:
+        self.bound_vocabulary()
         return self.from_doc(self.nlp(text))
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[list[TokenizedSentence]]:

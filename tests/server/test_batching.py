@@ -93,12 +93,14 @@ def test_a_slow_request_stops_at_its_deadline_and_keeps_its_504(engine):
     assert batches.answer(later)[2] == "gibbs"
 
 
-def test_a_tagger_whose_spacy_vocabulary_grows_is_built_again(engine, monkeypatch):
+def test_a_tagger_whose_spacy_vocabulary_grows_gets_a_new_one(engine, monkeypatch):
     from hgner.server import engine as engine_module
 
     options = TagOptions(MODEL, min_confidence=0.1)
     first = engine.tag(TEXTS[1], options, Deadline.after(60))
-    tagger = engine._tagger(options)
-    monkeypatch.setattr(engine_module, "TOKENIZER_WORDS", 1)  # (bounded memory: a new vocabulary)
+    tokenizer = engine._tagger(options).tokenizer
+    assert tokenizer.max_words == engine_module.TOKENIZER_WORDS
+    vocabulary = tokenizer.nlp.vocab
+    monkeypatch.setattr(tokenizer, "max_words", 1)  # (bounded memory: a new vocabulary)
     assert engine.tag(TEXTS[1], options, Deadline.after(60)) == first
-    assert engine._tagger(options) is not tagger
+    assert tokenizer.nlp.vocab is not vocabulary and engine._tagger(options).tokenizer is tokenizer
