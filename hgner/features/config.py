@@ -35,6 +35,7 @@ class FeatureConfig:
     caseless_features: bool = False
     capitalised_share: int = 0
     neighbour_shares: bool = False
+    vector_clusters: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -57,13 +58,14 @@ WORD_CLUSTERS_FILE = "word_clusters.npz"
 OUTSIDE_TRUECASE_FILE = "outside_truecase.npz"
 CAPITALISED_SHARE_FILE = "capitalised_share.json"
 WORD_FREQUENCY_FILE = "word_frequency.npz"
+VECTOR_CLUSTERS_FILE = "vector_clusters.npz"
 CLUSTER_PREFIXES = (4, 6, 10, 20)  # the path prefixes a word's cluster gives it (Ratinov and Roth 2009)
 
 
 @dataclass
 class FeatureResources:
-    """Tables the features need, saved in the model directory: JSON, and as arrays the word
-    clusters (:class:`~hgner.features.clusters.ClusterTable`) and the outside truecasing table
+    """Tables the features need, saved in the model directory: JSON, and as arrays the word and
+    vector clusters (:class:`~hgner.features.clusters.ClusterTable`) and the outside truecasing table
     (:class:`~hgner.features.spellings.SpellingTable`), each given as any mapping, and the word
     frequency buckets (:class:`~hgner.features.frequencies.FrequencyTable`).
 
@@ -71,7 +73,8 @@ class FeatureResources:
     ``gazetteer`` maps a list name (e.g. ``LOC``, ``FIRST``, ``LAST``) to its entries, each a
     lowercase string of space-separated tokens (at most ``GAZETTEER_MAX_TOKENS`` tokens).
     ``word_clusters`` maps a Brown cluster's path (a string of 0s and 1s) to its words, each word
-    in one cluster (:meth:`repeated_cluster_word` says when one is not). ``outside_truecase`` maps
+    in one cluster (:meth:`repeated_cluster_word` says when one is not); ``vector_clusters`` is a
+    second such table, of clusters of word vectors (GloVe). ``outside_truecase`` maps
     a lowercase form to its most frequent surface form in text far larger than the training
     corpus (consulted after ``truecase``).
     ``capitalised_share`` maps ``"C U"`` to the lowercase forms of which C percent of the
@@ -86,10 +89,12 @@ class FeatureResources:
     outside_truecase: Mapping[str, str] = field(default_factory=dict)
     capitalised_share: dict[str, list[str]] = field(default_factory=dict)
     word_frequency: FrequencyTable | None = None
+    vector_clusters: Mapping[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.outside_truecase = SpellingTable.from_mapping(self.outside_truecase)
         self.word_clusters = ClusterTable.from_mapping(self.word_clusters)
+        self.vector_clusters = ClusterTable.from_mapping(self.vector_clusters)
         self.list_names = sorted(self.gazetteer)
         self._entries: dict[str, tuple[int, ...]] = {}  # entry -> the lists it is on (indices in list_names)
         for list_index, list_name in enumerate(self.list_names):
@@ -109,35 +114,37 @@ class FeatureResources:
         table = getattr(self, setting)
         return bool(table.words) if isinstance(table, ClusterTable) else any(table.values())
 
-    @property
-    def _clusters(self) -> ClusterTable:
-        """``word_clusters`` as :meth:`__post_init__` made it."""
-        return cast(ClusterTable, self.word_clusters)
+    def _clusters(self, setting: str) -> ClusterTable:
+        """The cluster table ``setting`` (a key of :data:`CLUSTER_TABLES`) as :meth:`__post_init__` made it."""
+        return cast(ClusterTable, getattr(self, setting))
 
-    def repeated_cluster_word(self) -> str | None:
-        """What is wrong when a word is in ``word_clusters`` twice, or None."""
-        return self._clusters.repeated
+    def repeated_cluster_word(self, setting: str = "word_clusters") -> str | None:
+        """What is wrong when a word is in the cluster table ``setting`` twice, or None."""
+        return self._clusters(setting).repeated
 
     def repeated_share_word(self) -> str | None:
         """What is wrong when a word is in ``capitalised_share`` twice, or None."""
         return _repeated_word(self.capitalised_share, self._shares_of, "shares")
 
-    def cluster_attributes(self, word: str, lowercase: bool = False) -> tuple[str, ...]:
-        """``cK=`` for each prefix length K of ``word``'s cluster path (looked up as written, then
-        in lower case); () when it has no cluster. With ``lowercase``, also ``lcK=`` of its
-        lowercase form's path when the word differs from that form and both have a cluster."""
-        lower, path_of = word.lower(), self._clusters.path_of
+    def cluster_attributes(self, word: str, lowercase: bool = False, setting: str = "word_clusters") -> tuple[str, ...]:
+        """``cK=`` for each prefix length K of ``word``'s path in the cluster table ``setting``
+        (``vK=`` for ``vector_clusters``: :data:`CLUSTER_TABLES`), looked up as written, then in lower
+        case; () when it has no cluster. With ``lowercase``, also ``lcK=`` of its lowercase form's
+        path when the word differs from that form and both have a cluster."""
+        lower, path_of, name = word.lower(), self._clusters(setting).path_of, CLUSTER_TABLES[setting]
         own = path_of(word)
         path = own or path_of(lower)
-        attributes = () if path is None else _path_prefixes(path, "c")
+        attributes = () if path is None else _path_prefixes(path, name)
         lower_path = path_of(lower) if lowercase and own is not None and lower != word else None
-        return attributes if lower_path is None else attributes + _path_prefixes(lower_path, "lc")
+        return attributes if lower_path is None else attributes + _path_prefixes(lower_path, f"l{name}")
 
-    def neighbour_cluster_attributes(self, word: str, offset: int) -> tuple[str, ...]:
-        """``{offset}:cK=`` for each prefix length K of ``word``'s cluster path (as written, then in
-        lower case), what the word tells the token ``offset`` positions away; () without a cluster."""
-        path = self._clusters.path_of(word) or self._clusters.path_of(word.lower())
-        return () if path is None else _path_prefixes(path, f"{offset}:c")
+    def neighbour_cluster_attributes(self, word: str, offset: int, setting: str = "word_clusters") -> tuple[str, ...]:
+        """``{offset}:cK=`` (``{offset}:vK=``) for each prefix length K of ``word``'s path in the
+        cluster table ``setting`` (as written, then in lower case), what the word tells the token
+        ``offset`` positions away; () without a cluster."""
+        table = self._clusters(setting)
+        path = table.path_of(word) or table.path_of(word.lower())
+        return () if path is None else _path_prefixes(path, f"{offset}:{CLUSTER_TABLES[setting]}")
 
     def share_attributes(self, word: str, buckets: int) -> tuple[str, ...]:
         """``cs=K`` and ``cu=K``: the shares of ``word``'s lowercase form's occurrences that are
@@ -192,9 +199,9 @@ class FeatureResources:
             path = Path(directory) / file_name
             if (file_name in names) if names is not None else path.is_file():
                 load = _ARRAY_TABLES.get(file_name)
-                tables[key] = load(path) if load is not None else read_string_table(path, key)
+                tables[key] = load(path) if load is not None else read_string_table(path, table_schema(key))
         resources = cls(**tables)
-        for file_name, repeated in ((WORD_CLUSTERS_FILE, resources.repeated_cluster_word()),
+        for file_name, repeated in (*((TABLE_FILES[s], resources.repeated_cluster_word(s)) for s in CLUSTER_TABLES),
                                     (CAPITALISED_SHARE_FILE, resources.repeated_share_word())):
             if repeated is not None:
                 from ..core.errors import ModelError
@@ -203,17 +210,27 @@ class FeatureResources:
         return resources
 
 
-# FeatureResources' tables: field -> file (and schema hgner/schemas/FIELD.schema.json)
+# FeatureResources' tables: field -> file (and schema: :func:`table_schema`)
 TABLE_FILES = {"truecase": TRUECASE_FILE, "gazetteer": GAZETTEER_FILE, "word_clusters": WORD_CLUSTERS_FILE,
                "outside_truecase": OUTSIDE_TRUECASE_FILE, "capitalised_share": CAPITALISED_SHARE_FILE,
-               "word_frequency": WORD_FREQUENCY_FILE}
+               "word_frequency": WORD_FREQUENCY_FILE, "vector_clusters": VECTOR_CLUSTERS_FILE}
 # the tables stored as arrays: file -> its reader (the others are JSON)
 _ARRAY_TABLES: dict[str, Callable[[Path], Any]] = {WORD_CLUSTERS_FILE: ClusterTable.load,
                                                    OUTSIDE_TRUECASE_FILE: SpellingTable.load,
-                                                   WORD_FREQUENCY_FILE: FrequencyTable.load}
+                                                   WORD_FREQUENCY_FILE: FrequencyTable.load,
+                                                   VECTOR_CLUSTERS_FILE: ClusterTable.load}
+# the cluster tables: field -> the name its attributes start with (c4= ..., v4= ...); each is read,
+# as a file given to training, as word_clusters.schema.json says (:func:`table_schema`)
+CLUSTER_TABLES = {"word_clusters": "c", "vector_clusters": "v"}
 
 
-@cache  # one entry per cluster path and attribute name (c, lc)
+def table_schema(setting: str) -> str:
+    """The name of the schema of the table ``setting`` (a key of :data:`TABLE_FILES`) as a JSON
+    file: its own (``hgner/schemas/SETTING.schema.json``), ``word_clusters``' for a cluster table."""
+    return "word_clusters" if setting in CLUSTER_TABLES else setting
+
+
+@cache  # one entry per cluster path and attribute name (c, lc, v, -1:c, ...)
 def _path_prefixes(path: str, name: str) -> tuple[str, ...]:
     return tuple(f"{name}{k}={path[:k]}" for k in CLUSTER_PREFIXES)
 

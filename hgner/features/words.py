@@ -87,12 +87,15 @@ def word_attributes(word: str, affixes: int) -> tuple[str, ...]:
 
 def type_attributes(word: str, config: FeatureConfig, resources: FeatureResources) -> tuple[str, ...]:
     """Every attribute of the word type itself: :func:`word_attributes`, then its cluster's
-    (:meth:`FeatureResources.cluster_attributes`) when the model uses word clusters, then its
-    frequency bucket (:func:`frequency_attribute`) when the model uses word frequencies, then its
-    capitalised share's buckets (:meth:`FeatureResources.share_attributes`) when it uses those."""
+    (:meth:`FeatureResources.cluster_attributes`) when the model uses word clusters, then its vector
+    cluster's when it uses those, then its frequency bucket (:func:`frequency_attribute`) when the
+    model uses word frequencies, then its capitalised share's buckets
+    (:meth:`FeatureResources.share_attributes`) when it uses those."""
     own = word_attributes(word, config.affixes)
     if config.word_clusters:
         own += resources.cluster_attributes(word, config.lowercase_clusters)
+    if config.vector_clusters:
+        own += resources.cluster_attributes(word, setting="vector_clusters")
     if config.frequency:
         own += (resources.frequency_attribute(word, config.frequency),)
     if config.capitalised_share:
@@ -103,11 +106,14 @@ def type_attributes(word: str, config: FeatureConfig, resources: FeatureResource
 def context_attributes(word: str, offset: int, config: FeatureConfig, resources: FeatureResources) -> tuple[str, ...]:
     """What a word contributes to the token ``offset`` positions away: :func:`neighbour_attributes`,
     then, within ``config.neighbour_clusters`` of the token, its cluster path's prefixes
-    (:meth:`FeatureResources.neighbour_cluster_attributes`), and, one position away, its capitalised
-    share's buckets when the model uses the neighbours' shares."""
+    (:meth:`FeatureResources.neighbour_cluster_attributes`), and, one position away, its vector
+    cluster's when the model uses vector clusters and its capitalised share's buckets when it uses
+    the neighbours' shares."""
     own = neighbour_attributes(word, offset)
     if config.word_clusters and abs(offset) <= config.neighbour_clusters:
         own += resources.neighbour_cluster_attributes(word, offset)
+    if config.vector_clusters and abs(offset) == 1:
+        own += resources.neighbour_cluster_attributes(word, offset, "vector_clusters")
     if config.capitalised_share and config.neighbour_shares and abs(offset) == 1:
         own += resources.neighbour_share_attributes(word, offset, config.capitalised_share)
     return own
@@ -124,6 +130,7 @@ def marked(attributes: tuple[str, ...], mark: str) -> tuple[str, ...]:
 def context_width(config: FeatureConfig) -> int:
     """The most attributes :func:`context_attributes` gives for one offset."""
     return (2 + (len(CLUSTER_PREFIXES) if config.word_clusters and config.neighbour_clusters else 0)
+            + (len(CLUSTER_PREFIXES) if config.vector_clusters else 0)
             + (2 if config.capitalised_share and config.neighbour_shares else 0))
 
 

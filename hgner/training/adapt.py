@@ -40,7 +40,7 @@ from ..features import FeatureConfig
 from .build import build_model
 from .crf import Adapted, corpus_checksum
 from .options import TABLES, TrainOptions, WordTables
-from .tables import read_capitalised_share, read_gazetteer, read_outside_truecase, read_word_clusters
+from .tables import read_capitalised_share, read_gazetteer, read_outside_truecase, read_vector_clusters, read_word_clusters
 
 log = logging.getLogger("hgner")
 
@@ -51,7 +51,8 @@ HELD_OUT = 5  # without a development corpus, every fifth of the user's sentence
 MIN_HELD_OUT = 4  # and the calibration, when that makes at least this many sentences
 SMALL_CORPUS = 1000  # sentences: a training corpus smaller than this is told about adapting a model
 _READERS = {"gazetteer": read_gazetteer, "word_clusters": read_word_clusters,
-            "outside_truecase": read_outside_truecase, "capitalised_share": read_capitalised_share}
+            "outside_truecase": read_outside_truecase, "capitalised_share": read_capitalised_share,
+            "vector_clusters": read_vector_clusters}
 _PROSE_SUFFIXES = {f"+{PROSE}": "all", f"+{PROSE}-tables": "tables"}
 
 

@@ -35,6 +35,7 @@ from ..features import (
     fit_gazetteer,
     learn_truecase,
 )
+from ..features.config import CLUSTER_TABLES, table_schema
 from ..features.typecache import TYPES_FILE
 from ..text import sentence_starts
 from ..text.tokenizer import describe as describe_tokenizer
@@ -163,8 +164,8 @@ def write_type_cache(model: CrfModel, corpus: Corpus) -> None:
 
 _META_ORDER = ("name", "language", "scheme", "documents", "labels", "features", "tokenizer", "hgner_version",
                "crfsuite_version", "sklearn_crfsuite_version", "label_map", "resources", "gazetteer_sources",
-               "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "training", "adaptation",
-               "sentence_starts", "model_bytes")
+               "word_clusters_sources", "outside_truecase_sources", "capitalised_share_sources", "vector_clusters_sources",
+               "training", "adaptation", "sentence_starts", "model_bytes")
 
 
 def _ordered(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -196,7 +197,7 @@ def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> Fea
     for setting in TABLES:
         _check_outside_table(setting, *tables.table(setting), bool(getattr(config, setting)))
     truecase = learn_truecase(s.tokens for s in corpus.sentences) if config.truecase or config.gazetteer else {}
-    gazetteer, word_clusters = tables.gazetteer, tables.word_clusters
+    gazetteer, word_clusters, vector_clusters = tables.gazetteer, tables.word_clusters, tables.vector_clusters
     resources = FeatureResources(truecase=truecase if config.truecase else {},
                                  gazetteer=fit_gazetteer(gazetteer, truecase) if config.gazetteer and gazetteer else {},
                                  word_clusters=word_clusters if config.word_clusters and word_clusters else {},
@@ -204,9 +205,11 @@ def _resources(corpus: Corpus, options: TrainOptions, tables: WordTables) -> Fea
                                  and tables.outside_truecase else {},
                                  capitalised_share=tables.capitalised_share if config.capitalised_share
                                  and tables.capitalised_share else {},
-                                 word_frequency=FrequencyTable.from_wordfreq(config.frequency) if config.frequency else None)
-    for setting, problem in (("word_clusters", resources.repeated_cluster_word()),  # before training, as the
-                             ("capitalised_share", resources.repeated_share_word())):  # model would be refused on loading
+                                 word_frequency=FrequencyTable.from_wordfreq(config.frequency) if config.frequency else None,
+                                 vector_clusters=vector_clusters if config.vector_clusters and vector_clusters else {})
+    # (checked before training, as the model would be refused on loading)
+    for setting, problem in (*((table, resources.repeated_cluster_word(table)) for table in CLUSTER_TABLES),
+                             ("capitalised_share", resources.repeated_share_word())):
         if problem is not None:
             sources = tables.table(setting)[1]
             raise ModelError(f"{setting.replace('_', ' ')}{f' ({sources})' if sources else ''}: {problem}")
@@ -257,7 +260,7 @@ def source_line(text: str) -> str:
 
 
 def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> None:
-    """A gazetteer or word-cluster table given to :func:`train` (``setting``), with the text saying
+    """A table from outside the corpus given to :func:`train` (``setting``), with the text saying
     where it came from: a :class:`ModelError` unless it is given exactly when ``used`` and is a
     non-empty table the model will load again (its schema, UTF-8 text, a file of at most
     :data:`~hgner.core.validation.MAX_JSON_BYTES`)."""
@@ -270,7 +273,7 @@ def _check_outside_table(setting: str, table: Any, sources: Any, used: bool) -> 
     if not table:
         raise ModelError(f"config.{setting} needs {what}")
     where = f"{what} ({sources})" if sources else what
-    check_string_table(table, setting, Path(where))
+    check_string_table(table, table_schema(setting), Path(where))
     if not any(table.values()):
         raise ModelError(f"config.{setting} needs {what}: every list given is empty")
     try:

@@ -21,7 +21,7 @@ from ..text.tokenizer import DEFAULT_LANGUAGE
 
 WordTable = dict[str, list[str]]  # list name or cluster path -> words
 # the feature settings whose table comes from outside
-TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share")
+TABLES = ("gazetteer", "word_clusters", "outside_truecase", "capitalised_share", "vector_clusters")
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,10 @@ class TrainOptions:
 @dataclass(frozen=True)
 class WordTables:
     """Tables from outside the training corpus for the features that need one: ``gazetteer``
-    (list name -> entries), ``word_clusters`` (cluster path -> words) and ``outside_truecase``
-    (lowercase form -> usual spelling) and ``capitalised_share`` (``"C U"``, percentages capitalised
-    and upper case -> lowercase forms), each with the text saying where it came from (``meta.json``'s
-    ``*_sources``)."""
+    (list name -> entries), ``word_clusters`` (cluster path -> words), ``outside_truecase``
+    (lowercase form -> usual spelling), ``capitalised_share`` (``"C U"``, percentages capitalised
+    and upper case -> lowercase forms) and ``vector_clusters`` (cluster path -> words), each with
+    the text saying where it came from (``meta.json``'s ``*_sources``)."""
 
     gazetteer: WordTable | None = None
     gazetteer_sources: str | None = None
@@ -90,9 +90,11 @@ class WordTables:
     outside_truecase_sources: str | None = None
     capitalised_share: WordTable | None = None
     capitalised_share_sources: str | None = None
+    vector_clusters: Mapping[str, list[str]] | None = None  # (a model's ClusterTable is copied too)
+    vector_clusters_sources: str | None = None
 
     def __post_init__(self) -> None:
-        for setting in ("word_clusters", "outside_truecase"):
+        for setting in ("word_clusters", "outside_truecase", "vector_clusters"):
             table = getattr(self, setting)
             if isinstance(table, Mapping) and not isinstance(table, dict):
                 object.__setattr__(self, setting, dict(table.items()))

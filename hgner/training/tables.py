@@ -1,6 +1,6 @@
 """The word tables ``hgner train`` adds from outside its corpus: gazetteer lists, Brown word
-clusters, the outside truecasing table and the capitalised shares, read from a model or a file,
-with where they came from (for ``meta.json``)."""
+clusters, the outside truecasing table, the capitalised shares and clusters of word vectors, read
+from a model or a file, with where they came from (for ``meta.json``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.errors import HgnerError, named
 from ..core.fileio import decode_utf8, file_sha256, read_input
-from ..core.validation import ecma_pattern, load_schema, read_string_table
+from ..core.validation import ecma_pattern, load_schema, read_json, read_string_table
 from ..crf.model import CrfModel
 from ..crf.modelfiles import builtin_models
 from ..features import TABLE_FILES, FeatureResources
@@ -71,6 +71,44 @@ def read_word_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
     not used)."""
     return _read_word_table(source, "word_clusters", _read_cluster_file, "word clusters",
                             "no word clusters in it")
+
+
+def read_vector_clusters(source: str) -> tuple[dict[str, list[str]], str, Path]:
+    """Clusters of word vectors (path -> words) for ``hgner train --vector-clusters``, where they
+    came from (for ``meta.json``) and the file read: a model's (a name or directory), or a file as
+    :func:`read_word_clusters` reads one (``tools/build_glove_clusters.py`` writes the JSON). Beside a
+    file ``NAME.json``, the ``NAME.sources.json`` that tool writes adds the vectors' package, its
+    version and its files' sha256 to where they came from; it must describe this file (its
+    ``out_sha256``)."""
+    table, sources, path = _read_word_table(source, "vector_clusters", _read_cluster_file, "vector clusters",
+                                            "no word clusters in it")
+    described = path.with_suffix(".sources.json")
+    if path == Path(source) and described.is_file():  # (a file of clusters, not a model's table)
+        sources += f": {_vector_sources(described, path)}"
+    return table, sources, path
+
+
+_BUILT_BY = ("package", "version", "sha256", "out_sha256")  # what build_glove_clusters.py's sources record
+
+
+def _vector_sources(described: Path, clusters: Path) -> str:
+    """The package, version, sha256s and settings that ``described`` (a ``.sources.json``)
+    records of how ``clusters`` were built, as one line."""
+    try:
+        data = read_json(described, raises=HgnerError)
+    except HgnerError as error:
+        raise HgnerError(f"{named('vector_clusters')}: {error}") from None
+    if not (isinstance(data, dict) and all(isinstance(data.get(key), str) for key in ("package", "version", "out_sha256"))
+            and isinstance(data.get("sha256"), dict) and all(isinstance(v, str) for v in data["sha256"].values())):
+        raise HgnerError(f"{named('vector_clusters')}: {described}: expected the object tools/build_glove_clusters.py "
+                         "writes (package, version, sha256 of each file, out_sha256)")
+    if data["out_sha256"] != file_sha256(clusters):
+        raise HgnerError(f"{named('vector_clusters')}: {described}: describes another file than {clusters} (its "
+                         "out_sha256 differs): build the clusters again, or remove it")
+    files = ", ".join(f"{name} sha256 {digest}" for name, digest in data["sha256"].items())
+    settings = ", ".join(f"{key} {value}" for key, value in data.items()
+                         if key not in _BUILT_BY and isinstance(value, (str, int, float)))
+    return f"{data['package']} {data['version']} ({files})" + (f"; {settings}" if settings else "")
 
 
 def _read_word_table(source: str, setting: str, read_file: Callable[[Path], dict], what: str,
