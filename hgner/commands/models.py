@@ -137,6 +137,8 @@ def format_model_info(info: ModelInfo) -> str:
          else "-"),
         ("word clusters", meta.get("word_clusters_sources", "not described")
          if meta["features"].get("word_clusters") else "-"),
+        ("vector clusters", meta.get("vector_clusters_sources", "not described")
+         if meta["features"].get("vector_clusters") else "-"),
         ("sentence starts", _sentence_starts(meta)),
         ("skip potential", _skip_potential(meta)),
         ("calibration", _calibration(meta.get("calibration"))),
