@@ -16,6 +16,7 @@ from ..crf.modelfiles import SKIP_FILES, check_model_target, model_workspace, wr
 from ..data.corpus import Corpus
 from ..evaluation import EvaluateOptions, evaluate, unknown_types_warning
 from ..features.clusters import ClusterTable
+from ..features.config import CLUSTER_TABLES
 from ..text.languages import likelier_language
 from . import calibration, confidence
 from . import skip as skip_training
@@ -103,9 +104,11 @@ def _report_training(model: CrfModel, train_corpus: Corpus) -> None:
     if lists:
         kept = ", ".join(f"{name} {counted(len(entries), 'entry')}" for name, entries in sorted(lists.items()))
         log.info("gazetteer lists fitted to %s: %s", train_corpus.name, kept)
-    clusters = ClusterTable.from_mapping(model.resources.word_clusters)
-    if clusters:
-        log.info("word clusters: %s in %s", counted(len(clusters.words), "word"), counted(len(clusters), "cluster"))
+    for setting in CLUSTER_TABLES:
+        clusters = ClusterTable.from_mapping(getattr(model.resources, setting))
+        if clusters:
+            log.info("%s: %s in %s", setting.replace("_", " "), counted(len(clusters.words), "word"),
+                     counted(len(clusters), "cluster"))
     log.info("trained in %.0f s (%s of at most %s, loss %.2f): %s attributes", training["seconds"],
              counted(training["iterations"], "L-BFGS iteration"), training["max_iterations"], training["loss"],
              len(model.attribute_index))
