@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -15,8 +16,11 @@ from hgner.core import registry
 from hgner.core.errors import HgnerError
 from hgner.tagging.inputs import folder_files
 from hgner.tagging.settings import TagSettings
-from hgner.tagging.tagger import Entity, Tagger
-from hgner.tagging.writers import html_section
+from hgner.tagging import writers
+from hgner.tagging.inputs import Input
+from hgner.tagging.tagger import Entity, TaggedGroup, Tagger
+from hgner.tagging.writers import HtmlWriter, JsonlWriter, OutputOptions, html_head, html_section, html_tail, jsonl_record
+from hgner.text.sentences import TokenizedSentence
 
 SECOND = "Jim Smith flew from Paris to\nLondon on Monday ."
 
@@ -154,6 +158,31 @@ def test_html_page_escapes_everything_and_shows_confidences(tag_model, tmp_path,
     other = html_section("doc", "Jim flew", [hostile], {})
     assert "<img" not in other and "&lt;img src=x onerror=alert(1)&gt;" in other and "confidence unknown" in other
     assert '<html lang="en">' in page  # the test model's language
+
+
+def test_jsonl_and_html_written_in_pieces_as_at_once(monkeypatch):
+    """A long text's record and section are written a piece at a time (issue 62: no copy of the
+    text, no list of its entities), the same characters as at once."""
+    monkeypatch.setattr(writers, "TEXT_CHUNK_CHARS", 4)
+    text = 'Jim "Smith" <b>flew</b> to Paris \u00e9\t& Rome .\n'
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    groups = [TaggedGroup([TokenizedSentence([text[a:b] for a, b in part], part)], [["O"] * len(part)], found)
+              for part, found in ((spans[:7], [Entity(0, 3, "Jim", "PER", 0.5), Entity(27, 32, "Paris", "LOC", None)]),
+                                  (spans[7:], [Entity(37, 41, "Rome", "LOC", 0.25)]))]
+    entities = [e for g in groups for e in g.entities]
+    document = Input("notes.txt", text=text, id=7)
+    for writer, expected in ((JsonlWriter, json.dumps(jsonl_record("notes.txt", text, [e.to_json() for e in entities], 7),
+                                                      ensure_ascii=False) + "\n"),
+                             (HtmlWriter, html_head("text") + html_section("text", text, entities, colours := {})
+                              + html_tail(colours))):
+        out = io.StringIO()
+        written = writer(out, OutputOptions())
+        written.start(document, text)
+        for group in groups:
+            written.group(group)
+        written.finish()
+        written.close()
+        assert out.getvalue() == expected
 
 
 def test_html_page_is_in_the_models_language(capsys):

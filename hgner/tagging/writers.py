@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .tagger import Entity, TaggedGroup
 
 DEFAULT_FORMAT = "inline"
+TEXT_CHUNK_CHARS = 1 << 20  # characters of a long text escaped at once (JsonlWriter, HtmlWriter)
 
 
 class Writer:
@@ -163,21 +164,38 @@ class ConllWriter(Writer):
 @register_format("jsonl")
 class JsonlWriter(Writer):
     """One JSON object per input, blank ones included:
-    ``{"source": ..., "text": ..., "entities": [{start, end, text, label, confidence}]}``."""
+    ``{"source": ..., "text": ..., "entities": [{start, end, text, label, confidence}]}``
+    (:func:`jsonl_record`), written as it is tagged: the text at the start, the entities group
+    by group, so memory does not grow with the input."""
 
     summary = "one JSON object per input (blank ones too) with its source, character offsets and confidences"
 
     def start(self, document: Input, text: str) -> None:
         super().start(document, text)
-        self.entities: list[Entity] = []
+        self.count = 0  # entities written
+        head = jsonl_record(document.source, None, [], document.id)
+        del head["entities"]  # (the record's last field, written as the groups come)
+        self.out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "text": ')
+        write_json_string(self.out, text)
+        self.out.write(', "entities": [')
 
     def group(self, group: TaggedGroup) -> None:
-        self.entities += group.entities
+        for entity in group.entities:
+            self.out.write((", " if self.count else "") + json.dumps(entity.to_json(), ensure_ascii=False))
+            self.count += 1
 
     def finish(self) -> None:
-        record = jsonl_record(self.document.source, self.text, [e.to_json() for e in self.entities], self.document.id)
-        self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.out.write("]}\n")
         super().finish()
+
+
+def write_json_string(out: IO, text: str) -> None:
+    """Write ``json.dumps(text, ensure_ascii=False)`` to ``out`` :data:`TEXT_CHUNK_CHARS` characters
+    at a time (each character is escaped alone: the same output without a copy of a long text)."""
+    out.write('"')
+    for start in range(0, len(text), TEXT_CHUNK_CHARS):
+        out.write(json.dumps(text[start:start + TEXT_CHUNK_CHARS], ensure_ascii=False)[1:-1])
+    out.write('"')
 
 
 def jsonl_record(source: str, text: str | None, entities: list[dict[str, Any]],
@@ -206,21 +224,23 @@ class HtmlWriter(Writer):
     def __init__(self, out: IO | None, options: OutputOptions) -> None:
         super().__init__(out, options)
         self.colours: dict[str, str] = {}  # label -> colour, in order of first appearance
-        self.entities: list[Entity] = []
-        self.heading = ""
 
     def start(self, document: Input, text: str) -> None:
         if self.documents == 0:
             title = document.name if self.options.documents == 1 else f"{self.options.documents} documents"
             self.out.write(html_head(title, self.options.language))
         super().start(document, text)
-        self.heading, self.entities = document.name, []
+        self.cursor = 0
+        self.out.write(html_section_head(document.name))
 
     def group(self, group: TaggedGroup) -> None:
-        self.entities.extend(group.entities)
+        self.out.write(html_marked(self.text, self.cursor, group.end, group.entities, self.colours))
+        self.cursor = group.end
 
     def finish(self) -> None:
-        self.out.write(html_section(self.heading, self.text, self.entities, self.colours))
+        for start in range(self.cursor, len(self.text), TEXT_CHUNK_CHARS):
+            self.out.write(escape(self.text[start:start + TEXT_CHUNK_CHARS]))
+        self.out.write(HTML_SECTION_END)
         super().finish()
 
     def close(self) -> None:
@@ -239,9 +259,23 @@ def html_head(title: str, language: str = "en") -> str:
             f"<title>hgner: {escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n")
 
 
+HTML_SECTION_END = "</div>\n</section>\n"
+
+
 def html_section(heading: str, text: str, entities: list[Entity], colours: dict[str, str]) -> str:
     """One document's section; labels seen for the first time get a colour in ``colours``."""
-    pieces, cursor = [], 0
+    return html_section_head(heading) + html_marked(text, 0, len(text), entities, colours) + HTML_SECTION_END
+
+
+def html_section_head(heading: str) -> str:
+    """A section's start, up to its text."""
+    return f'<section>\n<h2>{escape(heading)}</h2>\n<div class="text">'
+
+
+def html_marked(text: str, start: int, end: int, entities: list[Entity], colours: dict[str, str]) -> str:
+    """``text[start:end]`` escaped, ``entities`` (within it, in order) marked; labels seen for the
+    first time get a colour in ``colours``."""
+    pieces, cursor = [], start
     for e in entities:
         if e.label not in colours:
             others = [c for c in HTML_PALETTE if c not in colours.values()] or list(HTML_PALETTE)
@@ -251,8 +285,8 @@ def html_section(heading: str, text: str, entities: list[Entity], colours: dict[
                    f'<mark style="background: {colours[e.label]}" title="{escape(e.label)}, {confidence}">'
                    f'{escape(e.text)} <span class="label">{escape(e.label)}</span></mark>']
         cursor = e.end
-    pieces.append(escape(text[cursor:]))
-    return f'<section>\n<h2>{escape(heading)}</h2>\n<div class="text">{"".join(pieces)}</div>\n</section>\n'
+    pieces.append(escape(text[cursor:end]))
+    return "".join(pieces)
 
 
 def html_tail(colours: dict[str, str]) -> str:
