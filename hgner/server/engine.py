@@ -242,7 +242,8 @@ class Engine:
         certified = bool(exact.stats.get("certified", 0.0) == 1.0)
         optimum = float(prepared.graph.score(exact.labels)) if certified else None
         reference = decoded["viterbi"][0].labels
-        results = [_compared(name, *decoded[name], text, sentences, prepared, optimum, reference) for name in names]
+        results = [_compared(model, name, *decoded[name], text, sentences, prepared, optimum, reference)
+                   for name in names]
         tokens = [{"start": a, "end": b, "text": text[a:b]} for s in sentences for a, b in s.offsets]
         return {"model": options.model, "graph": options.graph, "labels": list(model.labels), "tokens": tokens,
                 "optimum": {"score": optimum, "certified": certified}, "prepare_seconds": prepare_seconds,
@@ -279,15 +280,16 @@ def bounded_time_limit(setting: Any, given: Any, seconds: float) -> Any:
     return seconds if value is None else min(value, seconds)
 
 
-def _compared(name: str, result: Any, seconds: float, graph: str, text: str, sentences: list[Any],
+def _compared(model: Any, name: str, result: Any, seconds: float, graph: str, text: str, sentences: list[Any],
               prepared: Any, optimum: float | None, reference: Any) -> dict[str, Any]:
-    """One decoder's row of ``/v1/compare``: entities, tags, score in the graph asked for, whether
-    it reached the certified ``optimum``, agreement with Viterbi's labels ``reference`` (tokens,)."""
+    """One decoder's row of ``/v1/compare``: entities (confidences through ``model``'s map, as
+    ``/v1/tag``'s), tags, score in the graph asked for, whether it reached the certified
+    ``optimum``, agreement with Viterbi's labels ``reference`` (tokens,)."""
     score = float(prepared.graph.score(result.labels))
     reached = None if optimum is None else score >= optimum - CERTIFY_TOLERANCE * max(1.0, abs(optimum))
     return {
         "decoder": name, "graph": graph,
-        "entities": [e.to_json() for e in entities(text, sentences, result)],
+        "entities": [e.to_json() for e in entities(text, sentences, result, model)],
         "tags": [t for sentence in result.tags for t in sentence],
         "score": score, "optimum_reached": reached,
         "agreement_with_viterbi": float((result.labels == reference).mean()) if len(reference) else 1.0,

@@ -85,10 +85,9 @@ class TaggedGroup:
         return self.sentences[-1].offsets[-1][1]
 
 
-def entities(text: str, sentences: list[TokenizedSentence], result: DocumentResult,
-             model: CrfModel | None = None) -> list[Entity]:
+def entities(text: str, sentences: list[TokenizedSentence], result: DocumentResult, model: CrfModel) -> list[Entity]:
     """The entities of a decoded group of sentences, with confidences from its marginals (if any),
-    mapped by ``model``'s confidence map (:meth:`~hgner.crf.model.CrfModel.entity_confidence`) when given."""
+    mapped by ``model``'s confidence map (:meth:`~hgner.crf.model.CrfModel.entity_confidence`)."""
     found = []
     position = 0
     for sentence, tags in zip(sentences, result.tags):
@@ -96,9 +95,8 @@ def entities(text: str, sentences: list[TokenizedSentence], result: DocumentResu
             confidence = None
             if result.marginals is not None:
                 rows = range(position + first, position + last)
-                confidence = float(min(result.marginals[i, result.labels[i]] for i in rows))
-                if model is not None:
-                    confidence = model.entity_confidence(confidence, sentence.tokens[first:last])
+                confidence = model.entity_confidence(float(min(result.marginals[i, result.labels[i]] for i in rows)),
+                                                     sentence.tokens[first:last])
             start, end = sentence.offsets[first][0], sentence.offsets[last - 1][1]
             found.append(Entity(start, end, text[start:end], label, confidence))
         position += len(tags)
