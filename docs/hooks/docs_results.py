@@ -337,11 +337,13 @@ def speed_page() -> str:
     lines = ["# Speed and memory", "",
              "Speed and memory targets are met in benchmarks (`benchmarks/bench_*.py`), never in timed tests.",
              "Timings vary with the machine state, so compare figures of one run only.", "",
-             "## Memory", "", "`python benchmarks/bench_memory.py` (`--big 16` for the second row) writes",
-             "`docs/results/memory.json` (`eng.train-x16` is eng.train repeated 16 times, 50 MB, written by the",
-             "script):", "", "| command | peak resident memory | seconds |", "| --- | --- | --- |"]
+             "## Memory", "", "`python benchmarks/bench_memory.py` (`--big 16` for the second row, `--long-line 200`",
+             "for the third) writes `docs/results/memory.json` (`eng.train-x16` is eng.train repeated 16 times,",
+             "50 MB, and `line-200mb.txt` one line of 200 MB of words, both written by the script):", "",
+             "| command | peak resident memory | over the input | seconds |", "| --- | --- | --- | --- |"]
     for run in memory["runs"]:  # the commands as the script ran them (eng.train-x16: a file it writes)
-        lines.append(f"| {run['command']} | {run['peak_rss_mb']:.0f} MB | {run['seconds']:.0f} |")
+        ratio = f"{run['peak_over_input']:.1f} times" if "peak_over_input" in run else "-"
+        lines.append(f"| {run['command']} | {run['peak_rss_mb']:.0f} MB | {ratio} | {run['seconds']:.0f} |")
     lines.extend(["", "## Decoding time", "",
                   "From the Table 3 runs (`docs/results/table3-*.json`): seconds for the whole corpus, the",
                   "graphs built once (build) and each decoder warmed up once, so numba compilation is not counted.", "",
