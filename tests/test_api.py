@@ -45,8 +45,10 @@ def test_load_tag_and_pipe(tag_model, monkeypatch):
     assert all(isinstance(e, hgner.Entity) and 0 < e.confidence <= 1 for e in entities)
     expected = [tagger.tag(text) for text in TEXTS]
     assert list(tagger.pipe(TEXTS, batch_size=3)) == expected
-    monkeypatch.setattr(tag, "BLOCK_CHARS", 40)  # longer texts are tokenized block by block
-    assert list(tagger.pipe(iter(TEXTS), batch_size=1)) == expected
+    monkeypatch.setattr(tag, "BLOCK_CHARS", 40)  # longer texts are tokenized block by block: the same
+    # entities (a cut at a space inside a sentence ends it there, so the confidences may move)
+    spans = [[(e.start, e.end, e.label) for e in found] for found in expected]
+    assert [[(e.start, e.end, e.label) for e in found] for found in tagger.pipe(iter(TEXTS), batch_size=1)] == spans
     with pytest.raises(HgnerError, match="batch_size must be at least 1"):
         list(tagger.pipe(TEXTS, batch_size=0))
 
