@@ -62,8 +62,8 @@ def type_cache_key(metadata: dict[str, Any]) -> str:
     return made_for(metadata["features"], {k: v for k, v in metadata["files"].items() if k in depends})
 
 
-def log_odds(confidence: np.ndarray) -> np.ndarray:
-    """(N,) the log-odds of (N,) confidences, clipped to [:data:`CONFIDENCE_CLIP`, 1 - it] first."""
+def log_odds(confidence: Any) -> Any:
+    """The log-odds of a confidence or of (N,) confidences, clipped to [:data:`CONFIDENCE_CLIP`, 1 - it] first."""
     clipped = np.clip(confidence, CONFIDENCE_CLIP, 1 - CONFIDENCE_CLIP)
     return np.log(clipped / (1 - clipped))
 
@@ -82,7 +82,18 @@ class ConfidenceMap:
         """(N,) the mapped confidences of (N,) ``confidence``s of entities of known words or not
         (``known``, (N,) booleans)."""
         slope, intercept = (np.where(known, self.groups["known"][k], self.groups["new"][k]) for k in (0, 1))
-        return np.exp(-np.logaddexp(0, -(slope * log_odds(np.asarray(confidence, dtype=float)) + intercept)))
+        return _sigmoid(slope * log_odds(np.asarray(confidence, dtype=float)) + intercept)
+
+    def one(self, confidence: float, known: bool) -> float:
+        """The mapped confidence of one entity (as :meth:`__call__`, without building arrays: it is
+        called for every entity tagged)."""
+        slope, intercept = self.groups["known" if known else "new"]
+        return float(_sigmoid(slope * log_odds(confidence) + intercept))
+
+
+def _sigmoid(x: Any) -> Any:
+    """The logistic function of ``x`` (a number or an array), computed stably."""
+    return np.exp(-np.logaddexp(0, -x))
 
 
 class CrfModel:
@@ -190,12 +201,9 @@ class CrfModel:
 
     @cached_property
     def training_words(self) -> frozenset[str] | None:
-        """The word types of the training corpus (``types.npz``, :mod:`hgner.features.typecache`;
-        read when first asked for in a model built before it), or None for a model without them."""
-        types = self._types
-        if types is None and TYPES_FILE in self.metadata.get("files", {}):
-            types = self._type_cache(len(self.attribute_index))
-        return None if types is None else frozenset(types.words)
+        """The word types of the training corpus (``types.npz``, :mod:`hgner.features.typecache`),
+        or None for a model without them (or whose file was made for other features)."""
+        return None if self._types is None else frozenset(self._types.words)
 
     def knows(self, tokens: Sequence[str]) -> bool:
         """Whether every one of ``tokens`` is a word of the training corpus (:attr:`training_words`):
@@ -208,7 +216,7 @@ class CrfModel:
         label is ``confidence``: mapped by :attr:`confidence_map` when the model has one."""
         if self.confidence_map is None:
             return confidence
-        return float(self.confidence_map(np.array([confidence]), np.array([self.knows(tokens)]))[0])
+        return self.confidence_map.one(confidence, self.knows(tokens))
 
     @property
     def name(self) -> str:
