@@ -19,7 +19,8 @@ from hgner.tagging.settings import TagSettings
 from hgner.tagging import writers
 from hgner.tagging.inputs import Input
 from hgner.tagging.tagger import Entity, TaggedGroup, Tagger
-from hgner.tagging.writers import HtmlWriter, JsonlWriter, OutputOptions, html_head, html_section, html_tail, jsonl_record
+from hgner.tagging.writers import (HTML_SECTION_END, HtmlWriter, JsonlWriter, OutputOptions, html_head, html_marked,
+                                   html_section_head, html_tail, jsonl_record)
 from hgner.text.sentences import TokenizedSentence
 
 SECOND = "Jim Smith flew from Paris to\nLondon on Monday ."
@@ -158,6 +159,11 @@ def test_html_page_escapes_everything_and_shows_confidences(tag_model, tmp_path,
     other = html_section("doc", "Jim flew", [hostile], {})
     assert "<img" not in other and "&lt;img src=x onerror=alert(1)&gt;" in other and "confidence unknown" in other
     assert '<html lang="en">' in page  # the test model's language
+
+
+def html_section(heading: str, text: str, entities: list[Entity], colours: dict[str, str]) -> str:
+    """One document's HTML section marked at once (what HtmlWriter writes group by group)."""
+    return html_section_head(heading) + html_marked(text, 0, len(text), entities, colours) + HTML_SECTION_END
 
 
 def test_jsonl_and_html_written_in_pieces_as_at_once(monkeypatch):

@@ -262,11 +262,6 @@ def html_head(title: str, language: str = "en") -> str:
 HTML_SECTION_END = "</div>\n</section>\n"
 
 
-def html_section(heading: str, text: str, entities: list[Entity], colours: dict[str, str]) -> str:
-    """One document's section; labels seen for the first time get a colour in ``colours``."""
-    return html_section_head(heading) + html_marked(text, 0, len(text), entities, colours) + HTML_SECTION_END
-
-
 def html_section_head(heading: str) -> str:
     """A section's start, up to its text."""
     return f'<section>\n<h2>{escape(heading)}</h2>\n<div class="text">'
