@@ -108,7 +108,7 @@ def one_run(model: CrfModel, pool: Path, heldout: Path, work: Path, n: int, stra
     if budget is not None:
         ends = np.cumsum([len(c.tokens) for c in selection.candidates])
         keep = int(np.searchsorted(ends, budget)) + 1
-        selection = replace(selection, candidates=selection.candidates[:keep], tags=selection.tags[:keep])
+        selection = selection.first(keep)
         strategy = "random-tokens"
     chosen = work / f"{strategy}-{n}-{seed}.conll"
     write_selection(selection, chosen)

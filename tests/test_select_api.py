@@ -112,3 +112,10 @@ def test_a_pool_smaller_than_n_is_a_warning_and_every_sentence_is_chosen(tag_mod
 
 def test_the_guide_lists_selects_parameters():
     guide_gives_parameters("select", "hgner.adaptation.settings:SelectSettings")
+
+
+def test_first_keeps_the_first_sentences_with_their_tags_and_scores(tag_model):
+    selection = hgner.select(FIXTURE, 5, tag_model, strategy="entropy")
+    first = selection.first(2)
+    assert first.sentences == selection.sentences[:2]
+    assert len(first.tags) == len(first.scores) == 2 and first.pool is selection.pool

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,10 @@ class Selection:
     @property
     def tokens(self) -> int:
         return sum(len(c.tokens) for c in self.candidates)
+
+    def first(self, count: int) -> Selection:
+        """The selection of the first ``count`` sentences taken (their tags and scores with them)."""
+        return replace(self, candidates=self.candidates[:count], tags=self.tags[:count], scores=self.scores[:count])
 
     @property
     def labelled(self) -> bool:
